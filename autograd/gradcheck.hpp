@@ -1,0 +1,35 @@
+// Finite-difference gradient check, for testing ops and layers (including your own).
+//
+// It forms the scalar L = sum(f(inputs) * W) with a fixed random W, gets dL/dx from
+// backward(), and compares every element with the central difference
+// (L(x + h) - L(x - h)) / 2h. L is accumulated in double so that the only float error is
+// the op's own; h is scaled to each element's magnitude.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "autograd/tensor.hpp"
+
+namespace tg {
+
+struct GradcheckOptions {
+  float step = 1e-2f;   // h relative to max(1, |x|): balances truncation against float rounding
+  double atol = 1e-3;
+  double rtol = 1e-2;
+  uint64_t seed = 1234;  // for the projection W
+};
+
+struct GradcheckResult {
+  bool ok = true;
+  double max_abs_error = 0.0;
+  std::string report;  // the worst mismatch, or a summary
+};
+
+// f must be deterministic (re-seed any generator inside it). Only inputs that require a
+// gradient are checked.
+GradcheckResult gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f,
+                          const std::vector<Tensor>& inputs, const GradcheckOptions& options = {});
+
+}  // namespace tg

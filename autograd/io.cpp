@@ -1,0 +1,204 @@
+#include "autograd/io.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+namespace tg {
+
+namespace {
+
+// The project targets little-endian machines; refuse to write garbage elsewhere.
+static_assert(std::endian::native == std::endian::little, "safetensors I/O assumes little-endian");
+
+constexpr uint64_t kMaxHeaderBytes = 100u << 20;  // the reference implementation's limit
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw std::runtime_error(path + ": " + what);
+}
+
+}  // namespace
+
+void atomic_write(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path temp = target.parent_path() /
+                        (target.filename().string() + ".tmp." + std::to_string(::getpid()));
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) fail(path, "cannot open temporary file " + temp.string() + " for writing: " + std::strerror(errno));
+    try {
+      write(out);
+    } catch (...) {
+      out.close();
+      std::error_code ignored;
+      fs::remove(temp, ignored);
+      throw;
+    }
+    out.flush();
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(temp, ignored);
+      fail(path, "write failed (disk full?)");
+    }
+  }
+  // fsync so that a crash after the rename cannot leave an empty file in place.
+  const int fd = ::open(temp.c_str(), O_RDONLY);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+  std::error_code ec;
+  fs::rename(temp, target, ec);
+  if (ec) {
+    fs::remove(temp, ec);
+    fail(path, "cannot rename temporary file into place: " + ec.message());
+  }
+}
+
+const Tensor& TensorFile::tensor(const std::string& name) const {
+  auto it = tensors.find(name);
+  if (it == tensors.end()) {
+    std::string names;
+    for (const auto& [n, _] : tensors) names += (names.empty() ? "" : ", ") + n;
+    throw std::out_of_range("no float tensor named '" + name + "' (have: " + names + ")");
+  }
+  return it->second;
+}
+
+const Ids& TensorFile::id_array(const std::string& name) const {
+  auto it = ids.find(name);
+  if (it == ids.end()) throw std::out_of_range("no integer tensor named '" + name + "'");
+  return it->second;
+}
+
+void save_safetensors(const std::string& path, const TensorFile& file) {
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  if (!file.metadata.empty()) header["__metadata__"] = file.metadata;
+  uint64_t offset = 0;
+  auto add = [&](const std::string& name, const char* dtype, const Shape& shape, uint64_t bytes) {
+    header[name] = {{"dtype", dtype}, {"shape", shape}, {"data_offsets", {offset, offset + bytes}}};
+    offset += bytes;
+  };
+  for (const auto& [name, t] : file.tensors) add(name, "F32", t.shape(), t.numel() * 4);
+  for (const auto& [name, v] : file.ids) add(name, "I64", v.shape, v.numel() * 8);
+  std::string text = header.dump();
+  text.append((8 - text.size() % 8) % 8, ' ');  // align the data section, as the reference does
+  atomic_write(path, [&](std::ostream& out) {
+    const uint64_t length = text.size();
+    out.write(reinterpret_cast<const char*>(&length), 8);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    for (const auto& [name, t] : file.tensors)
+      out.write(reinterpret_cast<const char*>(t.data()), static_cast<std::streamsize>(t.numel() * 4));
+    for (const auto& [name, v] : file.ids) {
+      std::vector<int64_t> wide(v.values.begin(), v.values.end());
+      out.write(reinterpret_cast<const char*>(wide.data()), static_cast<std::streamsize>(wide.size() * 8));
+    }
+  });
+}
+
+TensorFile load_safetensors(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, std::string("cannot open for reading: ") + std::strerror(errno));
+  in.seekg(0, std::ios::end);
+  const uint64_t file_size = static_cast<uint64_t>(in.tellg());
+  in.seekg(0);
+  if (file_size < 8) fail(path, "file is " + std::to_string(file_size) + " bytes, too short for a safetensors header");
+  uint64_t header_size = 0;
+  in.read(reinterpret_cast<char*>(&header_size), 8);
+  if (header_size > kMaxHeaderBytes || header_size > file_size - 8)
+    fail(path, "header claims " + std::to_string(header_size) + " bytes but the file has " +
+                   std::to_string(file_size - 8) + " after the length field (truncated or not safetensors)");
+  std::string text(header_size, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(header_size));
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    fail(path, std::string("header is not valid JSON: ") + e.what());
+  }
+  if (!header.is_object()) fail(path, "header is not a JSON object");
+  const uint64_t data_start = 8 + header_size, data_size = file_size - data_start;
+
+  TensorFile file;
+  struct Range {
+    uint64_t begin, end;
+    std::string name;
+  };
+  std::vector<Range> ranges;
+  for (const auto& [name, entry] : header.items()) {
+    if (name == "__metadata__") {
+      if (!entry.is_object()) fail(path, "__metadata__ is not an object");
+      for (const auto& [k, v] : entry.items()) {
+        if (!v.is_string()) fail(path, "__metadata__." + k + " is not a string");
+        file.metadata[k] = v.get<std::string>();
+      }
+      continue;
+    }
+    const std::string where = "entry '" + name + "': ";
+    if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") || !entry.contains("data_offsets"))
+      fail(path, where + "needs dtype, shape and data_offsets");
+    const auto& dtype_json = entry["dtype"];
+    if (!dtype_json.is_string()) fail(path, where + "dtype is not a string");
+    const std::string dtype = dtype_json.get<std::string>();
+    const uint64_t item = dtype == "F32" || dtype == "I32" ? 4 : dtype == "I64" ? 8 : 0;
+    if (item == 0) fail(path, where + "unsupported dtype " + dtype + " (F32, I32 and I64 are supported)");
+    Shape shape;
+    uint64_t count = 1;
+    if (!entry["shape"].is_array()) fail(path, where + "shape is not an array");
+    for (const auto& d : entry["shape"]) {
+      if (!d.is_number_unsigned()) fail(path, where + "shape holds a non-integer or negative dimension");
+      const uint64_t dim = d.get<uint64_t>();
+      if (dim != 0 && count > data_size / dim) fail(path, where + "shape claims more data than the file holds");
+      count *= dim;
+      shape.push_back(dim);
+    }
+    const auto& offsets = entry["data_offsets"];
+    if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned())
+      fail(path, where + "data_offsets must be two non-negative integers");
+    const uint64_t begin = offsets[0].get<uint64_t>(), end = offsets[1].get<uint64_t>();
+    if (begin > end || end > data_size)
+      fail(path, where + "data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+                     ") fall outside the " + std::to_string(data_size) + "-byte data section (truncated file?)");
+    if (end - begin != count * item)
+      fail(path, where + "shape " + to_string(shape) + " of " + dtype + " needs " +
+                     std::to_string(count * item) + " bytes but data_offsets span " + std::to_string(end - begin));
+    ranges.push_back({begin, end, name});
+    in.seekg(static_cast<std::streamoff>(data_start + begin));
+    if (dtype == "F32") {
+      Tensor t = Tensor::empty(shape);
+      in.read(reinterpret_cast<char*>(t.data()), static_cast<std::streamsize>(count * 4));
+      t.set_name(name);
+      file.tensors.emplace(name, std::move(t));
+    } else {
+      std::vector<int32_t> values(count);
+      for (uint64_t i = 0; i < count; ++i) {
+        int64_t v = 0;
+        in.read(reinterpret_cast<char*>(&v), static_cast<std::streamsize>(item));
+        if (item == 4) v = static_cast<int32_t>(v);
+        if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+          fail(path, where + "value " + std::to_string(v) + " does not fit in 32 bits");
+        values[i] = static_cast<int32_t>(v);
+      }
+      file.ids.emplace(name, Ids(shape, std::move(values)));
+    }
+    if (!in) fail(path, where + "read failed");
+  }
+  std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.begin < b.begin; });
+  for (size_t i = 1; i < ranges.size(); ++i)
+    if (ranges[i].begin < ranges[i - 1].end)
+      fail(path, "entries '" + ranges[i - 1].name + "' and '" + ranges[i].name + "' overlap");
+  return file;
+}
+
+}  // namespace tg

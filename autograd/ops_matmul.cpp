@@ -1,0 +1,126 @@
+// Matrix products. Every product is one or more cblas_sgemm calls on contiguous row-major
+// buffers; backward passes use beta = 1 so that sgemm itself adds into the gradients.
+#include <cblas.h>
+
+#include "autograd/ops.hpp"
+#include "autograd/strided.hpp"
+#include "autograd/tape.hpp"
+
+namespace tg {
+
+namespace {
+
+// C[M,N] (+)= op(A) op(B), row-major. lda/ldb/ldc are the row lengths as stored.
+void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const float* a,
+          const float* b, float beta, float* c) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {  // an empty sum; BLAS rejects a zero leading dimension
+    if (beta == 0.0f) std::fill(c, c + m * n, 0.0f);
+    return;
+  }
+  const int lda = static_cast<int>(trans_a ? m : k);
+  const int ldb = static_cast<int>(trans_b ? k : n);
+  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+              trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
+              static_cast<int>(k), 1.0f, a, lda, b, ldb, beta, c, static_cast<int>(n));
+}
+
+Shape batch_of(const Shape& s) { return Shape(s.begin(), s.end() - 2); }
+
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  const Shape sa = a.shape(), sb = b.shape();
+  if (sa.size() < 2 || sb.size() < 2)
+    throw std::invalid_argument("matmul: both operands need rank >= 2, got " + to_string(sa) +
+                                " and " + to_string(sb));
+  const size_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
+  if (sb[sb.size() - 2] != k)
+    throw std::invalid_argument("matmul: inner dimensions differ: " + to_string(sa) + " @ " +
+                                to_string(sb));
+  const Shape batch = detail::broadcast_shapes(batch_of(sa), batch_of(sb), "matmul");
+  Shape out_shape = batch;
+  out_shape.push_back(m);
+  out_shape.push_back(n);
+  Tensor out = Tensor::empty(out_shape);
+
+  // Offsets (in matrices) of each batch entry in a and b; 0 strides where they broadcast.
+  const detail::Strides stride_a = detail::broadcast_strides(batch_of(sa), batch);
+  const detail::Strides stride_b = detail::broadcast_strides(batch_of(sb), batch);
+  std::vector<std::pair<size_t, size_t>> pairs;
+  pairs.reserve(numel(batch));
+  detail::for_each_strided<2>(batch, {&stride_a, &stride_b}, [&](size_t, size_t ia, size_t ib) {
+    pairs.emplace_back(ia * m * k, ib * k * n);
+  });
+  // A shared 2-D right operand (x @ W): one sgemm over all rows of a.
+  const bool fold = sb.size() == 2 && numel(batch_of(sa)) == numel(batch);
+  if (fold) {
+    gemm(false, false, pairs.size() * m, n, k, a.data(), b.data(), 0.0f, out.data());
+  } else {
+    for (size_t i = 0; i < pairs.size(); ++i)
+      gemm(false, false, m, n, k, a.data() + pairs[i].first, b.data() + pairs[i].second, 0.0f,
+           out.data() + i * m * n);
+  }
+  if (!needs_grad({&a, &b})) return out;
+  record("matmul", {a, b}, out, [a, b, out, pairs, m, n, k, fold]() mutable {
+    const float* g = out.grad().data();
+    if (a.requires_grad()) {  // dA = dC @ B^T
+      float* ga = a.grad_data();
+      if (fold)
+        gemm(false, true, pairs.size() * m, k, n, g, b.data(), 1.0f, ga);
+      else
+        for (size_t i = 0; i < pairs.size(); ++i)
+          gemm(false, true, m, k, n, g + i * m * n, b.data() + pairs[i].second, 1.0f,
+               ga + pairs[i].first);
+    }
+    if (b.requires_grad()) {  // dB = A^T @ dC, summed over broadcast batch entries
+      float* gb = b.grad_data();
+      if (fold)
+        gemm(true, false, k, n, pairs.size() * m, a.data(), g, 1.0f, gb);
+      else
+        for (size_t i = 0; i < pairs.size(); ++i)
+          gemm(true, false, k, n, m, a.data() + pairs[i].first, g + i * m * n, 1.0f,
+               gb + pairs[i].second);
+    }
+  });
+  return out;
+}
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  const Shape sx = x.shape(), sw = weight.shape();
+  if (sx.empty() || sw.size() != 2 || sw[1] != sx.back())
+    throw std::invalid_argument("linear: input " + to_string(sx) + " does not fit weight " +
+                                to_string(sw) + " (expected weight [out, " +
+                                (sx.empty() ? std::string("?") : std::to_string(sx.back())) +
+                                "])");
+  const size_t in = sw[1], outf = sw[0], rows = x.numel() / std::max<size_t>(in, 1);
+  if (bias.defined() && bias.shape() != Shape{outf})
+    throw std::invalid_argument("linear: bias " + to_string(bias.shape()) + " should be [" +
+                                std::to_string(outf) + "] for weight " + to_string(sw));
+  Shape out_shape = sx;
+  out_shape.back() = outf;
+  Tensor out = Tensor::empty(out_shape);
+  float* y = out.data();
+  if (bias.defined()) {
+    for (size_t r = 0; r < rows; ++r) std::copy(bias.data(), bias.data() + outf, y + r * outf);
+  }
+  gemm(false, true, rows, outf, in, x.data(), weight.data(), bias.defined() ? 1.0f : 0.0f, y);
+
+  if (!needs_grad({&x, &weight, &bias})) return out;
+  std::vector<Tensor> inputs{x, weight};
+  if (bias.defined()) inputs.push_back(bias);
+  record("linear", std::move(inputs), out, [x, weight, bias, out, rows, in, outf]() mutable {
+    const float* g = out.grad().data();
+    if (x.requires_grad()) gemm(false, false, rows, in, outf, g, weight.data(), 1.0f, x.grad_data());
+    if (weight.requires_grad())
+      gemm(true, false, outf, in, rows, g, x.data(), 1.0f, weight.grad_data());
+    if (bias.defined() && bias.requires_grad()) {
+      float* gb = bias.grad_data();
+      for (size_t r = 0; r < rows; ++r)
+        for (size_t j = 0; j < outf; ++j) gb[j] += g[r * outf + j];
+    }
+  });
+  return out;
+}
+
+}  // namespace tg

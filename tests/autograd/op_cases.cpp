@@ -1,0 +1,155 @@
+#include "autograd/op_cases.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace tg::testing {
+
+namespace {
+Tensor causal_softmax(const Tensor& x) { return softmax(causal_mask(x), -1); }
+}  // namespace
+
+const std::vector<OpCase>& op_cases() {
+  using V = const std::vector<Tensor>&;
+  using I = const Ids&;
+  static const std::vector<OpCase> cases = {
+      {"add_same", [](V t, I) { return t[0] + t[1]; }},
+      {"add_broadcast", [](V t, I) { return t[0] + t[1]; }},
+      {"add_broadcast_both", [](V t, I) { return t[0] + t[1]; }},
+      {"sub_broadcast", [](V t, I) { return t[0] - t[1]; }},
+      {"mul_broadcast", [](V t, I) { return t[0] * t[1]; }},
+      {"div_broadcast", [](V t, I) { return t[0] / t[1]; }},
+      {"neg", [](V t, I) { return -t[0]; }},
+      {"add_scalar", [](V t, I) { return t[0] + 2.5f; }},
+      {"mul_scalar", [](V t, I) { return t[0] * -1.5f; }},
+      {"pow", [](V t, I) { return pow(t[0], 2.5f); }},
+      {"exp", [](V t, I) { return exp(t[0]); }},
+      {"log", [](V t, I) { return log(t[0]); }},
+      {"sqrt", [](V t, I) { return sqrt(t[0]); }},
+      {"tanh", [](V t, I) { return tanh(t[0]); }},
+      {"sigmoid", [](V t, I) { return sigmoid(t[0]); }},
+      {"relu", [](V t, I) { return relu(t[0]); }},
+      {"gelu", [](V t, I) { return gelu(t[0]); }},
+      {"matmul_2d", [](V t, I) { return matmul(t[0], t[1]); }},
+      {"matmul_batched", [](V t, I) { return matmul(t[0], t[1]); }},
+      {"matmul_broadcast", [](V t, I) { return matmul(t[0], t[1]); }},
+      {"matmul_shared_rhs", [](V t, I) { return matmul(t[0], t[1]); }},
+      {"linear", [](V t, I) { return linear(t[0], t[1], t[2]); }},
+      {"linear_nobias", [](V t, I) { return linear(t[0], t[1]); }},
+      {"reshape", [](V t, I) { return reshape(t[0], {6, -1}); }},
+      {"permute", [](V t, I) { return permute(t[0], {2, 0, 1}); }},
+      {"transpose", [](V t, I) { return transpose(t[0], 1, 2); }},
+      {"narrow", [](V t, I) { return narrow(t[0], 1, 1, 3); }},
+      {"concat", [](V t, I) { return concat(t, 1); }},
+      {"sum_all", [](V t, I) { return sum(t[0]); }},
+      {"sum_axes_keepdim", [](V t, I) { return sum(t[0], {0, 2}, true); }},
+      {"mean_axis", [](V t, I) { return mean(t[0], {1}); }},
+      {"max_axis", [](V t, I) { return max(t[0], 1); }},
+      {"max_axis0_keepdim", [](V t, I) { return max(t[0], 0, true); }},
+      {"softmax_last", [](V t, I) { return softmax(t[0], -1); }},
+      {"softmax_axis0", [](V t, I) { return softmax(t[0], 0); }},
+      {"log_softmax_last", [](V t, I) { return log_softmax(t[0], -1); }},
+      {"log_softmax_axis1", [](V t, I) { return log_softmax(t[0], 1); }},
+      {"layer_norm", [](V t, I) { return layer_norm(t[0], t[1], t[2], 1e-5f); }},
+      {"embedding", [](V t, I ids) { return embedding(t[0], ids); }},
+      {"embedding_sparse", [](V t, I ids) { return embedding(t[0], ids, /*sparse_grad=*/true); }},
+      {"masked_fill", [](V t, I) { return masked_fill(t[0], t[1], -5.0f); }},
+      {"causal_softmax", [](V t, I) { return causal_softmax(t[0]); }},
+      {"causal_softmax_wide", [](V t, I) { return causal_softmax(t[0]); }},
+      {"cross_entropy", [](V t, I ids) { return cross_entropy(t[0], ids); }},
+  };
+  return cases;
+}
+
+const OpCase& op_case(const std::string& name) {
+  for (const auto& c : op_cases())
+    if (c.name == name) return c;
+  throw std::out_of_range("no C++ op case named " + name);
+}
+
+std::vector<std::string> op_case_names() {
+  std::vector<std::string> names;
+  for (const auto& c : op_cases()) names.push_back(c.name);
+  return names;
+}
+
+CaseData load_case(const TensorFile& golden, const std::string& name) {
+  CaseData data;
+  for (size_t i = 0;; ++i) {
+    const std::string key = name + "/in" + std::to_string(i);
+    if (!golden.tensors.count(key)) break;
+    const bool differentiable = golden.tensors.count(name + "/grad" + std::to_string(i)) > 0;
+    data.inputs.push_back(golden.tensor(key).clone().set_requires_grad(differentiable));
+    data.differentiable.push_back(differentiable);
+  }
+  if (data.inputs.empty()) throw std::runtime_error("golden file has no inputs for case " + name);
+  if (golden.ids.count(name + "/ids")) data.ids = golden.id_array(name + "/ids");
+  return data;
+}
+
+const TensorFile& golden_ops() {
+  static const TensorFile file = load_safetensors(TAPEGRAD_GOLDEN_DIR "/ops.safetensors");
+  return file;
+}
+
+const TensorFile& golden_block() {
+  static const TensorFile file = load_safetensors(TAPEGRAD_GOLDEN_DIR "/block.safetensors");
+  return file;
+}
+
+Comparison compare(const Array& got, const Array& want, double atol, double rtol) {
+  Comparison c{true, 0.0, ""};
+  if (got.shape() != want.shape()) {
+    std::ostringstream msg;
+    msg << "shape mismatch: got " << got.size() << " values, want " << want.size();
+    return {false, INFINITY, msg.str()};
+  }
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double g = got.data()[i], w = want.data()[i];
+    if (std::isinf(w) && g == w) continue;
+    const double diff = std::fabs(g - w);
+    if (!(diff <= c.max_abs_diff)) c.max_abs_diff = diff;  // NaN propagates as a failure
+    if (!(diff <= atol + rtol * std::fabs(w))) {
+      if (c.ok) c.where = "index " + std::to_string(i) + ": got " + std::to_string(g) + ", want " + std::to_string(w);
+      c.ok = false;
+    }
+  }
+  return c;
+}
+
+}  // namespace tg::testing
+
+namespace tg::testing {
+
+std::map<std::string, Tensor> block_params(const TensorFile& golden) {
+  std::map<std::string, Tensor> params;
+  for (const auto& [key, t] : golden.tensors)
+    if (key.rfind("param/", 0) == 0) params[key.substr(6)] = t.clone().set_requires_grad(true);
+  return params;
+}
+
+Tensor block_loss(const std::map<std::string, Tensor>& p, const Ids& ids, const Ids& targets) {
+  const long b = static_cast<long>(ids.shape[0]), t = static_cast<long>(ids.shape[1]);
+  const long c = kBlockWidth, h = kBlockHeads, d = c / h;
+  auto at = [&](const std::string& k) -> const Tensor& { return p.at(k); };
+  auto heads = [&](const Tensor& z) { return permute(reshape(z, {b, t, h, d}), {0, 2, 1, 3}); };
+  Tensor x = embedding(at("wte"), ids) + narrow(at("wpe"), 0, 0, static_cast<size_t>(t));
+  for (size_t l = 0; l < kBlockLayers; ++l) {
+    const std::string n = "h" + std::to_string(l) + ".";
+    Tensor hn = layer_norm(x, at(n + "ln1.w"), at(n + "ln1.b"));
+    Tensor qkv = linear(hn, at(n + "qkv.w"), at(n + "qkv.b"));
+    Tensor q = heads(narrow(qkv, 2, 0, c)), k = heads(narrow(qkv, 2, c, c)),
+           v = heads(narrow(qkv, 2, 2 * c, c));
+    Tensor att = softmax(causal_mask(matmul(q, transpose(k, -2, -1)) * (1.0f / std::sqrt(float(d)))), -1);
+    Tensor y = reshape(permute(matmul(att, v), {0, 2, 1, 3}), {b, t, c});
+    x = x + linear(y, at(n + "proj.w"), at(n + "proj.b"));
+    hn = layer_norm(x, at(n + "ln2.w"), at(n + "ln2.b"));
+    hn = gelu(linear(hn, at(n + "fc.w"), at(n + "fc.b")));
+    x = x + linear(hn, at(n + "fcproj.w"), at(n + "fcproj.b"));
+  }
+  x = layer_norm(x, at("lnf.w"), at("lnf.b"));
+  return cross_entropy(linear(x, at("wte")), targets);  // tied: wte is also the output matrix
+}
+
+}  // namespace tg::testing

@@ -1,0 +1,155 @@
+// Tape behaviour: accumulation, skipping, no-grad, backward twice, and no leaks.
+#include <boost/test/unit_test.hpp>
+#include <fstream>
+
+#include "autograd/autograd.hpp"
+
+using namespace tg;
+
+namespace {
+long resident_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(autograd_tape)
+
+BOOST_AUTO_TEST_CASE(tensor_used_twice_gets_the_sum) {
+  Tensor x = Tensor::from_vector({3}, {1.0f, -2.0f, 0.5f}, true);
+  Tensor loss = sum(x * x + x);  // d/dx = 2x + 1
+  backward(loss);
+  const std::vector<float> want = {3.0f, -3.0f, 2.0f};
+  for (size_t i = 0; i < 3; ++i) BOOST_TEST(x.grad().data()[i] == want[i]);
+}
+
+BOOST_AUTO_TEST_CASE(diamond_graph_accumulates_both_paths) {
+  Tensor x = Tensor::scalar(2.0f, true);
+  Tensor a = x * 3.0f;
+  Tensor loss = a * a + exp(a) * 0.0f + a;  // d/dx = 3 (2a + 1) = 39
+  backward(loss);
+  BOOST_TEST(x.grad().data()[0] == 39.0f);
+}
+
+BOOST_AUTO_TEST_CASE(nodes_that_do_not_reach_the_root_are_skipped) {
+  Tensor x = Tensor::from_vector({2}, {1.0f, 2.0f}, true);
+  Tensor unused = exp(x);  // recorded, but not part of the loss
+  Tensor loss = sum(x * 3.0f);
+  BOOST_TEST(tape().size() == 3u);
+  backward(loss);
+  BOOST_TEST(x.grad().data()[0] == 3.0f);
+  BOOST_TEST(x.grad().data()[1] == 3.0f);
+  BOOST_TEST(!unused.has_grad());
+  BOOST_TEST(tape().size() == 0u);  // freed
+}
+
+BOOST_AUTO_TEST_CASE(no_grad_records_nothing) {
+  Tensor x = Tensor::from_vector({2}, {1.0f, 2.0f}, true);
+  tape().clear();
+  {
+    NoGrad guard;
+    Tensor y = exp(x) * 2.0f;
+    BOOST_TEST(!y.requires_grad());
+    BOOST_TEST(tape().size() == 0u);
+  }
+  Tensor y = exp(x);
+  BOOST_TEST(y.requires_grad());
+  BOOST_TEST(tape().size() == 1u);
+  tape().clear();
+}
+
+BOOST_AUTO_TEST_CASE(ops_on_constants_record_nothing) {
+  tape().clear();
+  Tensor a = Tensor::full({2, 2}, 1.0f), b = Tensor::full({2, 2}, 2.0f);
+  Tensor c = matmul(a, b) + a;
+  BOOST_TEST(!c.requires_grad());
+  BOOST_TEST(tape().size() == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(backward_twice_throws_unless_retained) {
+  Tensor x = Tensor::scalar(1.5f, true);
+  Tensor loss = x * x;
+  backward(loss);
+  BOOST_TEST(x.grad().data()[0] == 3.0f);
+  BOOST_CHECK_THROW(backward(loss), std::logic_error);
+
+  x.zero_grad();
+  Tensor again = x * x;
+  backward(again, {.retain_graph = true});
+  backward(again);  // same gradient added a second time, as in PyTorch
+  BOOST_TEST(x.grad().data()[0] == 6.0f);
+}
+
+BOOST_AUTO_TEST_CASE(leaf_gradients_accumulate_until_zeroed) {
+  Tensor x = Tensor::scalar(1.0f, true);
+  backward(x * 4.0f);
+  backward(x * 4.0f);
+  BOOST_TEST(x.grad().data()[0] == 8.0f);
+  x.zero_grad();
+  BOOST_TEST(!x.has_grad());
+  backward(x * 4.0f);
+  BOOST_TEST(x.grad().data()[0] == 4.0f);
+}
+
+BOOST_AUTO_TEST_CASE(non_scalar_root_needs_explicit_gradient) {
+  Tensor x = Tensor::from_vector({2}, {1.0f, 2.0f}, true);
+  Tensor y = x * 2.0f;
+  BOOST_CHECK_THROW(backward(y), std::invalid_argument);
+  backward(y, Tensor::from_vector({2}, {1.0f, 10.0f}));
+  BOOST_TEST(x.grad().data()[1] == 20.0f);
+}
+
+BOOST_AUTO_TEST_CASE(anomaly_mode_names_the_op) {
+  set_detect_anomaly(true);
+  Tensor x = Tensor::from_vector({2}, {1.0f, -1.0f}, true);
+  try {
+    log(x);
+    BOOST_FAIL("log of a negative number passed anomaly detection");
+  } catch (const std::runtime_error& e) {
+    BOOST_TEST(std::string(e.what()).find("'log'") != std::string::npos, e.what());
+    BOOST_TEST(std::string(e.what()).find("[2]") != std::string::npos, e.what());
+  }
+  set_detect_anomaly(false);
+  tape().clear();
+  BOOST_CHECK_NO_THROW(log(x));
+  tape().clear();
+}
+
+// 1,000 training steps of a small model: the number of live tensors and the resident memory
+// must not grow, i.e. the tape frees every graph and nothing keeps a graph alive.
+BOOST_AUTO_TEST_CASE(memory_is_stable_over_1000_steps) {
+  Generator gen(5);
+  Tensor w = randn({16, 32}, gen, 0.1f, true), b = Tensor::zeros({16}, true);
+  Tensor table = randn({50, 32}, gen, 0.1f, true);
+  std::vector<int32_t> ids(64), targets(64);
+  long live_after_first = -1, rss_after_warmup = -1;
+  for (int step = 0; step < 1000; ++step) {
+    for (size_t i = 0; i < ids.size(); ++i) {
+      ids[i] = static_cast<int32_t>(gen.below(50));
+      targets[i] = static_cast<int32_t>(gen.below(16));
+    }
+    Tensor h = embedding(table, Ids({64}, ids), /*sparse_grad=*/true);
+    Tensor loss = cross_entropy(linear(gelu(h), w, b), Ids({64}, targets));
+    backward(loss);
+    {
+      NoGrad guard;
+      for (Tensor* p : {&w, &b}) {
+        for (size_t i = 0; i < p->numel(); ++i) p->data()[i] -= 0.1f * p->grad().data()[i];
+        p->zero_grad();
+      }
+      table.zero_grad();
+    }
+    BOOST_REQUIRE(tape().size() == 0u);
+    if (step == 0) live_after_first = TensorImpl::live_count();
+    if (step == 99) rss_after_warmup = resident_kib();
+    BOOST_REQUIRE(TensorImpl::live_count() == live_after_first);
+  }
+  const long growth = resident_kib() - rss_after_warmup;
+  BOOST_TEST_MESSAGE("resident memory growth over 900 steps: " << growth << " KiB");
+  BOOST_TEST(growth < 4096);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

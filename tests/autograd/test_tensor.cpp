@@ -1,0 +1,102 @@
+#include <boost/test/unit_test.hpp>
+
+#include "autograd/autograd.hpp"
+
+using namespace tg;
+
+BOOST_AUTO_TEST_SUITE(autograd_tensor)
+
+BOOST_AUTO_TEST_CASE(construction_and_shape) {
+  Tensor t = Tensor::from_vector({2, 3}, {1, 2, 3, 4, 5, 6});
+  BOOST_TEST(t.dim() == 2u);
+  BOOST_TEST(t.numel() == 6u);
+  BOOST_TEST(t.size(-1) == 3u);
+  BOOST_TEST(t.array()(1, 2) == 6.0f);  // xtensor view of the same storage
+  BOOST_CHECK_THROW(t.size(2), std::out_of_range);
+  BOOST_CHECK_THROW(Tensor::from_vector({2, 2}, {1, 2, 3}), std::invalid_argument);
+  BOOST_CHECK_THROW(t.item(), std::invalid_argument);
+  BOOST_TEST(Tensor::scalar(4.0f).item() == 4.0f);
+  BOOST_CHECK_THROW(Tensor().numel(), std::logic_error);
+}
+
+BOOST_AUTO_TEST_CASE(copies_share_storage_clone_does_not) {
+  Tensor a = Tensor::zeros({3});
+  Tensor shared = a;
+  Tensor copy = a.clone();
+  a.data()[0] = 7.0f;
+  BOOST_TEST(shared.data()[0] == 7.0f);
+  BOOST_TEST(copy.data()[0] == 0.0f);
+}
+
+BOOST_AUTO_TEST_CASE(ids_validate_their_shape) {
+  BOOST_CHECK_THROW(Ids({2, 2}, {1, 2, 3}), std::invalid_argument);
+  BOOST_TEST(Ids({2, 2}, {1, 2, 3, 4}).numel() == 4u);
+}
+
+// A tied matrix used as an embedding (sparse) and as an output projection (dense) gets one
+// gradient: the sum of both uses.
+BOOST_AUTO_TEST_CASE(tied_weight_gets_sum_of_both_uses) {
+  Generator gen(11);
+  Tensor w = randn({7, 4}, gen, 0.5f, true);
+  const Ids ids({5}, {1, 3, 3, 0, 6}), targets({5}, {2, 2, 5, 1, 0});
+  backward(cross_entropy(linear(embedding(w, ids, true), w), targets));
+  const Array tied = w.dense_grad();
+  BOOST_TEST(w.sparse_grad() != nullptr);
+
+  // The two uses separately, through two independent copies of the same values.
+  Tensor as_input = w.clone().set_requires_grad(true), as_output = w.clone().set_requires_grad(true);
+  backward(cross_entropy(linear(embedding(as_input, ids), as_output), targets));
+  for (size_t i = 0; i < tied.size(); ++i)
+    BOOST_TEST(tied.data()[i] == as_input.grad().data()[i] + as_output.grad().data()[i],
+               boost::test_tools::tolerance(1e-6f));
+}
+
+BOOST_AUTO_TEST_CASE(generator_is_deterministic_and_resumable) {
+  Generator a(42), b(42);
+  for (int i = 0; i < 100; ++i) BOOST_TEST(a.next_u64() == b.next_u64());
+  a.normal();
+  const auto state = a.state();
+  const float next = a.normal();
+  Generator c;
+  c.set_state(state);
+  BOOST_TEST(c.normal() == next);
+  BOOST_CHECK_THROW(a.below(0), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(randn_has_the_requested_moments) {
+  Generator gen(1);
+  Tensor t = randn({20000}, gen, 2.0f);
+  double m = 0, v = 0;
+  for (size_t i = 0; i < t.numel(); ++i) m += t.data()[i];
+  m /= t.numel();
+  for (size_t i = 0; i < t.numel(); ++i) v += (t.data()[i] - m) * (t.data()[i] - m);
+  v /= t.numel();
+  BOOST_TEST(std::fabs(m) < 0.05);
+  BOOST_TEST(std::fabs(std::sqrt(v) - 2.0) < 0.05);
+}
+
+BOOST_AUTO_TEST_CASE(dropout_statistics_and_identity_in_eval) {
+  Generator gen(8);
+  Tensor x = Tensor::full({10000}, 1.0f);
+  Tensor y = dropout(x, 0.25f, true, gen);
+  size_t zeros = 0;
+  for (size_t i = 0; i < y.numel(); ++i) {
+    if (y.data()[i] == 0.0f) ++zeros;
+    else BOOST_REQUIRE_CLOSE(y.data()[i], 1.0f / 0.75f, 1e-4);
+  }
+  BOOST_TEST(std::fabs(zeros / 10000.0 - 0.25) < 0.02);
+  Tensor e = dropout(x, 0.25f, false, gen);
+  BOOST_TEST(e.impl() == x.impl());
+  Generator g1(5), g2(5);
+  Tensor m1 = dropout(x, 0.5f, true, g1), m2 = dropout(x, 0.5f, true, g2);
+  BOOST_TEST(std::equal(m1.data(), m1.data() + m1.numel(), m2.data()));
+}
+
+BOOST_AUTO_TEST_CASE(cross_entropy_all_ignored_is_nan_like_pytorch) {
+  Tensor logits = Tensor::zeros({2, 3}, true);
+  Tensor loss = cross_entropy(logits, Ids({2}, {-100, -100}));
+  BOOST_TEST(std::isnan(loss.item()));
+  tape().clear();
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,15 @@
+# Fails unless every "BEGIN/END README EXAMPLE" block of SOURCE appears verbatim (after
+# removing common indentation) in DOC. Run: cmake -DSOURCE=.. -DDOC=.. -P check_snippets.cmake
+file(READ "${SOURCE}" source)
+file(READ "${DOC}" doc)
+string(REGEX MATCH "// BEGIN README EXAMPLE\n(.*)\n[ ]*// END README EXAMPLE" _ "${source}")
+set(block "${CMAKE_MATCH_1}")
+if(block STREQUAL "")
+  message(FATAL_ERROR "${SOURCE}: no README EXAMPLE block")
+endif()
+string(REGEX REPLACE "(^|\n)  " "\\1" block "${block}")
+string(FIND "${doc}" "${block}" where)
+if(where EQUAL -1)
+  message(FATAL_ERROR "${DOC} does not show the example of ${SOURCE} verbatim:\n${block}")
+endif()
+message(STATUS "${DOC} shows the example of ${SOURCE}")

@@ -1,0 +1,190 @@
+#!/usr/bin/python3
+"""Writes the PyTorch reference values that tests/autograd/test_parity.cpp checks against.
+
+Run by hand after changing a case (needs Debian's python3-torch):
+    /usr/bin/python3 tests/reference/make_golden.py
+For every case it stores the inputs, the output, an upstream gradient W and the gradients
+of sum(output * W) with respect to each differentiable input, under "<case>/...".
+The C++ side has a case of the same name that must compute the same function.
+"""
+import math
+import os
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from safetensors_io import save
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOLDEN = os.path.join(HERE, "golden")
+rng = np.random.default_rng(2003)
+
+
+def randn(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def away_from_zero(*shape, low=0.2):
+    """Values with |x| >= low: keeps finite differences off kinks (relu) and poles (div)."""
+    magnitude = rng.uniform(low, 1.5, shape)
+    return (magnitude * rng.choice([-1.0, 1.0], shape)).astype(np.float32)
+
+
+def positive(*shape):
+    return rng.uniform(0.5, 2.0, shape).astype(np.float32)
+
+
+def separated(*shape):
+    """Distinct values at least 0.1 apart, so the max is never a near-tie."""
+    values = rng.permutation(int(np.prod(shape))).astype(np.float32) * 0.1 - 1.0
+    return values.reshape(shape)
+
+
+# name -> (inputs, which inputs are differentiable, ids or None, function(tensors, ids))
+CASES = {}
+
+
+def case(name, inputs, fn, ids=None, differentiable=None):
+    differentiable = differentiable or [True] * len(inputs)
+    CASES[name] = (inputs, differentiable, ids, fn)
+
+
+case("add_same", [randn(3, 4), randn(3, 4)], lambda t, _: t[0] + t[1])
+case("add_broadcast", [randn(2, 3, 4), randn(4)], lambda t, _: t[0] + t[1])
+case("add_broadcast_both", [randn(3, 1), randn(1, 4)], lambda t, _: t[0] + t[1])
+case("sub_broadcast", [randn(2, 3), randn(2, 1)], lambda t, _: t[0] - t[1])
+case("mul_broadcast", [randn(2, 3, 4), randn(3, 1)], lambda t, _: t[0] * t[1])
+case("div_broadcast", [randn(3, 4), away_from_zero(4, low=0.5)], lambda t, _: t[0] / t[1])
+case("neg", [randn(3, 4)], lambda t, _: -t[0])
+case("add_scalar", [randn(3, 4)], lambda t, _: t[0] + 2.5)
+case("mul_scalar", [randn(3, 4)], lambda t, _: t[0] * -1.5)
+case("pow", [positive(3, 4)], lambda t, _: t[0] ** 2.5)
+case("exp", [randn(3, 4)], lambda t, _: torch.exp(t[0]))
+case("log", [positive(3, 4)], lambda t, _: torch.log(t[0]))
+case("sqrt", [positive(3, 4)], lambda t, _: torch.sqrt(t[0]))
+case("tanh", [randn(3, 4)], lambda t, _: torch.tanh(t[0]))
+case("sigmoid", [randn(3, 4)], lambda t, _: torch.sigmoid(t[0]))
+case("relu", [away_from_zero(3, 4)], lambda t, _: torch.relu(t[0]))
+case("gelu", [randn(3, 4)], lambda t, _: F.gelu(t[0], approximate="tanh"))
+case("matmul_2d", [randn(3, 4), randn(4, 5)], lambda t, _: t[0] @ t[1])
+case("matmul_batched", [randn(2, 3, 4), randn(2, 4, 5)], lambda t, _: t[0] @ t[1])
+case("matmul_broadcast", [randn(2, 1, 3, 4), randn(3, 4, 2)], lambda t, _: t[0] @ t[1])
+case("matmul_shared_rhs", [randn(2, 3, 4), randn(4, 5)], lambda t, _: t[0] @ t[1])
+case("linear", [randn(2, 3, 4), randn(5, 4), randn(5)], lambda t, _: F.linear(t[0], t[1], t[2]))
+case("linear_nobias", [randn(3, 4), randn(5, 4)], lambda t, _: F.linear(t[0], t[1]))
+case("reshape", [randn(2, 3, 4)], lambda t, _: t[0].reshape(6, -1))
+case("permute", [randn(2, 3, 4)], lambda t, _: t[0].permute(2, 0, 1))
+case("transpose", [randn(2, 3, 4)], lambda t, _: t[0].transpose(1, 2))
+case("narrow", [randn(3, 5, 2)], lambda t, _: t[0].narrow(1, 1, 3))
+case("concat", [randn(2, 3), randn(2, 1), randn(2, 2)], lambda t, _: torch.cat(t, dim=1))
+case("sum_all", [randn(2, 3, 4)], lambda t, _: t[0].sum())
+case("sum_axes_keepdim", [randn(2, 3, 4)], lambda t, _: t[0].sum(dim=(0, 2), keepdim=True))
+case("mean_axis", [randn(2, 3, 4)], lambda t, _: t[0].mean(dim=1))
+case("max_axis", [separated(3, 5)], lambda t, _: t[0].max(dim=1).values)
+case("max_axis0_keepdim", [separated(4, 3)], lambda t, _: t[0].max(dim=0, keepdim=True).values)
+case("softmax_last", [randn(3, 5)], lambda t, _: torch.softmax(t[0], dim=-1))
+case("softmax_axis0", [randn(3, 4, 2)], lambda t, _: torch.softmax(t[0], dim=0))
+case("log_softmax_last", [randn(3, 5)], lambda t, _: torch.log_softmax(t[0], dim=-1))
+case("log_softmax_axis1", [randn(2, 4, 3)], lambda t, _: torch.log_softmax(t[0], dim=1))
+case("layer_norm", [randn(2, 3, 8), 1.0 + 0.1 * randn(8), 0.1 * randn(8)],
+     lambda t, _: F.layer_norm(t[0], (8,), t[1], t[2], eps=1e-5))
+repeated_ids = np.array([[1, 4, 1, 0, 5], [4, 4, 2, 1, 3]], dtype=np.int64)
+case("embedding", [randn(6, 4)], lambda t, ids: F.embedding(ids, t[0]), ids=repeated_ids)
+case("embedding_sparse", [randn(6, 4)], lambda t, ids: F.embedding(ids, t[0]), ids=repeated_ids)
+column_mask = np.array([[0, 1, 0, 1]], dtype=np.float32)
+case("masked_fill", [randn(3, 4), column_mask],
+     lambda t, _: t[0].masked_fill(t[1] != 0, -5.0), differentiable=[True, False])
+
+
+def causal(x):
+    t, s = x.shape[-2], x.shape[-1]
+    keep = torch.ones(t, s, dtype=torch.bool).tril(diagonal=s - t)
+    return x.masked_fill(~keep, float("-inf"))
+
+
+case("causal_softmax", [randn(2, 4, 4)], lambda t, _: torch.softmax(causal(t[0]), dim=-1))
+case("causal_softmax_wide", [randn(2, 3, 5)], lambda t, _: torch.softmax(causal(t[0]), dim=-1))
+targets = np.array([[3, 0, 6], [-100, 2, 6]], dtype=np.int64)
+case("cross_entropy", [randn(2, 3, 7)],
+     lambda t, ids: F.cross_entropy(t[0].reshape(-1, 7), ids.reshape(-1), ignore_index=-100),
+     ids=targets)
+
+
+def run_case(name, inputs, differentiable, ids, fn, out):
+    tensors = [torch.tensor(x, requires_grad=d) for x, d in zip(inputs, differentiable)]
+    id_tensor = torch.tensor(ids) if ids is not None else None
+    y = fn(tensors, id_tensor)
+    upstream = rng.uniform(-1.0, 1.0, tuple(y.shape)).astype(np.float32)
+    y.backward(torch.tensor(upstream))
+    for i, (x, t) in enumerate(zip(inputs, tensors)):
+        out[f"{name}/in{i}"] = x
+        if t.grad is not None:
+            out[f"{name}/grad{i}"] = t.grad.numpy()
+    if ids is not None:
+        out[f"{name}/ids"] = ids
+    out[f"{name}/out"] = y.detach().numpy()
+    out[f"{name}/upstream"] = upstream
+
+
+# ---- composite: a 2-layer GPT-style stack (tied head) with cross-entropy -------------------
+VOCAB, WIDTH, HEADS, TIME, BATCH, LAYERS = 11, 8, 2, 5, 2, 2
+
+
+def block_params():
+    p = {"wte": 0.3 * randn(VOCAB, WIDTH), "wpe": 0.3 * randn(TIME, WIDTH),
+         "lnf.w": 1 + 0.1 * randn(WIDTH), "lnf.b": 0.1 * randn(WIDTH)}
+    for l in range(LAYERS):
+        p.update({
+            f"h{l}.ln1.w": 1 + 0.1 * randn(WIDTH), f"h{l}.ln1.b": 0.1 * randn(WIDTH),
+            f"h{l}.qkv.w": 0.3 * randn(3 * WIDTH, WIDTH), f"h{l}.qkv.b": 0.1 * randn(3 * WIDTH),
+            f"h{l}.proj.w": 0.3 * randn(WIDTH, WIDTH), f"h{l}.proj.b": 0.1 * randn(WIDTH),
+            f"h{l}.ln2.w": 1 + 0.1 * randn(WIDTH), f"h{l}.ln2.b": 0.1 * randn(WIDTH),
+            f"h{l}.fc.w": 0.3 * randn(4 * WIDTH, WIDTH), f"h{l}.fc.b": 0.1 * randn(4 * WIDTH),
+            f"h{l}.fcproj.w": 0.3 * randn(WIDTH, 4 * WIDTH), f"h{l}.fcproj.b": 0.1 * randn(WIDTH),
+        })
+    return p
+
+
+def block_forward(p, ids, targets):
+    b, t = ids.shape
+    x = F.embedding(ids, p["wte"]) + p["wpe"][:t]
+    for l in range(LAYERS):
+        h = F.layer_norm(x, (WIDTH,), p[f"h{l}.ln1.w"], p[f"h{l}.ln1.b"])
+        q, k, v = F.linear(h, p[f"h{l}.qkv.w"], p[f"h{l}.qkv.b"]).split(WIDTH, dim=2)
+        heads = lambda z: z.reshape(b, t, HEADS, WIDTH // HEADS).permute(0, 2, 1, 3)
+        q, k, v = heads(q), heads(k), heads(v)
+        att = torch.softmax(causal(q @ k.transpose(-2, -1) / math.sqrt(WIDTH // HEADS)), dim=-1)
+        y = (att @ v).permute(0, 2, 1, 3).reshape(b, t, WIDTH)
+        x = x + F.linear(y, p[f"h{l}.proj.w"], p[f"h{l}.proj.b"])
+        h = F.layer_norm(x, (WIDTH,), p[f"h{l}.ln2.w"], p[f"h{l}.ln2.b"])
+        h = F.gelu(F.linear(h, p[f"h{l}.fc.w"], p[f"h{l}.fc.b"]), approximate="tanh")
+        x = x + F.linear(h, p[f"h{l}.fcproj.w"], p[f"h{l}.fcproj.b"])
+    x = F.layer_norm(x, (WIDTH,), p["lnf.w"], p["lnf.b"])
+    logits = F.linear(x, p["wte"])  # tied output projection
+    return F.cross_entropy(logits.reshape(-1, VOCAB), targets.reshape(-1))
+
+
+def main():
+    os.makedirs(GOLDEN, exist_ok=True)
+    out = {}
+    for name, (inputs, differentiable, ids, fn) in CASES.items():
+        run_case(name, inputs, differentiable, ids, fn, out)
+    save(os.path.join(GOLDEN, "ops.safetensors"), out, {"torch": torch.__version__})
+
+    params = block_params()
+    ids = rng.integers(0, VOCAB, (BATCH, TIME)).astype(np.int64)
+    targets = rng.integers(0, VOCAB, (BATCH, TIME)).astype(np.int64)
+    torch_params = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
+    loss = block_forward(torch_params, torch.tensor(ids), torch.tensor(targets))
+    loss.backward()
+    block = {"ids": ids, "targets": targets, "loss": np.array(loss.item(), dtype=np.float32)}
+    for k, v in params.items():
+        block[f"param/{k}"] = v
+        block[f"grad/{k}"] = torch_params[k].grad.numpy()
+    save(os.path.join(GOLDEN, "block.safetensors"), block, {"torch": torch.__version__})
+    print(f"wrote {len(CASES)} op cases and the block (loss {loss.item():.6f}) to {GOLDEN}")
+
+
+if __name__ == "__main__":
+    main()
