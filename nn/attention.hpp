@@ -1,0 +1,26 @@
+// Causal multi-head self-attention with a fused QKV projection:
+//   q, k, v = split(x Wqkv^T + bqkv);  per head: softmax(q k^T / sqrt(d) + causal) v;
+//   heads concatenated, then an output projection.
+#pragma once
+
+#include "nn/dropout.hpp"
+#include "nn/linear.hpp"
+
+namespace tg::nn {
+
+class CausalSelfAttention : public Module {
+ public:
+  CausalSelfAttention(size_t d_model, size_t heads, float dropout,
+                      std::shared_ptr<Generator> dropout_gen, Generator& init);
+  Tensor forward(const Tensor& x) const;  // [B, T, C] -> [B, T, C]
+
+  const Linear& qkv() const { return *qkv_; }
+  const Linear& proj() const { return *proj_; }
+
+ private:
+  size_t d_model_, heads_;
+  std::shared_ptr<Linear> qkv_, proj_;
+  std::shared_ptr<Dropout> attn_dropout_, resid_dropout_;
+};
+
+}  // namespace tg::nn

@@ -1,0 +1,45 @@
+// Embedding: token id -> one row of a [vocab, dim] table. Forward is a row gather; backward
+// adds into the looked-up rows only. With sparse gradients (the default) the weight's
+// gradient is just those rows (SparseGrad), which a lazy optimizer can update alone.
+#pragma once
+
+#include "nn/embedding_mode.hpp"
+#include "nn/module.hpp"
+
+namespace tg::nn {
+
+struct EmbeddingOptions {
+  float init_std = 1.0f;     // N(0, init_std^2) initial rows, PyTorch's default
+  bool sparse_grad = true;   // keep the gradient as touched rows (see SparseGrad)
+};
+
+class Embedding : public Module {
+ public:
+  Embedding(size_t vocab, size_t dim, Generator& gen, EmbeddingOptions options = {});
+  // Uses `matrix` ([vocab, dim]) as the table, like torch.nn.Embedding.from_pretrained;
+  // frozen tables get no gradient and never change.
+  static std::shared_ptr<Embedding> from_pretrained(const Tensor& matrix, bool freeze,
+                                                    EmbeddingOptions options = {});
+
+  // ids of any shape -> ids.shape + [dim]. Ids outside [0, vocab) throw, naming the id.
+  Tensor forward(const Ids& ids) const;
+
+  const Tensor& weight() const { return weight_; }
+  size_t vocab() const { return weight_.size(0); }
+  size_t dim() const { return weight_.size(1); }
+  bool sparse_grad() const { return options_.sparse_grad; }
+
+ private:
+  Embedding(const Tensor& matrix, EmbeddingOptions options);
+  Tensor weight_;
+  EmbeddingOptions options_;
+};
+
+// The token table of a language model in the given mode: random (N(0, init_std^2)) or
+// `pretrained` ([vocab, dim], required for the pretrained modes; its shape is checked),
+// frozen for the frozen modes.
+std::shared_ptr<Embedding> make_token_embedding(size_t vocab, size_t dim, EmbeddingMode mode,
+                                                const Tensor& pretrained, bool sparse,
+                                                Generator& init, float init_std);
+
+}  // namespace tg::nn

@@ -1,0 +1,53 @@
+// A small GPT (GPT-2 architecture): token + learned position embeddings, pre-LN transformer
+// blocks, a final layer norm and an output projection that is either its own matrix
+// (untied) or the token embedding itself (tied: one parameter, one summed gradient, one
+// optimizer state). Initialisation as GPT-2: N(0, 0.02) weights, residual projections
+// scaled by 1/sqrt(2 * layers), zero biases.
+#pragma once
+
+#include <vector>
+
+#include "nn/block.hpp"
+#include "nn/language_model.hpp"
+
+namespace tg::nn {
+
+struct GPTConfig {
+  size_t vocab = 0;
+  size_t context = 64;  // longest sequence (positions)
+  size_t d_model = 128;
+  size_t layers = 2;
+  size_t heads = 4;
+  float dropout = 0.0f;
+  bool tied = false;
+  EmbeddingMode embedding = EmbeddingMode::learned;
+  bool sparse_embedding_grad = true;  // untied token table keeps a row-sparse gradient
+  uint64_t seed = 0;
+};
+
+class GPT : public LanguageModel {
+ public:
+  // `pretrained` ([vocab, d_model]) is required for the pretrained embedding modes.
+  explicit GPT(const GPTConfig& config, const Tensor& pretrained = Tensor());
+
+  size_t vocab() const override { return config_.vocab; }
+  size_t warmup() const override { return 0; }
+  size_t max_predictions() const override { return config_.context; }
+  Tensor logits(const Ids& inputs) override;
+  const Embedding& input_embedding() const override { return *wte_; }
+  Tensor output_matrix() const override { return config_.tied ? wte_->weight() : lm_head_->weight(); }
+  bool tied() const override { return config_.tied; }
+  Generator& dropout_generator() override { return *dropout_gen_; }
+  const GPTConfig& config() const { return config_; }
+
+ private:
+  GPTConfig config_;
+  std::shared_ptr<Generator> dropout_gen_;
+  std::shared_ptr<Embedding> wte_, wpe_;
+  std::vector<std::shared_ptr<TransformerBlock>> blocks_;
+  std::shared_ptr<LayerNorm> ln_f_;
+  std::shared_ptr<Linear> lm_head_;  // null when tied
+  std::shared_ptr<Dropout> drop_;
+};
+
+}  // namespace tg::nn

@@ -1,0 +1,14 @@
+// Everything in nn/, in one include.
+#pragma once
+
+#include "nn/attention.hpp"
+#include "nn/block.hpp"
+#include "nn/dropout.hpp"
+#include "nn/embedding.hpp"
+#include "nn/embedding_mode.hpp"
+#include "nn/gpt.hpp"
+#include "nn/language_model.hpp"
+#include "nn/layer_norm.hpp"
+#include "nn/linear.hpp"
+#include "nn/module.hpp"
+#include "nn/nplm.hpp"

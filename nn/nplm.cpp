@@ -1,0 +1,56 @@
+#include "nn/nplm.hpp"
+
+#include <cmath>
+
+namespace tg::nn {
+
+NPLM::NPLM(const NPLMConfig& config, const Tensor& pretrained) : config_(config) {
+  if (config.vocab == 0 || config.d_model == 0 || config.hidden == 0)
+    throw std::invalid_argument("NPLM: vocab, d_model and hidden must be positive");
+  if (config.ngram < 2)
+    throw std::invalid_argument("NPLM: ngram must be at least 2, got " + std::to_string(config.ngram));
+  if (config.tied && config.hidden != config.d_model)
+    throw std::invalid_argument("NPLM: a tied output matrix is the embedding table, so hidden (" +
+                                std::to_string(config.hidden) + ") must equal d_model (" +
+                                std::to_string(config.d_model) + ")");
+  Generator init(config.seed);
+  dropout_gen_ = std::make_shared<Generator>(config.seed ^ 0xD50F0D50Full);
+  const size_t input_width = (config.ngram - 1) * config.d_model;
+  const float table_std = 1.0f / std::sqrt(static_cast<float>(config.d_model));
+  embedding_ = register_module("embedding", make_token_embedding(
+                                                config.vocab, config.d_model, config.embedding, pretrained,
+                                                config.sparse_embedding_grad && !config.tied, init, table_std));
+  hidden_ = register_module("hidden", std::make_shared<Linear>(input_width, config.hidden, init));
+  if (!config.tied)
+    output_ = register_module("output", std::make_shared<Linear>(config.hidden, config.vocab, init, false));
+  if (config.direct)
+    direct_ = register_module("direct", std::make_shared<Linear>(input_width, config.vocab, init, false));
+  output_bias_ = register_parameter("output_bias", Tensor::zeros({config.vocab}, true));
+  dropout_ = register_module("dropout", std::make_shared<Dropout>(config.dropout, dropout_gen_));
+}
+
+Tensor NPLM::logits(const Ids& inputs) {
+  const size_t context = config_.ngram - 1;
+  if (inputs.shape.size() != 2 || inputs.shape[1] < context)
+    throw std::invalid_argument("NPLM: inputs must be [batch, " + std::to_string(warmup()) +
+                                " + T] with T >= 1, got " + to_string(inputs.shape));
+  const size_t b = inputs.shape[0], len = inputs.shape[1], t = len - warmup();
+  if (t > config_.max_predictions)
+    throw std::invalid_argument("NPLM: " + std::to_string(t) + " predictions per row exceed max_predictions " +
+                                std::to_string(config_.max_predictions));
+  // Each prediction's window of n-1 ids, gathered on the host: [B*T, n-1].
+  std::vector<int32_t> windows(b * t * context);
+  for (size_t r = 0; r < b; ++r)
+    for (size_t i = 0; i < t; ++i)
+      std::copy_n(inputs.values.begin() + static_cast<long>(r * len + i), context,
+                  windows.begin() + static_cast<long>((r * t + i) * context));
+  const long rows = static_cast<long>(b * t);
+  Tensor x = reshape(embedding_->forward(Ids({b * t, context}, std::move(windows))), {rows, -1});
+  Tensor h = dropout_->forward(tanh(hidden_->forward(x)));
+  Tensor y = config_.tied ? linear(h, embedding_->weight(), output_bias_)
+                          : linear(h, output_->weight(), output_bias_);
+  if (direct_) y = y + direct_->forward(x);
+  return reshape(y, {static_cast<long>(b), static_cast<long>(t), -1});
+}
+
+}  // namespace tg::nn

@@ -1,0 +1,198 @@
+#include "optim/optimizer.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace tg::optim {
+
+namespace {
+bool is_embedding_table(const std::string& name) {
+  return name.find("wte") != std::string::npos || name.find("wpe") != std::string::npos ||
+         name.find("embedding") != std::string::npos;
+}
+
+// p -= wd-decayed Adam step on `n` contiguous elements (dense rule of torch.optim.Adam[W]).
+void adam_update(float* p, const float* g, float* m, float* v, size_t n, const AdamOptions& o,
+                 float lr, float weight_decay, bool decoupled, long step) {
+  const float bc1 = 1.0f - std::pow(o.beta1, static_cast<float>(step));
+  const float bc2_sqrt = std::sqrt(1.0f - std::pow(o.beta2, static_cast<float>(step)));
+  const float step_size = lr / bc1;
+  for (size_t i = 0; i < n; ++i) {
+    float grad = g[i];
+    if (decoupled)
+      p[i] *= 1.0f - lr * weight_decay;
+    else
+      grad += weight_decay * p[i];
+    m[i] = o.beta1 * m[i] + (1.0f - o.beta1) * grad;
+    v[i] = o.beta2 * v[i] + (1.0f - o.beta2) * grad * grad;
+    p[i] -= step_size * m[i] / (std::sqrt(v[i]) / bc2_sqrt + o.eps);
+  }
+}
+}  // namespace
+
+std::vector<ParamGroup> single_group(const nn::Module& model, float weight_decay) {
+  ParamGroup group;
+  group.weight_decay = weight_decay;
+  for (const auto& [name, t] : model.named_parameters())
+    if (t.requires_grad()) group.params.push_back({name, t});
+  return {group};
+}
+
+std::vector<ParamGroup> decay_groups(const nn::Module& model, float weight_decay,
+                                     bool decay_embeddings) {
+  ParamGroup decay, no_decay;
+  decay.weight_decay = weight_decay;
+  for (const auto& [name, t] : model.named_parameters()) {
+    if (!t.requires_grad()) continue;
+    const bool decays = t.dim() >= 2 && (decay_embeddings || !is_embedding_table(name));
+    (decays ? decay : no_decay).params.push_back({name, t});
+  }
+  return {decay, no_decay};
+}
+
+Optimizer::Optimizer(std::vector<ParamGroup> groups, float lr) : groups_(std::move(groups)), lr_(lr) {
+  if (!(lr >= 0.0f)) throw std::invalid_argument("optimizer: learning rate must be >= 0, got " + std::to_string(lr));
+}
+
+void Optimizer::zero_grad() {
+  for (auto& g : groups_)
+    for (auto& p : g.params) p.tensor.zero_grad();
+}
+
+Tensor& Optimizer::slot(const std::string& slot_name, const NamedParam& p) {
+  const std::string key = slot_name + "." + p.name;
+  for (auto& [k, t] : slots_)
+    if (k == key) return t;
+  slots_.emplace_back(key, Tensor::zeros(p.tensor.shape()));
+  return slots_.back().second;
+}
+
+void Optimizer::save_state(TensorFile& file, const std::string& prefix) const {
+  for (const auto& [key, t] : slots_) file.tensors[prefix + key] = t;
+  file.metadata[prefix + "steps"] = std::to_string(steps_);
+  file.metadata[prefix + "name"] = name();
+}
+
+void Optimizer::load_state(const TensorFile& file, const std::string& prefix) {
+  auto it = file.metadata.find(prefix + "name");
+  if (it == file.metadata.end() || it->second != name())
+    throw std::runtime_error("checkpoint holds optimizer state of '" +
+                             (it == file.metadata.end() ? std::string("none") : it->second) +
+                             "', not '" + name() + "'");
+  slots_.clear();
+  for (const auto& [key, t] : file.tensors) {
+    if (key.rfind(prefix, 0) != 0) continue;
+    const std::string rest = key.substr(prefix.size());
+    const std::string param = rest.substr(rest.find('.') + 1);
+    const NamedParam* owner = nullptr;
+    for (const auto& g : groups_)
+      for (const auto& p : g.params)
+        if (p.name == param) owner = &p;
+    if (!owner) throw std::runtime_error("checkpoint optimizer entry '" + key + "' names no trainable parameter");
+    if (owner->tensor.shape() != t.shape())
+      throw std::runtime_error("checkpoint optimizer entry '" + key + "' has shape " + to_string(t.shape()) +
+                               " but the parameter has " + to_string(owner->tensor.shape()));
+    slots_.emplace_back(rest, t.clone());
+  }
+  steps_ = std::stol(file.metadata.at(prefix + "steps"));
+}
+
+SGD::SGD(std::vector<ParamGroup> groups, SGDOptions options)
+    : Optimizer(std::move(groups), options.lr), options_(options) {}
+
+void SGD::step() {
+  NoGrad no_grad;
+  ++steps_;
+  for (auto& group : groups_)
+    for (auto& p : group.params) {
+      if (!p.tensor.has_grad()) continue;
+      Array grad = p.tensor.dense_grad();
+      float* w = p.tensor.data();
+      float* g = grad.data();
+      const size_t n = p.tensor.numel();
+      for (size_t i = 0; i < n; ++i) g[i] += group.weight_decay * w[i];
+      if (options_.momentum != 0.0f) {
+        const bool first = steps_ == 1;
+        float* buf = slot("momentum_buffer", p).data();
+        for (size_t i = 0; i < n; ++i) g[i] = buf[i] = first ? g[i] : options_.momentum * buf[i] + g[i];
+      }
+      for (size_t i = 0; i < n; ++i) w[i] -= lr_ * g[i];
+    }
+}
+
+Adam::Adam(std::vector<ParamGroup> groups, AdamOptions options, bool decoupled)
+    : Optimizer(std::move(groups), options.lr), options_(options), decoupled_(decoupled) {}
+
+void Adam::step() {
+  NoGrad no_grad;
+  ++steps_;
+  for (auto& group : groups_)
+    for (auto& p : group.params) {
+      if (!p.tensor.has_grad()) continue;
+      const Array grad = p.tensor.dense_grad();
+      adam_update(p.tensor.data(), grad.data(), slot("exp_avg", p).data(), slot("exp_avg_sq", p).data(),
+                  p.tensor.numel(), options_, lr_, group.weight_decay, decoupled_, steps_);
+    }
+}
+
+LazyAdam::LazyAdam(std::vector<ParamGroup> groups, AdamOptions options)
+    : Optimizer(std::move(groups), options.lr), options_(options) {}
+
+void LazyAdam::step() {
+  NoGrad no_grad;
+  ++steps_;
+  const float bc1 = 1.0f - std::pow(options_.beta1, static_cast<float>(steps_));
+  const float bc2 = 1.0f - std::pow(options_.beta2, static_cast<float>(steps_));
+  const float step_size = lr_ * std::sqrt(bc2) / bc1;
+  for (auto& group : groups_)
+    for (auto& p : group.params) {
+      if (!p.tensor.has_grad()) continue;
+      float* m = slot("exp_avg", p).data();
+      float* v = slot("exp_avg_sq", p).data();
+      const SparseGrad* sparse = p.tensor.sparse_grad();
+      if (p.tensor.has_dense_grad() || !sparse) {
+        const Array grad = p.tensor.dense_grad();
+        adam_update(p.tensor.data(), grad.data(), m, v, p.tensor.numel(), options_, lr_,
+                    group.weight_decay, true, steps_);
+        continue;
+      }
+      const size_t width = p.tensor.numel() / p.tensor.size(0);
+      float* w = p.tensor.data();
+      for (size_t r = 0; r < sparse->rows.size(); ++r) {
+        const size_t base = static_cast<size_t>(sparse->rows[r]) * width;
+        const float* g = sparse->values.data() + r * width;
+        for (size_t j = 0; j < width; ++j) {
+          const size_t i = base + j;
+          w[i] *= 1.0f - lr_ * group.weight_decay;
+          m[i] += (g[j] - m[i]) * (1.0f - options_.beta1);
+          v[i] += (g[j] * g[j] - v[i]) * (1.0f - options_.beta2);
+          w[i] -= step_size * m[i] / (std::sqrt(v[i]) + options_.eps);
+        }
+      }
+    }
+}
+
+float clip_grad_norm(const std::vector<Tensor>& params, float max_norm) {
+  double total = 0.0;
+  auto accumulate = [&](const float* g, size_t n) {
+    for (size_t i = 0; i < n; ++i) total += static_cast<double>(g[i]) * g[i];
+  };
+  for (const auto& p : params) {
+    if (p.has_dense_grad()) accumulate(p.grad().data(), p.grad().size());
+    if (const SparseGrad* s = p.sparse_grad()) accumulate(s->values.data(), s->values.size());
+  }
+  const float norm = static_cast<float>(std::sqrt(total));
+  const float coef = max_norm / (norm + 1e-6f);
+  if (coef >= 1.0f) return norm;
+  for (const auto& p : params) {
+    if (p.has_dense_grad()) {
+      float* g = p.grad_data();
+      for (size_t i = 0, n = p.numel(); i < n; ++i) g[i] *= coef;
+    }
+    if (p.sparse_grad())
+      for (auto& x : p.sparse_grad_mut().values) x *= coef;
+  }
+  return norm;
+}
+
+}  // namespace tg::optim

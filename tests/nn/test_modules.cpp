@@ -1,0 +1,161 @@
+// Module bookkeeping, embedding semantics (sparse rows, frozen, from_pretrained), errors.
+#include <boost/test/unit_test.hpp>
+#include <cstring>
+#include <set>
+
+#include "nn/nn.hpp"
+#include "optim/optimizer.hpp"
+
+using namespace tg;
+using namespace tg::nn;
+
+namespace {
+GPTConfig tiny_gpt(bool tied) {
+  GPTConfig c;
+  c.vocab = 20, c.context = 8, c.d_model = 16, c.layers = 2, c.heads = 2, c.tied = tied, c.seed = 3;
+  return c;
+}
+Ids batch(size_t b, size_t t, uint64_t seed, size_t vocab, size_t max_id) {
+  Generator gen(seed);
+  std::vector<int32_t> v(b * t);
+  for (auto& x : v) x = static_cast<int32_t>(gen.below(std::min(vocab, max_id)));
+  return Ids({b, t}, v);
+}
+bool same_bits(const Tensor& a, const Tensor& b) {
+  return a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.numel() * sizeof(float)) == 0;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(nn_modules)
+
+BOOST_AUTO_TEST_CASE(hierarchical_names_and_counts) {
+  GPT untied(tiny_gpt(false)), tied(tiny_gpt(true));
+  const auto names = untied.named_parameters();
+  BOOST_TEST(names.front().first == "wte.weight");
+  BOOST_TEST(untied.parameter("blocks.1.attn.qkv.weight").shape() == (Shape{48, 16}));
+  BOOST_TEST(untied.parameter("lm_head.weight").shape() == (Shape{20, 16}));
+  BOOST_CHECK_THROW(tied.parameter("lm_head.weight"), std::out_of_range);
+  // Tying removes exactly one [vocab, d_model] matrix.
+  BOOST_TEST(untied.num_parameters() - tied.num_parameters() == 20u * 16u);
+  // 2 layers x (4C^2 + 8C^2 + ...) written out: embeddings + blocks + final norm + head.
+  const size_t c = 16, per_block = 2 * c + (3 * c * c + 3 * c) + (c * c + c) + 2 * c +
+                                   (4 * c * c + 4 * c) + (4 * c * c + c);
+  BOOST_TEST(untied.num_parameters() == 20 * c + 8 * c + 2 * per_block + 2 * c + 20 * c);
+}
+
+BOOST_AUTO_TEST_CASE(freeze_unfreeze_and_train_eval) {
+  GPT model(tiny_gpt(false));
+  const size_t all = model.num_trainable_parameters();
+  model.set_requires_grad("blocks.0", false);
+  BOOST_TEST(!model.parameter("blocks.0.mlp.fc.weight").requires_grad());
+  BOOST_TEST(model.parameter("blocks.1.mlp.fc.weight").requires_grad());
+  BOOST_TEST(model.num_trainable_parameters() < all);
+  model.freeze();
+  BOOST_TEST(model.num_trainable_parameters() == 0u);
+  model.unfreeze();
+  BOOST_TEST(model.num_trainable_parameters() == all);
+  BOOST_CHECK_THROW(model.set_requires_grad("no.such", false), std::out_of_range);
+  model.eval();
+  BOOST_TEST(!model.training());
+  model.train();
+  BOOST_TEST(model.training());
+}
+
+// One optimizer step with lazy Adam: exactly the rows of the tokens in the batch change.
+BOOST_AUTO_TEST_CASE(only_rows_in_the_batch_change) {
+  GPT model(tiny_gpt(false));
+  const Tensor before = model.input_embedding().weight().clone();
+  const Ids ids = batch(2, 8, 1, 20, 10);  // ids < 10 only
+  optim::LazyAdam opt(optim::single_group(model), {.lr = 1e-2f});
+  backward(model.loss(ids, batch(2, 8, 2, 20, 20)));
+  BOOST_REQUIRE(model.input_embedding().weight().sparse_grad() != nullptr);
+  BOOST_TEST(!model.input_embedding().weight().has_dense_grad());
+  opt.step();
+  const Tensor& after = model.input_embedding().weight();
+  std::set<int32_t> used(ids.values.begin(), ids.values.end());
+  for (int32_t row = 0; row < 20; ++row) {
+    const bool changed = std::memcmp(before.data() + row * 16, after.data() + row * 16, 16 * sizeof(float)) != 0;
+    BOOST_TEST(changed == (used.count(row) > 0), "row " << row);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(frozen_embedding_never_changes) {
+  Generator gen(4);
+  const Tensor vectors = randn({20, 16}, gen, 0.3f);
+  GPTConfig c = tiny_gpt(false);
+  c.embedding = EmbeddingMode::frozen_pretrained;
+  GPT model(c, vectors);
+  BOOST_TEST(!model.input_embedding().weight().requires_grad());
+  BOOST_TEST(model.num_trainable_parameters() == model.num_parameters() - 20 * 16);
+  optim::Adam opt(optim::decay_groups(model, 0.1f, /*decay_embeddings=*/true), {.lr = 1e-2f}, true);
+  for (int step = 0; step < 3; ++step) {
+    opt.zero_grad();
+    backward(model.loss(batch(2, 8, step, 20, 20), batch(2, 8, step + 9, 20, 20)));
+    BOOST_TEST(!model.input_embedding().weight().has_grad());
+    opt.step();
+  }
+  BOOST_TEST(same_bits(model.input_embedding().weight(), vectors));
+}
+
+BOOST_AUTO_TEST_CASE(frozen_random_is_frozen_and_finetune_trains) {
+  GPTConfig c = tiny_gpt(false);
+  c.embedding = EmbeddingMode::frozen_random;
+  BOOST_TEST(!GPT(c).input_embedding().weight().requires_grad());
+  Generator gen(4);
+  c.embedding = EmbeddingMode::finetune_pretrained;
+  const Tensor vectors = randn({20, 16}, gen, 0.3f);
+  GPT model(c, vectors);
+  BOOST_TEST(model.input_embedding().weight().requires_grad());
+  BOOST_TEST(same_bits(model.input_embedding().weight(), vectors));
+  BOOST_TEST(model.input_embedding().weight().impl() != vectors.impl());  // copied, not aliased
+}
+
+BOOST_AUTO_TEST_CASE(bad_configurations_are_clear_errors) {
+  GPTConfig c = tiny_gpt(false);
+  c.embedding = EmbeddingMode::frozen_pretrained;
+  Generator gen(1);
+  try {
+    GPT model(c, randn({20, 12}, gen));
+    BOOST_FAIL("accepted vectors of the wrong dimension");
+  } catch (const std::invalid_argument& e) {
+    BOOST_TEST(std::string(e.what()).find("[20, 12]") != std::string::npos, e.what());
+    BOOST_TEST(std::string(e.what()).find("[20, 16]") != std::string::npos, e.what());
+  }
+  BOOST_CHECK_THROW(GPT{c}, std::invalid_argument);  // pretrained mode without vectors
+  c = tiny_gpt(false);
+  c.heads = 3;
+  BOOST_CHECK_THROW(GPT{c}, std::invalid_argument);
+  NPLMConfig n;
+  n.vocab = 10, n.tied = true, n.d_model = 8, n.hidden = 6;
+  BOOST_CHECK_THROW(NPLM{n}, std::invalid_argument);
+  BOOST_CHECK_THROW(parse_embedding_mode("pretrained"), std::invalid_argument);
+  BOOST_TEST(to_string(parse_embedding_mode("frozen-random")) == "frozen-random");
+
+  GPT model(tiny_gpt(false));
+  try {
+    model.logits(Ids({1, 2}, {3, 20}));
+    BOOST_FAIL("accepted an id outside the vocabulary");
+  } catch (const std::out_of_range& e) {
+    BOOST_TEST(std::string(e.what()).find("id 20") != std::string::npos, e.what());
+    BOOST_TEST(std::string(e.what()).find("[0, 20)") != std::string::npos, e.what());
+  }
+  BOOST_CHECK_THROW(model.logits(Ids({1, 9}, std::vector<int32_t>(9, 0))), std::invalid_argument);
+  tape().clear();
+}
+
+BOOST_AUTO_TEST_CASE(dropout_only_in_training_and_seeded) {
+  GPTConfig c = tiny_gpt(false);
+  c.dropout = 0.2f;
+  GPT a(c), b(c);
+  const Ids ids = batch(2, 8, 5, 20, 20);
+  NoGrad no_grad;
+  const Tensor ta = a.logits(ids), tb = b.logits(ids);
+  BOOST_TEST(same_bits(ta, tb));  // same seed, same masks
+  const Tensor again = a.logits(ids);
+  BOOST_TEST(!same_bits(ta, again));  // a new mask
+  a.eval();
+  const Tensor e1 = a.logits(ids), e2 = a.logits(ids);
+  BOOST_TEST(same_bits(e1, e2));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,208 @@
+#!/usr/bin/python3
+"""Reference values for nn/ and optim/ (tests/nn/test_models.cpp, tests/optim/test_optim.cpp).
+
+Run by hand after changing a case (needs Debian's python3-torch):
+    /usr/bin/python3 tests/reference/make_golden_nn.py
+Writes golden/models.safetensors (tiny GPT tied/untied and NPLM: parameters under the C++
+module names, inputs, logits, loss, every gradient, ten AdamW steps' losses) and
+golden/optim.safetensors (five-step trajectories of SGD, Adam, AdamW, lazy Adam and AdamW
+with clipping and a warm-up + cosine schedule).
+"""
+import math
+import os
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from safetensors_io import save
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOLDEN = os.path.join(HERE, "golden")
+rng = np.random.default_rng(1948)
+torch.set_num_threads(1)
+
+
+def randn(*shape, std=1.0):
+    return (std * rng.standard_normal(shape)).astype(np.float32)
+
+
+def causal(x):
+    t = x.shape[-1]
+    keep = torch.ones(t, t, dtype=torch.bool).tril()
+    return x.masked_fill(~keep, float("-inf"))
+
+
+# ---- tiny models, parameter names as in nn/ ------------------------------------------------
+V, C, H, L, T, B = 13, 8, 2, 2, 6, 2
+
+
+def gpt_params(tied):
+    p = {"wte.weight": randn(V, C, std=0.3), "wpe.weight": randn(T, C, std=0.3),
+         "ln_f.weight": 1 + randn(C, std=0.1), "ln_f.bias": randn(C, std=0.1)}
+    for l in range(L):
+        n = f"blocks.{l}."
+        p.update({
+            n + "ln1.weight": 1 + randn(C, std=0.1), n + "ln1.bias": randn(C, std=0.1),
+            n + "attn.qkv.weight": randn(3 * C, C, std=0.3), n + "attn.qkv.bias": randn(3 * C, std=0.1),
+            n + "attn.proj.weight": randn(C, C, std=0.3), n + "attn.proj.bias": randn(C, std=0.1),
+            n + "ln2.weight": 1 + randn(C, std=0.1), n + "ln2.bias": randn(C, std=0.1),
+            n + "mlp.fc.weight": randn(4 * C, C, std=0.3), n + "mlp.fc.bias": randn(4 * C, std=0.1),
+            n + "mlp.proj.weight": randn(C, 4 * C, std=0.3), n + "mlp.proj.bias": randn(C, std=0.1),
+        })
+    if not tied:
+        p["lm_head.weight"] = randn(V, C, std=0.3)
+    return p
+
+
+def gpt_logits(p, ids):
+    b, t = ids.shape
+    x = F.embedding(ids, p["wte.weight"]) + p["wpe.weight"][:t]
+    for l in range(L):
+        n = f"blocks.{l}."
+        h = F.layer_norm(x, (C,), p[n + "ln1.weight"], p[n + "ln1.bias"])
+        q, k, v = F.linear(h, p[n + "attn.qkv.weight"], p[n + "attn.qkv.bias"]).split(C, dim=2)
+        heads = lambda z: z.reshape(b, t, H, C // H).permute(0, 2, 1, 3)
+        q, k, v = heads(q), heads(k), heads(v)
+        att = torch.softmax(causal(q @ k.transpose(-2, -1) / math.sqrt(C // H)), dim=-1)
+        y = (att @ v).permute(0, 2, 1, 3).reshape(b, t, C)
+        x = x + F.linear(y, p[n + "attn.proj.weight"], p[n + "attn.proj.bias"])
+        h = F.layer_norm(x, (C,), p[n + "ln2.weight"], p[n + "ln2.bias"])
+        h = F.gelu(F.linear(h, p[n + "mlp.fc.weight"], p[n + "mlp.fc.bias"]), approximate="tanh")
+        x = x + F.linear(h, p[n + "mlp.proj.weight"], p[n + "mlp.proj.bias"])
+    x = F.layer_norm(x, (C,), p["ln_f.weight"], p["ln_f.bias"])
+    return F.linear(x, p.get("lm_head.weight", p["wte.weight"]))
+
+
+NGRAM, M, HID = 4, 6, 5
+
+
+def nplm_params(tied, direct):
+    hidden = M if tied else HID
+    p = {"embedding.weight": randn(V, M, std=0.5),
+         "hidden.weight": randn(hidden, (NGRAM - 1) * M, std=0.3), "hidden.bias": randn(hidden, std=0.1),
+         "output_bias": randn(V, std=0.1)}
+    if not tied:
+        p["output.weight"] = randn(V, hidden, std=0.3)
+    if direct:
+        p["direct.weight"] = randn(V, (NGRAM - 1) * M, std=0.3)
+    return p
+
+
+def nplm_logits(p, ids):
+    b, length = ids.shape
+    t = length - (NGRAM - 2)
+    windows = torch.stack([ids[:, i:i + NGRAM - 1] for i in range(t)], dim=1)  # [B, T, n-1]
+    x = F.embedding(windows.reshape(b * t, NGRAM - 1), p["embedding.weight"]).reshape(b * t, -1)
+    h = torch.tanh(F.linear(x, p["hidden.weight"], p["hidden.bias"]))
+    y = F.linear(h, p.get("output.weight", p["embedding.weight"]), p["output_bias"])
+    if "direct.weight" in p:
+        y = y + F.linear(x, p["direct.weight"])
+    return y.reshape(b, t, V)
+
+
+def is_embedding(name):
+    return "wte" in name or "wpe" in name or "embedding" in name
+
+
+def model_case(out, name, params, logits_fn, input_len, targets_len):
+    ids = rng.integers(0, V, (B, input_len)).astype(np.int64)
+    targets = rng.integers(0, V, (B, targets_len)).astype(np.int64)
+    tp = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
+    logits = logits_fn(tp, torch.tensor(ids))
+    loss = F.cross_entropy(logits.reshape(-1, V), torch.tensor(targets).reshape(-1))
+    loss.backward()
+    for k, v in params.items():
+        out[f"{name}/param/{k}"] = v
+        out[f"{name}/grad/{k}"] = tp[k].grad.numpy()
+    out[f"{name}/ids"], out[f"{name}/targets"] = ids, targets
+    out[f"{name}/logits"] = logits.detach().numpy()
+    out[f"{name}/loss"] = np.array(loss.item(), dtype=np.float32)
+    # Ten AdamW steps, decay on matrices that are not embedding tables (optim::decay_groups).
+    tp = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
+    decay = [t for k, t in tp.items() if t.dim() >= 2 and not is_embedding(k)]
+    rest = [t for k, t in tp.items() if not (t.dim() >= 2 and not is_embedding(k))]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": rest, "weight_decay": 0.0}],
+                            lr=1e-2)
+    losses = []
+    for _ in range(10):
+        opt.zero_grad()
+        l = F.cross_entropy(logits_fn(tp, torch.tensor(ids)).reshape(-1, V), torch.tensor(targets).reshape(-1))
+        l.backward()
+        opt.step()
+        losses.append(l.item())
+    out[f"{name}/adamw_losses"] = np.array(losses, dtype=np.float32)
+
+
+# ---- optimizer trajectories on a tiny embedding + linear problem ----------------------------
+STEPS, ROWS = 5, 10
+
+
+def optim_problem():
+    return {"table": randn(ROWS, 4, std=0.5), "weight": randn(3, 4, std=0.5), "bias": randn(3, std=0.1)}
+
+
+def optim_case(out, name, init, ids, targets, make_opt, schedule=None, clip=None):
+    tp = {k: torch.tensor(v, requires_grad=True) for k, v in init.items()}
+    sparse = name == "lazy_adam"
+    opts = make_opt(tp)
+    for step in range(STEPS):
+        for o in opts:
+            o.zero_grad()
+        x = F.embedding(torch.tensor(ids[step]), tp["table"], sparse=sparse)
+        loss = F.cross_entropy(F.linear(x, tp["weight"], tp["bias"]), torch.tensor(targets[step]))
+        loss.backward()
+        if clip is not None:
+            torch.nn.utils.clip_grad_norm_(list(tp.values()), clip)
+        if schedule is not None:
+            for o in opts:
+                for g in o.param_groups:
+                    g["lr"] = schedule(step)
+        for o in opts:
+            o.step()
+        for k, t in tp.items():
+            out[f"{name}/step{step}/{k}"] = t.detach().numpy().copy()
+
+
+def warmup_cosine(step, lr=0.05, warmup=2, total=5, min_lr=0.005):
+    if step < warmup:
+        return lr * (step + 1) / warmup
+    progress = (step - warmup) / max(1, total - warmup)
+    return min_lr + 0.5 * (1 + math.cos(math.pi * progress)) * (lr - min_lr)
+
+
+def main():
+    os.makedirs(GOLDEN, exist_ok=True)
+    models = {}
+    model_case(models, "gpt_untied", gpt_params(False), gpt_logits, T, T)
+    model_case(models, "gpt_tied", gpt_params(True), gpt_logits, T, T)
+    model_case(models, "nplm_direct", nplm_params(False, True), nplm_logits, NGRAM - 2 + 3, 3)
+    model_case(models, "nplm_tied", nplm_params(True, False), nplm_logits, NGRAM - 2 + 3, 3)
+    save(os.path.join(GOLDEN, "models.safetensors"), models, {"torch": torch.__version__})
+
+    optim = {}
+    init = optim_problem()
+    ids = rng.integers(0, ROWS // 2, (STEPS, 6)).astype(np.int64)  # rows 5..9 never touched
+    targets = rng.integers(0, 3, (STEPS, 6)).astype(np.int64)
+    for k, v in init.items():
+        optim[f"init/{k}"] = v
+    optim["ids"], optim["targets"] = ids, targets
+    everything = lambda tp: list(tp.values())
+    optim_case(optim, "sgd", init, ids, targets,
+               lambda tp: [torch.optim.SGD(everything(tp), lr=0.1, momentum=0.9, weight_decay=0.01)])
+    optim_case(optim, "adam", init, ids, targets,
+               lambda tp: [torch.optim.Adam(everything(tp), lr=0.01, weight_decay=0.01)])
+    optim_case(optim, "adamw", init, ids, targets,
+               lambda tp: [torch.optim.AdamW(everything(tp), lr=0.01, weight_decay=0.1)])
+    optim_case(optim, "lazy_adam", init, ids, targets,
+               lambda tp: [torch.optim.SparseAdam([tp["table"]], lr=0.01),
+                           torch.optim.AdamW([tp["weight"], tp["bias"]], lr=0.01, weight_decay=0.0)])
+    optim_case(optim, "adamw_clip_cosine", init, ids, targets,
+               lambda tp: [torch.optim.AdamW(everything(tp), lr=0.05, weight_decay=0.1)],
+               schedule=warmup_cosine, clip=0.5)
+    save(os.path.join(GOLDEN, "optim.safetensors"), optim, {"torch": torch.__version__})
+    print(f"wrote models and optimizer trajectories to {GOLDEN}")
+
+
+if __name__ == "__main__":
+    main()
