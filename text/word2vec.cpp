@@ -1,0 +1,255 @@
+#include "text/word2vec.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <thread>
+#include <unordered_map>
+
+namespace tg::text {
+
+namespace {
+
+// The inner loops: compiled for AVX2+FMA and for baseline x86-64, picked at load time, so
+// the binary stays portable. `omp simd` (with -fopenmp-simd, no OpenMP runtime) lets the
+// compiler vectorise the reduction, which strict IEEE order would otherwise forbid.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TG_MULTIVERSION __attribute__((target_clones("arch=haswell", "default")))
+#else
+#define TG_MULTIVERSION
+#endif
+
+TG_MULTIVERSION float dot(const float* a, const float* b, size_t n) {
+  float s = 0.0f;
+#pragma omp simd reduction(+ : s)
+  for (size_t i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+TG_MULTIVERSION void axpy(float alpha, const float* x, float* y, size_t n) {
+#pragma omp simd
+  for (size_t i = 0; i < n; ++i) y[i] += alpha * x[i];
+}
+
+float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
+constexpr size_t kSentence = 1000;  // the original's MAX_SENTENCE_LENGTH
+
+// The original's linear congruential generator: cheap, and per thread.
+struct Lcg {
+  uint64_t state;
+  uint64_t next() { return state = state * 25214903917ull + 11; }
+  float uniform() { return static_cast<float>((next() >> 16) & 0xFFFF) / 65536.0f; }
+};
+
+}  // namespace
+
+UnigramSampler::UnigramSampler(const std::vector<size_t>& counts, double power) {
+  const size_t n = counts.size();
+  if (n == 0) throw std::invalid_argument("UnigramSampler: empty vocabulary");
+  probability_.resize(n);
+  double total = 0.0;
+  for (size_t i = 0; i < n; ++i) total += probability_[i] = std::pow(static_cast<double>(counts[i]), power);
+  for (auto& p : probability_) p /= total;
+  // Vose's alias method.
+  threshold_.assign(n, 1.0f);
+  alias_.resize(n);
+  std::iota(alias_.begin(), alias_.end(), 0u);
+  std::vector<double> scaled(n);
+  std::vector<uint32_t> small, large;
+  for (size_t i = 0; i < n; ++i) {
+    scaled[i] = probability_[i] * static_cast<double>(n);
+    (scaled[i] < 1.0 ? small : large).push_back(static_cast<uint32_t>(i));
+  }
+  while (!small.empty() && !large.empty()) {
+    const uint32_t s = small.back(), l = large.back();
+    small.pop_back();
+    threshold_[s] = static_cast<float>(scaled[s]);
+    alias_[s] = l;
+    scaled[l] -= 1.0 - scaled[s];
+    if (scaled[l] < 1.0) {
+      large.pop_back();
+      small.push_back(l);
+    }
+  }
+}
+
+uint32_t UnigramSampler::draw(uint64_t random) const {
+  // Mix first: the low bits of an LCG have short periods.
+  random ^= random >> 33;
+  random *= 0xFF51AFD7ED558CCDull;
+  random ^= random >> 33;
+  const uint32_t column = static_cast<uint32_t>(((random >> 32) * threshold_.size()) >> 32);
+  const float coin = static_cast<float>(random & 0xFFFFFF) / 16777216.0f;
+  return coin < threshold_[column] ? column : alias_[column];
+}
+
+double keep_probability(size_t count, size_t total, double sample) {
+  if (sample <= 0.0) return 1.0;
+  const double threshold = sample * static_cast<double>(total);
+  const double c = static_cast<double>(count);
+  return (std::sqrt(c / threshold) + 1.0) * threshold / c;
+}
+
+float sgns_update(float* input_row, float* const* output_rows, const int* labels, size_t rows, size_t dim,
+                  float alpha, float* scratch) {
+  std::fill(scratch, scratch + dim, 0.0f);
+  float loss = 0.0f;
+  for (size_t r = 0; r < rows; ++r) {
+    const float f = dot(input_row, output_rows[r], dim);
+    const float p = sigmoid(f);
+    loss -= labels[r] ? std::log(p) : std::log1p(-p);
+    const float g = (static_cast<float>(labels[r]) - p) * alpha;
+    axpy(g, output_rows[r], scratch, dim);
+    axpy(g, input_row, output_rows[r], dim);
+  }
+  axpy(1.0f, scratch, input_row, dim);
+  return loss;
+}
+
+Word2VecResult train_word2vec(const Tokens& tokens, const Word2VecOptions& o,
+                              const std::function<void(const Word2VecProgress&)>& progress) {
+  if (o.size == 0 || o.window == 0 || o.iter == 0 || o.threads == 0)
+    throw std::invalid_argument("word2vec: size, window, iter and threads must be positive");
+  const float start_alpha = o.alpha > 0.0f ? o.alpha : (o.cbow ? 0.05f : 0.025f);
+
+  // Vocabulary: most frequent first, ties by word (deterministic).
+  std::unordered_map<std::string, size_t> freq;
+  for (const auto& t : tokens) ++freq[t];
+  std::vector<std::pair<std::string, size_t>> kept;
+  for (const auto& [w, c] : freq)
+    if (c >= o.min_count) kept.emplace_back(w, c);
+  std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  if (kept.empty())
+    throw std::invalid_argument("word2vec: no word occurs at least min_count=" + std::to_string(o.min_count) +
+                                " times in the " + std::to_string(tokens.size()) + "-token corpus");
+  Word2VecResult result;
+  std::unordered_map<std::string, int32_t> index;
+  for (const auto& [w, c] : kept) {
+    index.emplace(w, static_cast<int32_t>(result.words.size()));
+    result.words.push_back(w);
+    result.counts.push_back(c);
+  }
+  std::vector<int32_t> corpus;  // in-vocabulary words only, as the original reads them
+  corpus.reserve(tokens.size());
+  for (const auto& t : tokens)
+    if (auto it = index.find(t); it != index.end()) corpus.push_back(it->second);
+  result.corpus_words = corpus.size();
+
+  const size_t vocab = result.words.size(), dim = o.size;
+  result.input = Tensor::empty({vocab, dim});
+  result.output = Tensor::zeros({vocab, dim});
+  {
+    Lcg init{o.seed};
+    for (size_t i = 0; i < vocab * dim; ++i) result.input.data()[i] = (init.uniform() - 0.5f) / static_cast<float>(dim);
+  }
+  const UnigramSampler sampler(result.counts);
+  std::vector<float> keep(vocab);
+  for (size_t w = 0; w < vocab; ++w) keep[w] = static_cast<float>(keep_probability(result.counts[w], corpus.size(), o.sample));
+
+  float* syn0 = result.input.data();
+  float* syn1 = result.output.data();
+  const double total_words = static_cast<double>(o.iter) * static_cast<double>(corpus.size());
+  std::atomic<long> words_done{0};
+  const auto start = std::chrono::steady_clock::now();
+  auto seconds_since_start = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+
+  auto worker = [&](size_t thread) {
+    Lcg rng{o.seed + thread * 0x9E3779B97F4A7C15ull};
+    std::vector<float> neu1(dim), neu1e(dim);
+    std::vector<float*> rows(o.negative + 1);
+    std::vector<int> labels(o.negative + 1, 0);
+    labels[0] = 1;
+    std::vector<int32_t> sentence;
+    const size_t begin = corpus.size() * thread / o.threads, end = corpus.size() * (thread + 1) / o.threads;
+    auto last_report = std::chrono::steady_clock::now();
+    for (size_t epoch = 0; epoch < o.iter; ++epoch) {
+      size_t pos = begin;
+      while (pos < end) {
+        // Read a sentence of up to kSentence words, dropping frequent words at random.
+        const size_t sentence_start = pos, read_end = std::min(end, pos + kSentence);
+        sentence.clear();
+        for (; pos < read_end; ++pos) {
+          const int32_t w = corpus[pos];
+          if (keep[w] < 1.0f && keep[w] < rng.uniform()) continue;
+          sentence.push_back(w);
+        }
+        words_done.fetch_add(static_cast<long>(read_end - sentence_start), std::memory_order_relaxed);
+        const double fraction = static_cast<double>(words_done.load(std::memory_order_relaxed)) / (total_words + 1.0);
+        const float alpha = std::max(start_alpha * 1e-4f, start_alpha * static_cast<float>(1.0 - fraction));
+
+        for (size_t i = 0; i < sentence.size(); ++i) {
+          const size_t shrink = rng.next() % o.window;  // dynamic window: 1..window
+          const size_t lo = i >= o.window - shrink ? i - (o.window - shrink) : 0;
+          const size_t hi = std::min(sentence.size() - 1, i + o.window - shrink);
+          const int32_t center = sentence[i];
+          // The positive row, then the negatives; a negative that draws the positive word is
+          // skipped, as in the original. Returns the number of rows.
+          auto fill_targets = [&](int32_t positive) {
+            rows[0] = syn1 + static_cast<size_t>(positive) * dim;
+            size_t n = 1;
+            for (size_t k = 0; k < o.negative; ++k) {
+              const uint32_t neg = sampler.draw(rng.next());
+              if (static_cast<int32_t>(neg) == positive) continue;
+              rows[n++] = syn1 + static_cast<size_t>(neg) * dim;
+            }
+            return n;
+          };
+          if (o.cbow) {
+            std::fill(neu1.begin(), neu1.end(), 0.0f);
+            size_t count = 0;
+            for (size_t j = lo; j <= hi; ++j)
+              if (j != i) {
+                axpy(1.0f, syn0 + static_cast<size_t>(sentence[j]) * dim, neu1.data(), dim);
+                ++count;
+              }
+            if (count == 0) continue;
+            for (auto& x : neu1) x /= static_cast<float>(count);
+            const size_t targets = fill_targets(center);
+            std::fill(neu1e.begin(), neu1e.end(), 0.0f);
+            for (size_t r = 0; r < targets; ++r) {
+              const float g = (static_cast<float>(labels[r]) - sigmoid(dot(neu1.data(), rows[r], dim))) * alpha;
+              axpy(g, rows[r], neu1e.data(), dim);
+              axpy(g, neu1.data(), rows[r], dim);
+            }
+            for (size_t j = lo; j <= hi; ++j)
+              if (j != i) axpy(1.0f, neu1e.data(), syn0 + static_cast<size_t>(sentence[j]) * dim, dim);
+          } else {
+            // As the original: each context word's vector predicts the center word.
+            for (size_t j = lo; j <= hi; ++j) {
+              if (j == i) continue;
+              const size_t targets = fill_targets(center);
+              sgns_update(syn0 + static_cast<size_t>(sentence[j]) * dim, rows.data(), labels.data(), targets, dim,
+                          alpha, neu1e.data());
+            }
+          }
+        }
+        if (thread == 0 && progress) {
+          const auto now = std::chrono::steady_clock::now();
+          if (now - last_report > std::chrono::milliseconds(100)) {
+            last_report = now;
+            const double elapsed = seconds_since_start();
+            progress({fraction, alpha, static_cast<double>(words_done.load()) / std::max(elapsed, 1e-9), elapsed});
+          }
+        }
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < o.threads; ++t) pool.emplace_back(worker, t);
+  worker(0);
+  for (auto& t : pool) t.join();
+  result.seconds = seconds_since_start();
+  result.words_per_s = total_words / std::max(result.seconds, 1e-9);
+  if (progress) progress({1.0, start_alpha * 1e-4f, result.words_per_s, result.seconds});
+  return result;
+}
+
+}  // namespace tg::text
