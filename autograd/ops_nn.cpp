@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "autograd/ops.hpp"
+#include "autograd/simd_kernels.hpp"
 #include "autograd/strided.hpp"
 #include "autograd/tape.hpp"
 
@@ -21,6 +22,17 @@ Tensor softmax_impl(const Tensor& x, int axis, bool log_space) {
   Tensor out = Tensor::empty(shape);
   const float* src = x.data();
   float* dst = out.data();
+  if (s.inner == 1) {  // the usual case, a contiguous last axis: vectorised row kernels
+    for (size_t o = 0; o < s.outer; ++o) {
+      const float* row = src + o * s.extent;
+      float* y = dst + o * s.extent;
+      const float lse = detail::row_logsumexp(row, s.extent);
+      if (log_space)
+        for (size_t k = 0; k < s.extent; ++k) y[k] = row[k] - lse;
+      else
+        detail::row_exp_shifted(row, lse, y, s.extent);
+    }
+  } else
   for (size_t o = 0; o < s.outer; ++o)
     for (size_t i = 0; i < s.inner; ++i) {
       const size_t base = o * s.extent * s.inner + i;
@@ -39,6 +51,16 @@ Tensor softmax_impl(const Tensor& x, int axis, bool log_space) {
     const float* g = out.grad().data();
     const float* y = out.data();
     float* gx = x.grad_data();
+    if (s.inner == 1 && log_space) {
+      for (size_t o = 0; o < s.outer; ++o) {
+        const size_t base = o * s.extent;
+        double total = 0.0;
+        for (size_t k = 0; k < s.extent; ++k) total += g[base + k];
+        for (size_t k = 0; k < s.extent; ++k) gx[base + k] += g[base + k];
+        detail::row_add_scaled_exp(y + base, 0.0f, -static_cast<float>(total), gx + base, s.extent);
+      }
+      return;
+    }
     for (size_t o = 0; o < s.outer; ++o)
       for (size_t i = 0; i < s.inner; ++i) {
         const size_t base = o * s.extent * s.inner + i;
@@ -258,10 +280,7 @@ Tensor cross_entropy(const Tensor& logits, const Ids& targets, int ignore_index)
   const float* x = logits.data();
   for (size_t r = 0; r < rows; ++r) {
     const float* row = x + r * vocab;
-    const float top = *std::max_element(row, row + vocab);
-    double z = 0.0;
-    for (size_t j = 0; j < vocab; ++j) z += std::exp(row[j] - top);
-    lse[r] = top + static_cast<float>(std::log(z));
+    lse[r] = detail::row_logsumexp(row, vocab);
     if (targets.values[r] == ignore_index) continue;
     total += lse[r] - row[targets.values[r]];
     ++count;
@@ -276,8 +295,7 @@ Tensor cross_entropy(const Tensor& logits, const Ids& targets, int ignore_index)
            for (size_t r = 0; r < lse.size(); ++r) {
              const int32_t target = targets.values[r];
              if (target == ignore_index) continue;
-             for (size_t j = 0; j < vocab; ++j)
-               gx[r * vocab + j] += scale * std::exp(x[r * vocab + j] - lse[r]);
+             detail::row_add_scaled_exp(x + r * vocab, lse[r], scale, gx + r * vocab, vocab);
              gx[r * vocab + static_cast<size_t>(target)] -= scale;
            }
          });

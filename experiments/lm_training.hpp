@@ -1,0 +1,84 @@
+// Training and evaluating a next-word model: the loop behind build/bin/train_lm and every
+// experiment binary, so they all share one definition of a step, an epoch, perplexity,
+// throughput and the results file.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "nn/nn.hpp"
+#include "optim/optimizer.hpp"
+#include "text/lm_data.hpp"
+
+namespace tg::lm {
+
+struct TrainConfig {
+  // Model.
+  std::string model = "gpt";  // gpt | nplm
+  size_t d_model = 128, layers = 2, heads = 4, context = 64;  // GPT
+  size_t ngram = 5, hidden = 100;                              // NPLM
+  bool direct = false;
+  std::string embedding = "learned";
+  std::string vectors;  // word2vec file for the pretrained modes
+  bool tied = false;
+  float dropout = 0.1f;
+  // Optimisation.
+  std::string optimizer = "adamw";  // adamw | adam | sgd | lazy-adam
+  float lr = 1e-3f, weight_decay = 0.1f, momentum = 0.0f, clip = 1.0f;
+  std::string schedule = "cosine";  // cosine | constant | inverse
+  long warmup = 100;
+  float min_lr_ratio = 0.1f;  // cosine floor, as a fraction of lr
+  float lr_decay = 1e-5f;     // r of the inverse schedule lr / (1 + r t)
+  size_t epochs = 1;
+  long steps = 0;  // > 0: train this many steps instead of whole epochs
+  size_t batch = 32;
+  size_t patience = 0;  // > 0: stop after this many epochs without a better validation loss
+  long eval_every = 0;  // > 0: also evaluate every N steps (logged, not used for stopping)
+  size_t eval_batch = 32;
+  uint64_t seed = 1;
+  size_t threads = 1;
+  bool detect_anomaly = false;
+  // Files.
+  std::string checkpoint;  // written at the end (and every checkpoint_every steps)
+  long checkpoint_every = 0;
+  std::string resume;
+  std::string results;  // JSON
+  bool quiet = false;   // no live line (experiments print their own)
+  text::LMDataOptions data;
+
+  nlohmann::json to_json() const;
+  void validate() const;  // throws naming the bad flag
+};
+
+struct TrainHooks {
+  // After backward and clipping, before the optimizer step: gradients are readable.
+  std::function<void(long step, nn::LanguageModel&)> after_backward;
+  // After each epoch's validation (the model holds the epoch's final parameters).
+  std::function<void(size_t epoch, nn::LanguageModel&)> after_epoch;
+};
+
+struct RunResult {
+  nlohmann::json json;  // everything, as written to the results file
+  double valid_ppl = 0, test_ppl = 0;
+  std::unique_ptr<nn::LanguageModel> model;  // with the best validation parameters
+};
+
+// Builds the model (loading and aligning pretrained vectors if the mode needs them).
+std::unique_ptr<nn::LanguageModel> build_model(const TrainConfig& config, const text::LMData& data,
+                                               nlohmann::json* log = nullptr);
+
+// Mean negative log-likelihood per token over the targets in `range` (each predicted once,
+// from real preceding context), under NoGrad.
+double evaluate_nll(nn::LanguageModel& model, const text::LMData& data, const text::Range& range,
+                    size_t batch_rows);
+
+RunResult train_language_model(const TrainConfig& config, const text::LMData& data, const TrainHooks& hooks = {});
+
+// Generates `count` tokens after `prompt` (whitespace-separated words) with temperature and
+// top-k (0 = all), recording no tape.
+std::string sample_text(nn::LanguageModel& model, const text::Vocabulary& vocab, const std::string& prompt,
+                        size_t count, float temperature, size_t top_k, uint64_t seed);
+
+}  // namespace tg::lm

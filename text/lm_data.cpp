@@ -1,0 +1,53 @@
+#include "text/lm_data.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace tg::text {
+
+Tokens LMData::train_tokens() const {
+  Tokens out;
+  out.reserve(train.size());
+  for (size_t i = train.begin; i < train.end; ++i) out.push_back(vocab.word(stream[i]));
+  return out;
+}
+
+LMData load_lm_data(const LMDataOptions& o) {
+  if (!(o.train_fraction > 0.0 && o.train_fraction <= 1.0))
+    throw std::invalid_argument("--train-fraction " + std::to_string(o.train_fraction) + " is not in (0, 1]");
+  if (o.vocab_counts != "all" && o.vocab_counts != "train")
+    throw std::invalid_argument("--vocab-counts must be 'all' or 'train', got '" + o.vocab_counts + "'");
+  Tokens tokens;
+  Splits splits;
+  std::string source;
+  if (!o.corpus_file.empty()) {
+    tokens = read_plain_file(o.corpus_file);
+    if (tokens.empty()) throw std::invalid_argument(o.corpus_file + ": the corpus is empty");
+    splits = fraction_splits(tokens, o.split);
+    source = o.corpus_file + " (split " + o.split + ")";
+  } else if (o.corpus == "brown") {
+    tokens = read_brown(brown_dir_or_fetch());
+    splits = bengio_splits(tokens);
+    source = "Brown (Bengio et al. 2003 protocol: 800,000 train, 200,000 valid, rest test)";
+  } else {
+    throw std::invalid_argument("--corpus must be 'brown' (or use --corpus-file FILE), got '" + o.corpus + "'");
+  }
+  LMData data;
+  data.vocab = Vocabulary::build(o.vocab_counts == "all" ? tokens : splits.train, o.min_count);
+  data.stream = data.vocab.encode(tokens);
+  data.train_full = splits.train.size();
+  const size_t cut = static_cast<size_t>(std::llround(static_cast<double>(splits.train.size()) * o.train_fraction));
+  data.train = {0, std::max<size_t>(cut, 2)};
+  data.valid = {splits.train.size(), splits.train.size() + splits.valid.size()};
+  data.test = {data.valid.end, tokens.size()};
+  std::ostringstream d;
+  d << source << ": " << tokens.size() << " tokens, train " << data.train.size();
+  if (o.train_fraction < 1.0) d << " (" << o.train_fraction * 100 << "% of " << data.train_full << ")";
+  d << ", valid " << data.valid.size() << ", test " << data.test.size() << "; vocabulary " << data.vocab.size()
+    << " (frequency >= " << o.min_count << " on " << o.vocab_counts << " tokens, the rest -> <unk>)";
+  data.description = d.str();
+  return data;
+}
+
+}  // namespace tg::text

@@ -1,0 +1,42 @@
+// The token streams a language model trains and is evaluated on.
+//
+// One encoded stream holds the whole corpus; train, valid and test are ranges of it, in that
+// order, so an evaluated token's context may reach back into the split before it (every
+// token is predicted from real preceding text, never from padding).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "text/corpus.hpp"
+#include "text/vocab.hpp"
+
+namespace tg::text {
+
+struct LMDataOptions {
+  std::string corpus = "brown";  // "brown" or "" when corpus_file is set
+  std::string corpus_file;       // plain text, whitespace tokens
+  std::string split = "0.8,0.1,0.1";  // fractions, for corpus_file
+  size_t min_count = 4;          // Bengio et al.: frequency <= 3 -> <unk>
+  std::string vocab_counts = "all";  // count frequencies on "all" tokens (Bengio) or "train" only
+  double train_fraction = 1.0;   // use the first fraction of the training range
+};
+
+struct Range {
+  size_t begin = 0, end = 0;
+  size_t size() const { return end - begin; }
+};
+
+struct LMData {
+  Vocabulary vocab;
+  std::vector<int32_t> stream;  // the whole corpus, encoded
+  Range train, valid, test;     // train is already cut to train_fraction
+  size_t train_full = 0;        // tokens of the whole training range
+  std::string description;      // one line for logs
+  Tokens train_tokens() const;  // the (cut) training range as words, <unk> for rare ones
+};
+
+// Throws with a clear message for an empty corpus, a bad split or fraction.
+LMData load_lm_data(const LMDataOptions& options);
+
+}  // namespace tg::text
