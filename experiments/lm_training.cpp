@@ -209,6 +209,8 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
   size_t epoch = 0, batch_in_epoch = 0, since_best = 0;
   Generator::State epoch_gen_state = data_gen.state();
   double best_valid = INFINITY, train_seconds = 0.0;
+  double epoch_loss = 0.0;  // running sum over the current epoch's batches
+  size_t epoch_batches = 0;
   json curve = json::array();
   std::vector<Tensor> best;  // parameters at the best validation loss
   const auto params = model->named_parameters();
@@ -222,6 +224,7 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
                   {"epoch_gen_state", generator_state(epoch_gen_state)},
                   {"dropout_gen_state", generator_state(model->dropout_generator().state())},
                   {"best_valid", best_valid}, {"since_best", since_best}, {"curve", curve},
+                  {"epoch_loss", epoch_loss}, {"epoch_batches", epoch_batches},
                   {"train_seconds", train_seconds}};
     std::map<std::string, Tensor> extra;
     for (size_t i = 0; i < best.size(); ++i) extra["best." + params[i].first] = best[i];
@@ -237,6 +240,7 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
     model->dropout_generator().set_state(generator_state(state.at("dropout_gen_state")));
     best_valid = state.at("best_valid").is_null() ? INFINITY : state.at("best_valid").get<double>();
     since_best = state.at("since_best"), curve = state.at("curve"), train_seconds = state.at("train_seconds");
+    epoch_loss = state.at("epoch_loss"), epoch_batches = state.at("epoch_batches");
     for (const auto& [n, p] : params)
       if (extra.count("best." + n)) best.push_back(extra.at("best." + n).clone());
     if (!best.empty() && best.size() != params.size()) throw std::runtime_error(c.resume + ": incomplete best-parameter snapshot");
@@ -256,8 +260,7 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
     if (batch_in_epoch == 0) epoch_gen_state = data_gen.state();
     data_gen.set_state(epoch_gen_state);
     batcher.start_epoch(data_gen);
-    double epoch_loss = 0.0;
-    size_t epoch_batches = 0;
+    if (batch_in_epoch == 0) epoch_loss = 0.0, epoch_batches = 0;
     for (size_t b = batch_in_epoch; b < static_cast<size_t>(per_epoch) && step < total; ++b) {
       const double t0 = now_s();
       const auto [inputs, targets] = batcher.batch(b);
