@@ -1,13 +1,17 @@
-# Fails unless every "BEGIN/END README EXAMPLE" block of SOURCE appears verbatim (after
-# removing common indentation) in DOC. Run: cmake -DSOURCE=.. -DDOC=.. -P check_snippets.cmake
+# Fails unless the block between "// BEGIN README EXAMPLE" and "// END README EXAMPLE" in
+# SOURCE appears verbatim in DOC, after removing the markers' own indentation.
+#   cmake -DSOURCE=file -DDOC=file.md -P check_snippets.cmake
 file(READ "${SOURCE}" source)
 file(READ "${DOC}" doc)
-string(REGEX MATCH "// BEGIN README EXAMPLE\n(.*)\n[ ]*// END README EXAMPLE" _ "${source}")
-set(block "${CMAKE_MATCH_1}")
+string(REGEX MATCH "([ ]*)// BEGIN README EXAMPLE\n(.*)\n[ ]*// END README EXAMPLE" _ "${source}")
+set(indent "${CMAKE_MATCH_1}")
+set(block "${CMAKE_MATCH_2}")
 if(block STREQUAL "")
   message(FATAL_ERROR "${SOURCE}: no README EXAMPLE block")
 endif()
-string(REGEX REPLACE "(^|\n)  " "\\1" block "${block}")
+if(NOT indent STREQUAL "")
+  string(REGEX REPLACE "(^|\n)${indent}" "\\1" block "${block}")
+endif()
 string(FIND "${doc}" "${block}" where)
 if(where EQUAL -1)
   message(FATAL_ERROR "${DOC} does not show the example of ${SOURCE} verbatim:\n${block}")

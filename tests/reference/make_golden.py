@@ -183,7 +183,22 @@ def main():
         block[f"param/{k}"] = v
         block[f"grad/{k}"] = torch_params[k].grad.numpy()
     save(os.path.join(GOLDEN, "block.safetensors"), block, {"torch": torch.__version__})
-    print(f"wrote {len(CASES)} op cases and the block (loss {loss.item():.6f}) to {GOLDEN}")
+    extending_golden()
+    print(f"wrote {len(CASES)} op cases, the block (loss {loss.item():.6f}) and the extending example to {GOLDEN}")
+
+
+
+def extending_golden():
+    """docs/extending.md's RMSNorm example: y = x * rsqrt(mean(x^2) + eps) * w."""
+    x = torch.tensor(randn(3, 6), requires_grad=True)
+    w = torch.tensor(1.0 + 0.2 * randn(6), requires_grad=True)
+    y = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+    upstream = rng.uniform(-1, 1, (3, 6)).astype(np.float32)
+    y.backward(torch.tensor(upstream))
+    save(os.path.join(GOLDEN, "extending.safetensors"),
+         {"rms_norm/x": x.detach().numpy(), "rms_norm/w": w.detach().numpy(), "rms_norm/out": y.detach().numpy(),
+          "rms_norm/upstream": upstream, "rms_norm/grad_x": x.grad.numpy(), "rms_norm/grad_w": w.grad.numpy()},
+         {"torch": torch.__version__})
 
 
 if __name__ == "__main__":
