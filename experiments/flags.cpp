@@ -42,6 +42,7 @@ void add_training_flags(CLI::App& app, TrainConfig& c) {
   app.add_option("--steps", c.steps, "train this many steps instead of --epochs")->capture_default_str();
   app.add_option("--batch", c.batch, "windows per step")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--patience", c.patience, "early stopping: epochs without a better validation loss (0 = off)")->capture_default_str();
+  app.add_option("--valid-limit", c.valid_limit, "per-epoch validation on the first N valid tokens (0 = all)")->capture_default_str();
   app.add_option("--eval-every", c.eval_every, "also report validation perplexity every N steps")->capture_default_str();
   app.add_option("--seed", c.seed, "random seed (initialisation, batches, dropout)")->capture_default_str();
   app.add_option("--threads", c.threads, "OpenBLAS threads")->capture_default_str()->check(CLI::PositiveNumber);

@@ -83,6 +83,10 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const TrainConfig& c, const nn:
   throw std::invalid_argument("--optimizer must be adamw, adam, sgd or lazy-adam, got '" + c.optimizer + "'");
 }
 
+size_t valid_limit_end(const text::LMData& data, size_t limit) {
+  return limit > 0 ? std::min(data.valid.end, data.valid.begin + limit) : data.valid.end;
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0.0;
   std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
@@ -97,7 +101,8 @@ json TrainConfig::to_json() const {
           {"tied", tied}, {"dropout", dropout}, {"optimizer", optimizer}, {"lr", lr}, {"weight_decay", weight_decay},
           {"momentum", momentum}, {"clip", clip}, {"schedule", schedule}, {"warmup", warmup},
           {"min_lr_ratio", min_lr_ratio}, {"lr_decay", lr_decay}, {"epochs", epochs}, {"steps", steps},
-          {"batch", batch}, {"patience", patience}, {"eval_every", eval_every}, {"seed", seed}, {"threads", threads},
+          {"batch", batch}, {"patience", patience}, {"eval_every", eval_every}, {"valid_limit", valid_limit},
+          {"seed", seed}, {"threads", threads},
           {"corpus", data.corpus_file.empty() ? data.corpus : data.corpus_file}, {"split", data.split},
           {"min_count", data.min_count}, {"vocab_counts", data.vocab_counts}, {"train_fraction", data.train_fraction}};
 }
@@ -128,7 +133,7 @@ std::unique_ptr<nn::LanguageModel> build_model(const TrainConfig& c, const text:
     if (log)
       (*log)["pretrained"] = {{"file", c.vectors}, {"found", stats.found}, {"missing", stats.missing},
                               {"missing_init_std", stats.init_std}};
-    if (!c.quiet)
+    if (!c.quiet && c.label.empty())
       std::fprintf(stderr, "pretrained vectors %s: %zu of %zu vocabulary words found, %zu missing (initialised N(0, %.4f^2))\n",
                    c.vectors.c_str(), stats.found, data.vocab.size(), stats.missing, stats.init_std);
   }
@@ -193,6 +198,8 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
                  {"valid_tokens", data.valid.size()}, {"test_tokens", data.test.size()}};
   auto model = build_model(c, data, &out);
   auto opt = make_optimizer(c, *model);
+  const bool chatty = !c.quiet && c.label.empty();
+  const std::string prefix = c.label.empty() ? "" : "[" + c.label + "] ";
   const size_t t = c.model == "gpt" ? c.context : std::min(c.context, model->max_predictions());
   Batcher batcher(data, model->warmup(), t, c.batch);
   const long per_epoch = static_cast<long>(batcher.steps_per_epoch());
@@ -244,10 +251,10 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
     for (const auto& [n, p] : params)
       if (extra.count("best." + n)) best.push_back(extra.at("best." + n).clone());
     if (!best.empty() && best.size() != params.size()) throw std::runtime_error(c.resume + ": incomplete best-parameter snapshot");
-    if (!c.quiet) std::fprintf(stderr, "resumed from %s at step %ld (epoch %zu, batch %zu)\n", c.resume.c_str(), step, epoch + 1, batch_in_epoch);
+    if (chatty) std::fprintf(stderr, "resumed from %s at step %ld (epoch %zu, batch %zu)\n", c.resume.c_str(), step, epoch + 1, batch_in_epoch);
   }
 
-  if (!c.quiet)
+  if (chatty)
     std::fprintf(stderr, "%s\nmodel %s: %zu parameters, %zu trainable; %ld steps of %zu windows x %zu tokens (%ld per epoch)\n",
                  data.description.c_str(), c.model.c_str(), model->num_parameters(), model->num_trainable_parameters(),
                  total, c.batch, t, per_epoch);
@@ -256,6 +263,7 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
   const long skip = std::min<long>(5, total / 10);
   double ema = NAN;
   bool stopped_early = false;
+  const text::Range epoch_valid{data.valid.begin, valid_limit_end(data, c.valid_limit)};
   while (step < total && !stopped_early) {
     if (batch_in_epoch == 0) epoch_gen_state = data_gen.state();
     data_gen.set_state(epoch_gen_state);
@@ -290,11 +298,11 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
         std::snprintf(buf, sizeof buf, "epoch %zu step %ld/%ld  loss %.4f  lr %.2e  %.0f tok/s  elapsed %s  ETA %s", epoch + 1,
                       step, total, ema, opt->lr(), tps, cli::format_duration(now_s() - wall_start).c_str(),
                       cli::format_duration(eta).c_str());
-        line.update(buf);
+        line.update(prefix + buf);
       }
       if (c.eval_every > 0 && step % c.eval_every == 0 && step < total) {
-        const double v = evaluate_nll(*model, data, data.valid, c.eval_batch);
-        if (!c.quiet) line.finish("step " + std::to_string(step) + ": valid ppl " + std::to_string(std::exp(v)));
+        const double v = evaluate_nll(*model, data, epoch_valid, c.eval_batch);
+        if (chatty) line.finish("step " + std::to_string(step) + ": valid ppl " + std::to_string(std::exp(v)));
       }
       // Mid-epoch checkpoints here; at an epoch's end, after its evaluation (below).
       if (!c.checkpoint.empty() && c.checkpoint_every > 0 && step % c.checkpoint_every == 0 &&
@@ -302,7 +310,7 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
         save(c.checkpoint);
     }
     const bool epoch_done = batch_in_epoch == static_cast<size_t>(per_epoch);
-    const double valid = evaluate_nll(*model, data, data.valid, c.eval_batch);
+    const double valid = evaluate_nll(*model, data, epoch_valid, c.eval_batch);
     curve.push_back({{"epoch", epoch + 1}, {"step", step}, {"complete", epoch_done},
                      {"train_loss", epoch_batches ? epoch_loss / static_cast<double>(epoch_batches) : NAN},
                      {"valid_loss", valid}, {"valid_ppl", std::exp(valid)}, {"lr", opt->lr()},
@@ -314,7 +322,7 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
     } else {
       ++since_best;
     }
-    if (!c.quiet) {
+    if (chatty) {
       char buf[200];
       std::snprintf(buf, sizeof buf, "epoch %zu done at step %ld: train loss %.4f, valid ppl %.2f%s", epoch + 1, step,
                     curve.back()["train_loss"].get<double>(), std::exp(valid), since_best == 0 ? " (best)" : "");
@@ -335,8 +343,12 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
     std::copy(best[i].data(), best[i].data() + best[i].numel(), dst.data());
   }
   RunResult r;
-  r.valid_ppl = std::exp(best_valid);
+  r.valid_ppl = std::exp(c.valid_limit > 0 ? evaluate_nll(*model, data, data.valid, c.eval_batch) : best_valid);
   r.test_ppl = std::exp(evaluate_nll(*model, data, data.test, c.eval_batch));
+  // Train perplexity measured like validation (eval mode, whole windows), on the first
+  // 50,000 training tokens, so that train vs valid shows over-fitting without dropout noise.
+  const text::Range train_probe{data.train.begin, std::min(data.train.end, data.train.begin + 50000)};
+  out["train_ppl"] = std::exp(evaluate_nll(*model, data, train_probe, c.eval_batch));
   out["valid_ppl"] = r.valid_ppl;
   out["test_ppl"] = r.test_ppl;
   out["train_tokens_per_s"] = static_cast<double>(c.batch * t) / median(step_times);

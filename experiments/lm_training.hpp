@@ -37,6 +37,7 @@ struct TrainConfig {
   size_t patience = 0;  // > 0: stop after this many epochs without a better validation loss
   long eval_every = 0;  // > 0: also evaluate every N steps (logged, not used for stopping)
   size_t eval_batch = 32;
+  size_t valid_limit = 0;  // > 0: per-epoch validation on the first N valid tokens (final numbers use all)
   uint64_t seed = 1;
   size_t threads = 1;
   bool detect_anomaly = false;
@@ -45,7 +46,8 @@ struct TrainConfig {
   long checkpoint_every = 0;
   std::string resume;
   std::string results;  // JSON
-  bool quiet = false;   // no live line (experiments print their own)
+  bool quiet = false;   // print nothing
+  std::string label;    // experiments: only a live line, prefixed "[label] "
   text::LMDataOptions data;
 
   nlohmann::json to_json() const;

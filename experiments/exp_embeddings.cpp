@@ -1,0 +1,76 @@
+// build/bin/exp_embeddings: learned (untied, tied) vs frozen word2vec vs fine-tuned word2vec vs
+// frozen random embeddings, for the GPT and the NPLM, over seeds. Writes one JSON per run and
+// summary.json into --out, and prints the table.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <sstream>
+
+#include "autograd/io.hpp"
+#include "experiments/cli.hpp"
+#include "experiments/exp_flags.hpp"
+#include "experiments/experiment.hpp"
+#include "experiments/flags.hpp"
+#include "experiments/report_render.hpp"
+
+using namespace tg;
+using nlohmann::json;
+
+int main(int argc, char** argv) {
+  CLI::App app{"exp_embeddings: which input embedding predicts the next word better?"};
+  lm::TrainConfig base;
+  lm::add_training_flags(app, base);
+  study::CommonFlags f;
+  study::add_common_flags(app, f, "results/embeddings");
+  std::string modes = "learned,learned-tied,frozen-pretrained,finetune-pretrained,frozen-random";
+  app.add_option("--modes", modes, "rows to run")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  return cli::guarded_main("exp_embeddings", [&] {
+    std::fprintf(stderr, "exp_embeddings %s\n", lm::describe_flags(app).c_str());
+    const auto mode_list = study::parse_modes(modes);
+    std::vector<std::string> models;
+    std::stringstream in(f.models);
+    for (std::string m; std::getline(in, m, ',');) models.push_back(m);
+    study::make_dirs(f.out);
+    const text::LMData data = text::load_lm_data(base.data);
+    std::fprintf(stderr, "%s\n", data.description.c_str());
+
+    json summary = {{"experiment", "embeddings"}, {"base_config", base.to_json()}, {"data", data.description},
+                    {"vocab", data.vocab.size()}, {"seeds", f.seeds}};
+    std::string vectors;
+    bool needs_vectors = false;
+    for (const auto& m : mode_list) needs_vectors = needs_vectors || nn::is_pretrained(nn::parse_embedding_mode(m.embedding));
+    if (needs_vectors) {
+      text::Word2VecOptions o = f.w2v;
+      o.size = base.d_model, o.cbow = f.w2v_cbow == 1, o.seed = base.seed;
+      vectors = f.out + "/word2vec_d" + std::to_string(base.d_model) + ".bin";
+      summary["word2vec"] = study::pretrain_word2vec(data, o, vectors);
+    }
+    std::vector<json> runs;
+    auto save_summary = [&] {
+      summary["runs"] = runs;
+      summary["rows"] = study::aggregate(runs, {"model", "mode"},
+                                       {"valid_ppl", "test_ppl", "train_ppl", "trainable_params", "wall_s", "train_tokens_per_s"});
+      atomic_write(f.out + "/summary.json", [&](std::ostream& o) { o << summary.dump(2) << "\n"; });
+    };
+    for (const auto& model : models)
+      for (const auto& mode : mode_list)
+        for (size_t seed = 1; seed <= f.seeds; ++seed) {
+          lm::TrainConfig c = base;
+          c.model = model, c.embedding = mode.embedding, c.tied = mode.tied, c.seed = base.seed + seed - 1;
+          c.vectors = nn::is_pretrained(nn::parse_embedding_mode(mode.embedding)) ? vectors : "";
+          if (model == "nplm") c.hidden = c.d_model;  // so that tying (U = C) is possible with one architecture
+          const std::string label = model + " " + mode.name + " seed " + std::to_string(c.seed);
+          const std::string file = f.out + "/" + model + "_" + mode.name + "_seed" + std::to_string(c.seed) + ".json";
+          const json r = study::run_one(c, data, label, file);
+          runs.push_back({{"model", model}, {"mode", mode.name}, {"seed", c.seed}, {"file", file},
+                          {"valid_ppl", r["valid_ppl"]}, {"test_ppl", r["test_ppl"]}, {"train_ppl", r["train_ppl"]},
+                          {"trainable_params", r["trainable_params"]}, {"total_params", r["total_params"]},
+                          {"wall_s", r["wall_s"]}, {"train_tokens_per_s", r["train_tokens_per_s"]},
+                          {"best_epoch", r["best_epoch"]}, {"epochs", r["epochs"]}});
+          save_summary();
+        }
+    std::printf("%s", report::embeddings_table(summary).c_str());
+    std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());
+    return 0;
+  });
+}
