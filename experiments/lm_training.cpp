@@ -155,6 +155,8 @@ double evaluate_nll(nn::LanguageModel& model, const text::LMData& data, const te
   const bool was_training = model.training();
   model.eval();
   const size_t w = model.warmup(), t = std::min<size_t>(model.max_predictions(), 256);
+  // About 2,048 predictions per forward pass: the logits of one batch are rows x t x V floats.
+  batch_rows = std::max<size_t>(1, std::min(batch_rows, 2048 / t));
   const size_t first = std::max(range.begin, w + 1);
   double total = 0.0;
   size_t count = 0;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "autograd/io.hpp"
 #include "experiments/cli.hpp"
 #include "text/corpus.hpp"
 #include "text/similarity.hpp"
@@ -54,6 +55,13 @@ int main(int argc, char** argv) {
   neighbors->add_option("-k", k, "neighbours per word")->capture_default_str();
   neighbors->add_option("words", words, "query words")->required();
 
+  std::string split = "train", export_corpus = "brown", export_output;
+  auto* exporter = app.add_subcommand("export", "write a corpus split as a whitespace-tokenised text file");
+  exporter->add_option("--corpus", export_corpus, "brown")->capture_default_str()->check(CLI::IsMember({"brown"}));
+  exporter->add_option("--split", split, "train, valid, test or all (Bengio et al. protocol)")->capture_default_str()
+      ->check(CLI::IsMember({"train", "valid", "test", "all"}));
+  exporter->add_option("--output", export_output, "file to write")->required();
+
   CLI11_PARSE(app, argc, argv);
   return cli::guarded_main("word2vec", [&] {
     if (train->parsed()) {
@@ -81,6 +89,17 @@ int main(int argc, char** argv) {
       line.finish(buf);
       text::save_vectors(output, result.words, result.input, binary ? text::VectorFormat::binary : text::VectorFormat::text);
       std::fprintf(stderr, "wrote %s\n", output.c_str());
+      return 0;
+    }
+    if (exporter->parsed()) {
+      const text::Tokens all = text::read_brown(text::brown_dir_or_fetch());
+      const text::Splits s = text::bengio_splits(all);
+      const text::Tokens& part = split == "train" ? s.train : split == "valid" ? s.valid : split == "test" ? s.test : all;
+      atomic_write(export_output, [&](std::ostream& out) {
+        for (size_t i = 0; i < part.size(); ++i) out << part[i] << ((i + 1) % 1000 == 0 ? '\n' : ' ');
+        out << '\n';
+      });
+      std::fprintf(stderr, "wrote %zu tokens (%s split) to %s\n", part.size(), split.c_str(), export_output.c_str());
       return 0;
     }
     const text::WordVectors v = text::load_vectors(vectors);

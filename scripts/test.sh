@@ -1,10 +1,27 @@
 #!/usr/bin/env bash
-# The test command: installs missing packages, configures, builds with every core (warnings
-# are errors) and runs the whole suite through CTest.
+# The test command (CI runs exactly this):
+#   1. installs missing Debian packages;
+#   2. builds with warnings as errors and runs the whole suite through CTest;
+#   3. builds again with AddressSanitizer + UndefinedBehaviorSanitizer and runs the suite there
+#      (any sanitizer report fails its test);
+#   4. fuzzes every file reader for FUZZ_SECONDS each (default 15) with libFuzzer.
+# TAPEGRAD_QUICK_TEST=1 skips steps 3 and 4 (for a fast local loop).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh build
-build_dir=${BUILD_DIR:-build}
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DTAPEGRAD_WERROR=ON >/dev/null
-cmake --build "$build_dir" -j"$(nproc)"
-ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)"
+jobs=$(nproc)
+quick=${TAPEGRAD_QUICK_TEST:-0}
+if [ "$quick" = 1 ]; then scripts/setup.sh build data; else scripts/setup.sh build data fuzz; fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DTAPEGRAD_WERROR=ON >/dev/null
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs"
+[ "$quick" = 1 ] && exit 0
+
+echo "== the same suite under AddressSanitizer + UndefinedBehaviorSanitizer ==" >&2
+cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Release -DTAPEGRAD_WERROR=ON -DTAPEGRAD_SANITIZE=ON >/dev/null
+cmake --build build-sanitize -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-sanitize --output-on-failure -j"$jobs"
+
+echo "== fuzzing the file readers ==" >&2
+bash scripts/fuzz.sh "${FUZZ_SECONDS:-15}"

@@ -149,7 +149,9 @@ BOOST_AUTO_TEST_CASE(memory_is_stable_over_1000_steps) {
   }
   const long growth = resident_kib() - rss_after_warmup;
   BOOST_TEST_MESSAGE("resident memory growth over 900 steps: " << growth << " KiB");
+#ifndef __SANITIZE_ADDRESS__  // ASan's quarantine holds freed memory on purpose
   BOOST_TEST(growth < 4096);
+#endif
 }
 
 BOOST_AUTO_TEST_SUITE_END()

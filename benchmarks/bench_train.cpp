@@ -1,0 +1,90 @@
+// build/bin/bench_train: times training steps of a GPT or NPLM on Brown batches (forward,
+// cross-entropy, backward, clipping, AdamW), and optionally dumps its initial parameters and
+// batches so that benchmarks/torch_train.py can run the identical computation in PyTorch.
+// Prints one JSON object: per-step seconds and losses, the median step time and tokens/s.
+#include <cblas.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "experiments/cli.hpp"
+#include "experiments/lm_training.hpp"
+#include "optim/optimizer.hpp"
+
+using namespace tg;
+
+int main(int argc, char** argv) {
+  CLI::App app{"bench_train: training-step throughput on Brown"};
+  lm::TrainConfig c;
+  c.dropout = 0.0f;  // both sides deterministic and comparable
+  size_t steps = 20, warmup_steps = 3;
+  std::string dump;
+  app.add_option("--model", c.model)->capture_default_str()->check(CLI::IsMember({"gpt", "nplm"}));
+  app.add_option("--d-model", c.d_model)->capture_default_str();
+  app.add_option("--layers", c.layers)->capture_default_str();
+  app.add_option("--heads", c.heads)->capture_default_str();
+  app.add_option("--context", c.context)->capture_default_str();
+  app.add_option("--ngram", c.ngram)->capture_default_str();
+  app.add_option("--hidden", c.hidden)->capture_default_str();
+  app.add_flag("--tied", c.tied);
+  app.add_option("--batch", c.batch)->capture_default_str();
+  app.add_option("--threads", c.threads)->capture_default_str();
+  app.add_option("--lr", c.lr)->capture_default_str();
+  app.add_option("--steps", steps, "timed steps")->capture_default_str();
+  app.add_option("--warmup-steps", warmup_steps, "untimed steps first")->capture_default_str();
+  app.add_option("--dump", dump, "write initial parameters and the batches here (safetensors)");
+  CLI11_PARSE(app, argc, argv);
+  return cli::guarded_main("bench_train", [&] {
+    openblas_set_num_threads(static_cast<int>(c.threads));
+    const text::LMData data = text::load_lm_data(c.data);
+    auto model = lm::build_model(c, data);
+    const size_t t = c.context, w = model->warmup(), total = warmup_steps + steps;
+    // Random windows of the training split, the same for every run with this seed.
+    Generator gen(c.seed);
+    std::vector<Ids> inputs, targets;
+    for (size_t s = 0; s < total; ++s) {
+      std::vector<int32_t> in(c.batch * (w + t)), tg(c.batch * t);
+      for (size_t r = 0; r < c.batch; ++r) {
+        const size_t start = data.train.begin + gen.below(data.train.size() - (w + t + 1));
+        std::copy_n(data.stream.begin() + static_cast<long>(start), w + t, in.begin() + static_cast<long>(r * (w + t)));
+        std::copy_n(data.stream.begin() + static_cast<long>(start + w + 1), t, tg.begin() + static_cast<long>(r * t));
+      }
+      inputs.emplace_back(Shape{c.batch, w + t}, std::move(in));
+      targets.emplace_back(Shape{c.batch, t}, std::move(tg));
+    }
+    if (!dump.empty()) {
+      TensorFile f;
+      for (const auto& [name, p] : model->named_parameters()) f.tensors["param/" + name] = p;
+      for (size_t s = 0; s < total; ++s) {
+        f.ids["inputs/" + std::to_string(s)] = inputs[s];
+        f.ids["targets/" + std::to_string(s)] = targets[s];
+      }
+      f.metadata["config"] = c.to_json().dump();
+      save_safetensors(dump, f);
+    }
+    optim::Adam opt(optim::decay_groups(*model, c.weight_decay), {.lr = c.lr}, true);
+    std::vector<double> seconds, losses;
+    for (size_t s = 0; s < total; ++s) {
+      const auto t0 = std::chrono::steady_clock::now();
+      opt.zero_grad();
+      const Tensor loss = model->loss(inputs[s], targets[s]);
+      backward(loss);
+      optim::clip_grad_norm(model->trainable_parameters(), 1.0f);
+      opt.step();
+      const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      losses.push_back(loss.item());
+      if (s >= warmup_steps) seconds.push_back(dt);
+    }
+    std::vector<double> sorted = seconds;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = sorted[sorted.size() / 2];
+    const nlohmann::json out = {{"side", "tapegrad"}, {"config", c.to_json()}, {"vocab", data.vocab.size()},
+                                {"params", model->num_parameters()}, {"tokens_per_step", c.batch * t},
+                                {"step_seconds", seconds}, {"losses", losses}, {"median_step_s", median},
+                                {"tokens_per_s", static_cast<double>(c.batch * t) / median}};
+    std::printf("%s\n", out.dump().c_str());
+    return 0;
+  });
+}

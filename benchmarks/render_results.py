@@ -1,0 +1,67 @@
+#!/usr/bin/python3
+"""Renders benchmarks/RESULTS.md from the JSON files in benchmarks/results/."""
+import datetime
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+R = os.path.join(HERE, "results")
+
+
+def load(name):
+    path = os.path.join(R, name)
+    return json.load(open(path)) if os.path.exists(path) else None
+
+
+def main():
+    micro, w2v, train = load("micro.json"), load("word2vec.json"), load("train.json")
+    lines = ["# Benchmarks", "", f"Rendered {datetime.date.today()} by `benchmarks/render_results.py` from "
+             "`benchmarks/results/*.json` (written by `scripts/bench.sh`). All figures are medians of repeated runs "
+             "measured in the same invocation, alternating between the systems compared.", ""]
+    peak = {}
+    if micro:
+        ctx = micro["context"]
+        lines += ["## Machine and micro-benchmarks", "",
+                  f"{ctx.get('num_cpus')} CPUs at {ctx.get('mhz_per_cpu')} MHz; OpenBLAS kernel "
+                  f"`{micro.get('openblas_coretype', 'auto')}`.", "",
+                  "| benchmark | time | extra |", "|---|---:|---|"]
+        for b in micro["benchmarks"]:
+            if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+                continue
+            extra = ", ".join(f"{k} {b[k]:.1f}" for k in ("GFLOP/s", "ns/op") if k in b)
+            if b.get("label"):
+                extra = (b["label"] + "; " + extra) if extra else b["label"]
+            lines.append(f"| {b['name']} | {b['real_time']:.3f} {b['time_unit']} | {extra} |")
+            if b["name"].startswith("BM_sgemm_peak/2048/"):
+                peak[int(b["name"].split("/")[2].split("_")[0])] = b["GFLOP/s"]
+        lines.append("")
+    if train:
+        lines += ["## Training throughput and memory vs PyTorch", "",
+                  f"PyTorch {train['rows'][0]['pytorch']['torch']}; {train['repeats']} alternating runs of "
+                  f"{train['steps']} timed steps each (after 3 untimed). Loss trajectories of the two sides start from "
+                  "the same parameters and batches; the last column is their largest relative difference over the run.", "",
+                  "| model | threads | tapegrad tok/s | PyTorch tok/s | ratio | of sgemm peak (ours) | tapegrad peak MiB | PyTorch peak MiB | memory ratio | loss diff |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for r in train["rows"]:
+            frac = ""
+            if r["threads"] in peak:
+                frac = f"{100 * r['flops_per_token'] * r['tapegrad']['tokens_per_s'] / (peak[r['threads']] * 1e9):.0f}%"
+            lines.append(f"| {r['config']} | {r['threads']} | {r['tapegrad']['tokens_per_s']:,.0f} | "
+                         f"{r['pytorch']['tokens_per_s']:,.0f} | {r['speed_ratio']:.2f}x | {frac} | "
+                         f"{r['tapegrad']['peak_rss_mib']:.0f} | {r['pytorch']['peak_rss_mib']:.0f} | "
+                         f"{r['tapegrad']['peak_rss_mib'] / r['pytorch']['peak_rss_mib']:.2f} | {r['loss_max_rel_diff']:.1e} |")
+        lines.append("")
+    if w2v:
+        lines += ["## word2vec vs gensim", "",
+                  f"gensim {w2v['gensim_version']}, skip-gram, dim 128, window 5, negative 5, sample 1e-3, 5 epochs, "
+                  f"min count 4, Brown training split; {w2v['repeats']} alternating runs; words/s = corpus words x epochs / "
+                  "training seconds; WordSim-353 by the same evaluator for both.", ""]
+        lines += open(os.path.join(R, "word2vec.md")).read().splitlines() + [""]
+    tmp = os.path.join(HERE, "RESULTS.md.tmp")
+    open(tmp, "w").write("\n".join(lines) + "\n")
+    os.replace(tmp, os.path.join(HERE, "RESULTS.md"))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+#!/usr/bin/python3
+"""Training throughput and peak memory, tapegrad vs PyTorch, same models, same initial
+parameters, same batches, alternating runs in one invocation.
+
+    /usr/bin/python3 benchmarks/train_vs_torch.py [--repeats 3] [--threads 1,2] [--configs ...]
+
+For each configuration bench_train dumps its initial parameters and batches; torch_train.py
+loads them, so both sides run the same computation: their loss trajectories must agree
+(checked, reported as max relative difference). Tokens/s is the median over the timed steps
+of each run, then the median over repeats; peak memory is /usr/bin/time's maximum resident
+set size of the whole process.
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+BENCH = os.path.join(ROOT, "build", "bin", "bench_train")
+
+CONFIGS = {
+    "gpt-tiny": ["--model", "gpt", "--d-model", "128", "--layers", "2", "--heads", "4", "--context", "64", "--batch", "32"],
+    "gpt-tiny-tied": ["--model", "gpt", "--d-model", "128", "--layers", "2", "--heads", "4", "--context", "64", "--batch", "32", "--tied"],
+    "gpt-small": ["--model", "gpt", "--d-model", "256", "--layers", "4", "--heads", "4", "--context", "128", "--batch", "16"],
+    "gpt-small-tied": ["--model", "gpt", "--d-model", "256", "--layers", "4", "--heads", "4", "--context", "128", "--batch", "16", "--tied"],
+    "nplm": ["--model", "nplm", "--d-model", "128", "--hidden", "128", "--ngram", "5", "--context", "64", "--batch", "32"],
+}
+
+
+def flops_per_token(cfg, vocab):
+    """Matmul FLOPs of one training token (forward + backward = 3 x forward)."""
+    c = cfg["d_model"]
+    if cfg["model"] == "gpt":
+        per_layer = 3 * c * c + c * c + 8 * c * c  # qkv, proj, mlp
+        attention = cfg["context"] * c  # q k^T and att v, causal half of 2 x 2 x T x C
+        return 6 * (cfg["layers"] * per_layer + vocab * c) + 6 * cfg["layers"] * attention
+    inputs = (cfg["ngram"] - 1) * c
+    return 6 * (inputs * cfg["hidden"] + vocab * cfg["hidden"] + (vocab * inputs if cfg["direct"] else 0))
+
+
+def timed(cmd, env=None):
+    res = subprocess.run(["/usr/bin/time", "-v"] + cmd, capture_output=True, text=True, env=env)
+    if res.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{res.stderr[-2000:]}")
+    rss_kib = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", res.stderr).group(1))
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    out["peak_rss_mib"] = rss_kib / 1024
+    return out
+
+
+def torch_env(threads):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads),
+               OPENBLAS_NUM_THREADS=str(threads))
+    if threads > 1:
+        env["OMP_WAIT_POLICY"] = "PASSIVE"  # measured to help PyTorch a lot at 2 threads here
+    return env
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--configs", default=",".join(CONFIGS))
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix="train_bench_")
+    rows = []
+    for name in args.configs.split(","):
+        for threads in [int(t) for t in args.threads.split(",")]:
+            dump = os.path.join(tmp, f"{name}.st")
+            base = [BENCH] + CONFIGS[name] + ["--threads", str(threads), "--steps", str(args.steps)]
+            ours, theirs = [], []
+            for rep in range(args.repeats):
+                ours.append(timed(base + (["--dump", dump] if rep == 0 else [])))
+                theirs.append(timed(["/usr/bin/python3", os.path.join(HERE, "torch_train.py"), "--dump", dump,
+                                     "--threads", str(threads)], env=torch_env(threads)))
+                print(f"{name} threads {threads} repeat {rep + 1}: tapegrad {ours[-1]['tokens_per_s']:.0f} tok/s, "
+                      f"pytorch {theirs[-1]['tokens_per_s']:.0f} tok/s", file=sys.stderr)
+            cfg = ours[0]["config"]
+            la, lb = ours[0]["losses"], theirs[0]["losses"]
+            loss_diff = max(abs(a - b) / abs(b) for a, b in zip(la, lb))
+            tps = statistics.median(r["tokens_per_s"] for r in ours)
+            ttps = statistics.median(r["tokens_per_s"] for r in theirs)
+            rows.append({"config": name, "threads": threads, "vocab": ours[0]["vocab"], "params": ours[0]["params"],
+                         "tokens_per_step": ours[0]["tokens_per_step"],
+                         "flops_per_token": flops_per_token(cfg, ours[0]["vocab"]),
+                         "tapegrad": {"tokens_per_s": tps, "peak_rss_mib": statistics.median(r["peak_rss_mib"] for r in ours),
+                                      "runs": [r["tokens_per_s"] for r in ours], "losses": la},
+                         "pytorch": {"tokens_per_s": ttps, "peak_rss_mib": statistics.median(r["peak_rss_mib"] for r in theirs),
+                                     "runs": [r["tokens_per_s"] for r in theirs], "losses": lb,
+                                     "torch": theirs[0]["torch"], "blas": theirs[0]["blas"]},
+                         "speed_ratio": tps / ttps, "loss_max_rel_diff": loss_diff})
+            with open(os.path.join(args.out, "train.json.tmp"), "w") as f:
+                json.dump({"benchmark": "train_vs_torch", "repeats": args.repeats, "steps": args.steps,
+                           "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE", "auto"), "rows": rows}, f, indent=2)
+            os.replace(os.path.join(args.out, "train.json.tmp"), os.path.join(args.out, "train.json"))
+
+
+if __name__ == "__main__":
+    main()

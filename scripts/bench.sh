@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The benchmark suite: micro-benchmarks (Google Benchmark) with the machine's sgemm peak,
+# training throughput and peak memory against PyTorch, word2vec against gensim. Installs
+# what it needs, prints the tables, writes benchmarks/results/*.json and benchmarks/RESULTS.md.
+# Benchmarks measure; they never fail on a time.
+#   scripts/bench.sh [--quick]     --quick: one repeat, fewer configurations
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repeats=3
+configs=gpt-tiny,gpt-tiny-tied,gpt-small,gpt-small-tied,nplm
+if [ "${1:-}" = "--quick" ]; then repeats=1; configs=gpt-tiny,nplm; fi
+scripts/setup.sh build data bench
+source scripts/blas_env.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$(nproc)"
+bash scripts/fetch_brown.sh
+mkdir -p benchmarks/results
+echo "OpenBLAS kernel: ${OPENBLAS_CORETYPE:-auto-detected}" >&2
+build/bin/bench_micro --benchmark_repetitions="$repeats" --benchmark_report_aggregates_only=true \
+  --benchmark_out=benchmarks/results/micro.json.tmp --benchmark_out_format=json
+/usr/bin/python3 - <<'PY'
+import json, os
+p = "benchmarks/results/micro.json"
+d = json.load(open(p + ".tmp"))
+d["openblas_coretype"] = os.environ.get("OPENBLAS_CORETYPE", "auto")
+json.dump(d, open(p + ".tmp", "w"), indent=2)
+os.replace(p + ".tmp", p)
+PY
+/usr/bin/python3 benchmarks/train_vs_torch.py --repeats "$repeats" --configs "$configs"
+/usr/bin/python3 benchmarks/word2vec_vs_gensim.py --repeats "$repeats"
+/usr/bin/python3 benchmarks/render_results.py
