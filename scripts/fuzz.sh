@@ -17,7 +17,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$work"
   cp tests/fuzz/corpus/"$t"/* "$work"/
   echo "fuzzing $t for ${seconds}s" >&2
-  build-fuzz/tests/fuzz/fuzz_"$t" "$work" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  build-fuzz/bin/fuzz_"$t" "$work" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix=build-fuzz/findings/"$t"- -print_final_stats=1 2>build-fuzz/"$t".log \
     || { tail -40 build-fuzz/"$t".log >&2; echo "fuzz_$t found a problem: see build-fuzz/findings/" >&2; exit 1; }
   grep -E "stat::number_of_executed_units" build-fuzz/"$t".log >&2 || true

@@ -58,7 +58,7 @@ Tokens read_brown(const std::string& dir) {
   size_t files = 0;
   for (char genre = 'a'; genre <= 'r'; ++genre) {
     for (int number = 1; number <= 99; ++number) {
-      char name[8];
+      char name[16];  // "ca01": sized for any int so no optimisation level warns
       std::snprintf(name, sizeof name, "c%c%02d", genre, number);
       const fs::path path = fs::path(dir) / name;
       if (!fs::exists(path)) continue;

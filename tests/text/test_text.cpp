@@ -51,7 +51,7 @@ BOOST_AUTO_TEST_CASE(brown_reads_500_files_in_order_and_names_a_gap) {
   size_t n = 0;
   for (char g : std::string("abcdefghjklmnpr"))
     for (int i = 1; i <= 40 && n < 500; ++i, ++n) {
-      char name[8];
+      char name[16];
       std::snprintf(name, sizeof name, "c%c%02d", g, i);
       spit(dir.file(name), std::string("w") + name + "/nn ./.\n");
     }
