@@ -28,7 +28,8 @@ def main():
         for b in micro["benchmarks"]:
             if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
                 continue
-            extra = ", ".join(f"{k} {b[k]:.1f}" for k in ("GFLOP/s", "ns/op") if k in b)
+            # Google Benchmark stores the inverted-rate counter in seconds.
+            extra = ", ".join(f"{k} {b[k] * (1e9 if k == 'ns/op' else 1):.1f}" for k in ("GFLOP/s", "ns/op") if k in b)
             if b.get("label"):
                 extra = (b["label"] + "; " + extra) if extra else b["label"]
             lines.append(f"| {b['name']} | {b['real_time']:.3f} {b['time_unit']} | {extra} |")

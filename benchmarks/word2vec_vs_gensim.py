@@ -42,6 +42,8 @@ def ours(corpus, threads, out):
     res = subprocess.run(cmd, capture_output=True, text=True, check=True)
     m = re.search(r"trained (\d+) words x (\d+) epochs, vocabulary (\d+), in ([0-9.]+) s", res.stderr)
     words, epochs, vocab, seconds = int(m.group(1)), int(m.group(2)), int(m.group(3)), float(m.group(4))
+    from gensim.models import KeyedVectors  # our files must load in gensim
+    assert len(KeyedVectors.load_word2vec_format(out, binary=True)) == vocab
     return {"seconds": seconds, "words_per_s": words * epochs / seconds, "vocab": vocab}
 
 

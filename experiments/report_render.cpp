@@ -143,7 +143,8 @@ std::string bengio_reference_table(const json* emb) {
       if (!best || r.at("test_ppl").at("mean").get<double>() < best->at("test_ppl").at("mean").get<double>()) best = &r;
     if (best)
       out << "| this repository: best row, " << best->at("model").get<std::string>() << " " << best->at("mode").get<std::string>()
-          << " (mean of " << best->at("runs").get<size_t>() << " runs) | " << mean_spread(*best, "test_ppl") << " |\n";
+          << " (" << best->at("runs").get<size_t>() << (best->at("runs").get<size_t>() == 1 ? " run" : " runs, mean")
+          << ") | " << mean_spread(*best, "test_ppl") << " |\n";
   }
   return out.str();
 }
@@ -161,7 +162,8 @@ std::string plot(const fs::path& dir, const std::string& name, const std::string
   fs::rename(png.string() + ".tmp", png);
   fs::remove(dat);
   fs::remove(gp);
-  return "![" + name + "](" + png.filename().string() + ")\n\n";
+  // Linked relative to REPORT.md, one folder up.
+  return "![" + name + "](" + (dir.filename() / png.filename()).string() + ")\n\n";
 }
 }  // namespace
 
