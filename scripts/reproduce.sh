@@ -31,6 +31,7 @@ if [ "$profile" = quick ]; then
   build/bin/exp_embeddings "${gpt[@]}" --epochs 1 --models gpt --seeds 1 --out "$out/embeddings"
   build/bin/exp_data_size "${gpt[@]}" --epochs 1 --max-epochs 3 --fractions 0.05,0.25 \
     --modes learned,frozen-pretrained --models gpt --seeds 1 --out "$out/data_size"
+  build/bin/exp_lifecycle "${gpt[@]}" --epochs 2 --train-fraction 0.25 --out "$out/lifecycle"
 else
   out=results
   gpt=(--model gpt --d-model 128 --layers 2 --heads 4 --context 64 --batch 32 --lr 1e-3 --warmup 100
