@@ -34,15 +34,17 @@ if [ "$profile" = quick ]; then
   build/bin/exp_lifecycle "${gpt[@]}" --epochs 2 --train-fraction 0.25 --out "$out/lifecycle"
 else
   out=results
+  # Sized from measured costs on 2 cores (SkylakeX kernel): GPT d128 ~150 s per epoch, NPLM d96
+  # ~90 s, ~25 s to evaluate the full splits; estimated total about 2.9 hours.
   gpt=(--model gpt --d-model 128 --layers 2 --heads 4 --context 64 --batch 32 --lr 1e-3 --warmup 100
        --dropout 0.2 --valid-limit 50000 --patience 1 --threads "$threads")
-  nplm=(--model nplm --d-model 128 --ngram 5 --context 64 --batch 32 --lr 1e-3 --warmup 100
+  nplm=(--model nplm --d-model 96 --ngram 5 --context 64 --batch 32 --lr 1e-3 --warmup 100
         --dropout 0.2 --valid-limit 50000 --patience 1 --threads "$threads")
-  build/bin/exp_embeddings "${gpt[@]}" --epochs 4 --models gpt --seeds 3 --out "$out/embeddings_gpt"
-  build/bin/exp_embeddings "${nplm[@]}" --epochs 3 --models nplm --seeds 3 --out "$out/embeddings_nplm"
-  build/bin/exp_data_size "${gpt[@]}" --epochs 2 --max-epochs 10 --fractions 0.05,0.25,1 --models gpt --seeds 1 \
+  build/bin/exp_embeddings "${gpt[@]}" --epochs 2 --models gpt --seeds 3 --out "$out/embeddings_gpt"
+  build/bin/exp_embeddings "${nplm[@]}" --epochs 2 --models nplm --seeds 3 --out "$out/embeddings_nplm"
+  build/bin/exp_data_size "${gpt[@]}" --epochs 1 --max-epochs 6 --fractions 0.05,0.25,1 --models gpt --seeds 1 \
     --out "$out/data_size"
-  build/bin/exp_lifecycle "${gpt[@]}" --epochs 3 --out "$out/lifecycle"
+  build/bin/exp_lifecycle "${gpt[@]}" --epochs 2 --out "$out/lifecycle"
   python3 - "$out" <<'PY'
 import json, sys, os
 out = sys.argv[1]
