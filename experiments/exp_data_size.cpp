@@ -3,6 +3,7 @@
 // pretraining help, and where does learning end to end overtake it?
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <sstream>
 
@@ -36,15 +37,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "exp_data_size %s\n", lm::describe_flags(app).c_str());
     const auto mode_list = study::parse_modes(modes);
     std::vector<double> fractions;
-    std::stringstream in(fractions_flag);
-    for (std::string s; std::getline(in, s, ',');) {
-      const double v = std::stod(s);
-      if (!(v > 0 && v <= 1)) throw std::invalid_argument("--fractions: " + s + " is not in (0, 1]");
+    for (const std::string& s : study::split_commas(fractions_flag)) {
+      char* end = nullptr;
+      const double v = std::strtod(s.c_str(), &end);
+      if (s.empty() || *end != '\0' || !(v > 0 && v <= 1))
+        throw std::invalid_argument("--fractions: '" + s + "' is not a number in (0, 1]");
       fractions.push_back(v);
     }
-    std::vector<std::string> models;
-    std::stringstream min(f.models);
-    for (std::string m; std::getline(min, m, ',');) models.push_back(m);
+    const std::vector<std::string> models = study::split_commas(f.models);
     study::make_dirs(f.out);
     text::Word2VecOptions w2v = f.w2v;
     w2v.size = base.d_model, w2v.cbow = f.w2v_cbow == 1, w2v.seed = base.seed;

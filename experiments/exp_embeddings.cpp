@@ -27,9 +27,7 @@ int main(int argc, char** argv) {
   return cli::guarded_main("exp_embeddings", [&] {
     std::fprintf(stderr, "exp_embeddings %s\n", lm::describe_flags(app).c_str());
     const auto mode_list = study::parse_modes(modes);
-    std::vector<std::string> models;
-    std::stringstream in(f.models);
-    for (std::string m; std::getline(in, m, ',');) models.push_back(m);
+    const std::vector<std::string> models = study::split_commas(f.models);
     study::make_dirs(f.out);
     const text::LMData data = text::load_lm_data(base.data);
     std::fprintf(stderr, "%s\n", data.description.c_str());

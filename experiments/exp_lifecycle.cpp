@@ -66,9 +66,7 @@ int main(int argc, char** argv) {
     const auto mode_list = study::parse_modes(modes);
     for (const auto& m : mode_list)
       if (m.embedding != "learned") throw std::invalid_argument("--modes: exp_lifecycle studies learned tables (learned, learned-tied)");
-    std::vector<std::string> probes;
-    std::stringstream in(probes_flag);
-    for (std::string w; std::getline(in, w, ',');) probes.push_back(w);
+    const std::vector<std::string> probes = study::split_commas(probes_flag);
     study::make_dirs(f.out);
     const text::LMData data = text::load_lm_data(base.data);
     std::fprintf(stderr, "%s\n", data.description.c_str());

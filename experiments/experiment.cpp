@@ -15,6 +15,13 @@ namespace tg::study {
 
 using nlohmann::json;
 
+std::vector<std::string> split_commas(const std::string& list) {
+  std::vector<std::string> parts;
+  std::stringstream in(list);
+  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
+  return parts;
+}
+
 std::string data_path(const std::string& name) { return std::string(TAPEGRAD_SOURCE_DIR) + "/data/" + name; }
 
 void make_dirs(const std::string& dir) {
@@ -25,8 +32,7 @@ void make_dirs(const std::string& dir) {
 
 std::vector<Mode> parse_modes(const std::string& list) {
   std::vector<Mode> modes;
-  std::stringstream in(list);
-  for (std::string name; std::getline(in, name, ',');) {
+  for (const std::string& name : split_commas(list)) {
     if (name == "learned") modes.push_back({name, "learned", false});
     else if (name == "learned-tied") modes.push_back({name, "learned", true});
     else if (name == "frozen-pretrained" || name == "finetune-pretrained" || name == "frozen-random")

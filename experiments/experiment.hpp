@@ -37,6 +37,7 @@ nlohmann::json run_one(lm::TrainConfig config, const text::LMData& data, const s
 nlohmann::json aggregate(const std::vector<nlohmann::json>& runs, const std::vector<std::string>& keys,
                          const std::vector<std::string>& metrics);
 
+std::vector<std::string> split_commas(const std::string& list);  // "a,b" -> {"a", "b"}
 std::string data_path(const std::string& name);  // the repository's data/ folder
 void make_dirs(const std::string& dir);
 

@@ -1,5 +1,7 @@
 #include "autograd/op_cases.hpp"
 
+#include <boost/test/unit_test.hpp>
+
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -96,6 +98,12 @@ const TensorFile& golden_ops() {
 const TensorFile& golden_block() {
   static const TensorFile file = load_safetensors(TAPEGRAD_GOLDEN_DIR "/block.safetensors");
   return file;
+}
+
+void check_close(const std::string& what, const Array& got, const Array& want, double atol, double rtol) {
+  const Comparison c = compare(got, want, atol, rtol);
+  BOOST_TEST_MESSAGE(what << ": max |diff| = " << c.max_abs_diff);
+  BOOST_TEST(c.ok, what << " differs from the reference at " << c.where);
 }
 
 Comparison compare(const Array& got, const Array& want, double atol, double rtol) {

@@ -42,6 +42,8 @@ struct Comparison {
   std::string where;
 };
 Comparison compare(const Array& got, const Array& want, double atol, double rtol);
+// compare() as a Boost.Test check that logs the max difference under `what`.
+void check_close(const std::string& what, const Array& got, const Array& want, double atol, double rtol);
 
 }  // namespace tg::testing
 

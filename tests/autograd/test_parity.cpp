@@ -10,14 +10,6 @@
 using namespace tg;
 using namespace tg::testing;
 
-namespace {
-void check(const std::string& what, const Array& got, const Array& want, double atol, double rtol) {
-  const Comparison c = compare(got, want, atol, rtol);
-  BOOST_TEST_MESSAGE(what << ": max |diff| = " << c.max_abs_diff);
-  BOOST_TEST(c.ok, what << " differs from PyTorch at " << c.where);
-}
-}  // namespace
-
 BOOST_AUTO_TEST_SUITE(autograd_parity)
 
 BOOST_AUTO_TEST_CASE(every_golden_case_has_a_cpp_case_and_back) {
@@ -31,11 +23,11 @@ BOOST_DATA_TEST_CASE(op_matches_pytorch, boost::unit_test::data::make(op_case_na
   const TensorFile& g = golden_ops();
   CaseData data = load_case(g, name);
   const Tensor out = op_case(name).f(data.inputs, data.ids);
-  check(name + " output", out.array(), g.tensor(name + "/out").array(), 1e-5, 1e-4);
+  check_close(name + " output", out.array(), g.tensor(name + "/out").array(), 1e-5, 1e-4);
   backward(out, g.tensor(name + "/upstream"));
   for (size_t i = 0; i < data.inputs.size(); ++i) {
     if (!data.differentiable[i]) continue;
-    check(name + " grad" + std::to_string(i), data.inputs[i].dense_grad(),
+    check_close(name + " grad" + std::to_string(i), data.inputs[i].dense_grad(),
           g.tensor(name + "/grad" + std::to_string(i)).array(), 1e-5, 1e-4);
   }
 }
@@ -56,10 +48,10 @@ BOOST_AUTO_TEST_CASE(attention_block_matches_pytorch) {
   const TensorFile& g = golden_block();
   auto params = block_params(g);
   const Tensor loss = block_loss(params, g.id_array("ids"), g.id_array("targets"));
-  check("block loss", loss.array(), g.tensor("loss").array(), 1e-5, 1e-5);
+  check_close("block loss", loss.array(), g.tensor("loss").array(), 1e-5, 1e-5);
   backward(loss);
   for (const auto& [name, p] : params)
-    check("block grad " + name, p.dense_grad(), g.tensor("grad/" + name).array(), 1e-5, 1e-3);
+    check_close("block grad " + name, p.dense_grad(), g.tensor("grad/" + name).array(), 1e-5, 1e-3);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -13,11 +13,6 @@ using namespace tg::testing;
 namespace {
 const std::vector<std::string> kModels = {"gpt_untied", "gpt_tied", "nplm_direct", "nplm_tied"};
 
-void check(const std::string& what, const Array& got, const Array& want, double atol, double rtol) {
-  const Comparison c = compare(got, want, atol, rtol);
-  BOOST_TEST_MESSAGE(what << ": max |diff| = " << c.max_abs_diff);
-  BOOST_TEST(c.ok, what << " differs from PyTorch at " << c.where);
-}
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(nn_models)
@@ -27,12 +22,12 @@ BOOST_DATA_TEST_CASE(model_matches_pytorch, boost::unit_test::data::make(kModels
   const TensorFile& g = golden_models();
   const Ids ids = g.id_array(name + "/ids"), targets = g.id_array(name + "/targets");
   const Tensor logits = model->logits(ids);
-  check(name + " logits", logits.array(), g.tensor(name + "/logits").array(), 1e-5, 1e-4);
+  check_close(name + " logits", logits.array(), g.tensor(name + "/logits").array(), 1e-5, 1e-4);
   const Tensor loss = cross_entropy(logits, targets);
-  check(name + " loss", loss.array(), g.tensor(name + "/loss").array(), 1e-6, 1e-5);
+  check_close(name + " loss", loss.array(), g.tensor(name + "/loss").array(), 1e-6, 1e-5);
   backward(loss);
   for (const auto& [pname, p] : model->named_parameters())
-    check(name + " grad " + pname, p.dense_grad(), g.tensor(name + "/grad/" + pname).array(), 1e-5, 1e-3);
+    check_close(name + " grad " + pname, p.dense_grad(), g.tensor(name + "/grad/" + pname).array(), 1e-5, 1e-3);
 }
 
 BOOST_DATA_TEST_CASE(ten_adamw_steps_match_pytorch, boost::unit_test::data::make(kModels), name) {

@@ -15,6 +15,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+import torch_models
 from safetensors_io import save
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -25,12 +26,6 @@ torch.set_num_threads(1)
 
 def randn(*shape, std=1.0):
     return (std * rng.standard_normal(shape)).astype(np.float32)
-
-
-def causal(x):
-    t = x.shape[-1]
-    keep = torch.ones(t, t, dtype=torch.bool).tril()
-    return x.masked_fill(~keep, float("-inf"))
 
 
 # ---- tiny models, parameter names as in nn/ ------------------------------------------------
@@ -56,22 +51,7 @@ def gpt_params(tied):
 
 
 def gpt_logits(p, ids):
-    b, t = ids.shape
-    x = F.embedding(ids, p["wte.weight"]) + p["wpe.weight"][:t]
-    for l in range(L):
-        n = f"blocks.{l}."
-        h = F.layer_norm(x, (C,), p[n + "ln1.weight"], p[n + "ln1.bias"])
-        q, k, v = F.linear(h, p[n + "attn.qkv.weight"], p[n + "attn.qkv.bias"]).split(C, dim=2)
-        heads = lambda z: z.reshape(b, t, H, C // H).permute(0, 2, 1, 3)
-        q, k, v = heads(q), heads(k), heads(v)
-        att = torch.softmax(causal(q @ k.transpose(-2, -1) / math.sqrt(C // H)), dim=-1)
-        y = (att @ v).permute(0, 2, 1, 3).reshape(b, t, C)
-        x = x + F.linear(y, p[n + "attn.proj.weight"], p[n + "attn.proj.bias"])
-        h = F.layer_norm(x, (C,), p[n + "ln2.weight"], p[n + "ln2.bias"])
-        h = F.gelu(F.linear(h, p[n + "mlp.fc.weight"], p[n + "mlp.fc.bias"]), approximate="tanh")
-        x = x + F.linear(h, p[n + "mlp.proj.weight"], p[n + "mlp.proj.bias"])
-    x = F.layer_norm(x, (C,), p["ln_f.weight"], p["ln_f.bias"])
-    return F.linear(x, p.get("lm_head.weight", p["wte.weight"]))
+    return torch_models.gpt_logits(p, ids, L, C, H)
 
 
 NGRAM, M, HID = 4, 6, 5
@@ -90,19 +70,7 @@ def nplm_params(tied, direct):
 
 
 def nplm_logits(p, ids):
-    b, length = ids.shape
-    t = length - (NGRAM - 2)
-    windows = torch.stack([ids[:, i:i + NGRAM - 1] for i in range(t)], dim=1)  # [B, T, n-1]
-    x = F.embedding(windows.reshape(b * t, NGRAM - 1), p["embedding.weight"]).reshape(b * t, -1)
-    h = torch.tanh(F.linear(x, p["hidden.weight"], p["hidden.bias"]))
-    y = F.linear(h, p.get("output.weight", p["embedding.weight"]), p["output_bias"])
-    if "direct.weight" in p:
-        y = y + F.linear(x, p["direct.weight"])
-    return y.reshape(b, t, V)
-
-
-def is_embedding(name):
-    return "wte" in name or "wpe" in name or "embedding" in name
+    return torch_models.nplm_logits(p, ids, NGRAM)
 
 
 def model_case(out, name, params, logits_fn, input_len, targets_len):
@@ -120,10 +88,7 @@ def model_case(out, name, params, logits_fn, input_len, targets_len):
     out[f"{name}/loss"] = np.array(loss.item(), dtype=np.float32)
     # Ten AdamW steps, decay on matrices that are not embedding tables (optim::decay_groups).
     tp = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
-    decay = [t for k, t in tp.items() if t.dim() >= 2 and not is_embedding(k)]
-    rest = [t for k, t in tp.items() if not (t.dim() >= 2 and not is_embedding(k))]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": rest, "weight_decay": 0.0}],
-                            lr=1e-2)
+    opt = torch.optim.AdamW(torch_models.adamw_groups(tp, 0.1), lr=1e-2)
     losses = []
     for _ in range(10):
         opt.zero_grad()
