@@ -229,8 +229,11 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
   };
 
   auto save = [&](const std::string& path) {
+    // Between epochs the next epoch starts from the data generator's current state; inside one,
+    // from the state its shuffle was drawn with (the resumed run draws it again).
+    const Generator::State next_epoch = batch_in_epoch == 0 ? data_gen.state() : epoch_gen_state;
     json state = {{"step", step}, {"epoch", epoch}, {"batch_in_epoch", batch_in_epoch},
-                  {"epoch_gen_state", generator_state(epoch_gen_state)},
+                  {"epoch_gen_state", generator_state(next_epoch)},
                   {"dropout_gen_state", generator_state(model->dropout_generator().state())},
                   {"best_valid", best_valid}, {"since_best", since_best}, {"curve", curve},
                   {"epoch_loss", epoch_loss}, {"epoch_batches", epoch_batches},
@@ -246,6 +249,7 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
     const json state = json::parse(meta.at("train_state"));
     step = state.at("step"), epoch = state.at("epoch"), batch_in_epoch = state.at("batch_in_epoch");
     epoch_gen_state = generator_state(state.at("epoch_gen_state"));
+    data_gen.set_state(epoch_gen_state);
     model->dropout_generator().set_state(generator_state(state.at("dropout_gen_state")));
     best_valid = state.at("best_valid").is_null() ? INFINITY : state.at("best_valid").get<double>();
     since_best = state.at("since_best"), curve = state.at("curve"), train_seconds = state.at("train_seconds");

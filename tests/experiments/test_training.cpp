@@ -70,25 +70,28 @@ BOOST_AUTO_TEST_CASE(same_seed_same_numbers_bit_for_bit) {
   BOOST_TEST(losses(lm::train_language_model(other, toy()).json) != losses(a.json));
 }
 
-// Stop after 7 steps (mid-epoch), resume to the end: the same losses as one uninterrupted run.
+// Crash mid-epoch (step 7) and right after an epoch boundary (where the checkpoint is written
+// after the epoch's evaluation), resume to the end: the same losses as one uninterrupted run.
 BOOST_AUTO_TEST_CASE(resume_continues_exactly) {
-  for (const std::string model : {"gpt", "nplm"}) {
+  for (const std::string model : {"gpt", "nplm"})
+   for (const bool at_boundary : {false, true}) {
     const auto whole = lm::train_language_model(tiny(model), toy());
+    const long crash = at_boundary ? whole.json["steps_per_epoch"].get<long>() : 7;
     // A run with checkpoints every 7 steps that crashes at step 7, then a resume.
     lm::TrainConfig full_schedule = tiny(model);
-    full_schedule.checkpoint_every = 7;
+    full_schedule.checkpoint_every = crash;
     lm::TrainConfig killed = full_schedule;
     killed.checkpoint = temp(model + "_every.ckpt");
     lm::TrainHooks stop_at_7;
     stop_at_7.after_backward = [&](long step, nn::LanguageModel&) {
-      if (step == 7) throw std::runtime_error("simulated crash");
+      if (step == crash) throw std::runtime_error("simulated crash");
     };
     BOOST_CHECK_THROW(lm::train_language_model(killed, toy(), stop_at_7), std::runtime_error);
     lm::TrainConfig resumed = tiny(model);
     resumed.resume = killed.checkpoint;
     const auto rest = lm::train_language_model(resumed, toy());
     BOOST_TEST(losses(rest.json) == losses(whole.json), boost::test_tools::per_element());
-    BOOST_TEST(rest.test_ppl == whole.test_ppl);
+    BOOST_TEST(rest.test_ppl == whole.test_ppl, model << (at_boundary ? " at an epoch boundary" : " mid-epoch"));
     fs::remove(killed.checkpoint);
   }
 }
