@@ -58,12 +58,11 @@ std::string describe_flags(const CLI::App& app) {
   std::string out;
   for (const CLI::Option* o : app.get_options()) {
     if (o->get_name() == "--help" || o->get_lnames().empty()) continue;
-    std::string value;
-    if (o->get_type_size() == 0)
-      value = o->count() ? "" : "(off)";
-    else
-      value = o->count() ? o->as<std::string>() : o->get_default_str();
-    if (o->get_type_size() == 0 && !o->count()) continue;
+    // A flag expects no value (CLI11 2.1 still reports a type size of 1 for bool flags).
+    const bool flag = o->get_items_expected_max() == 0;
+    if (flag && !o->count()) continue;  // unset flags are off: do not list them
+    const std::string value = flag ? "" : (o->count() ? o->as<std::string>() : o->get_default_str());
+    if (!flag && value.empty()) continue;  // unset and without a default (e.g. --vectors)
     out += (out.empty() ? "" : " ") + o->get_name() + (value.empty() ? "" : " " + value);
   }
   return out;
