@@ -76,8 +76,8 @@ void backward(const Tensor& root, const Tensor& root_grad, BackwardOptions optio
   for (size_t i = 0, n = root.numel(); i < n; ++i) dst[i] += g[i];
 
   for (size_t i = end; i-- > 0;) {
-    if (!nodes[i].output.has_grad()) continue;  // does not lead to the root
-    nodes[i].backward();
+    if (nodes[i].output.has_grad()) nodes[i].backward();  // else: does not lead to the root
+    if (options.after_node) options.after_node(i);
   }
   if (!options.retain_graph) t_tape.clear();
 }

@@ -66,6 +66,10 @@ bool detect_anomaly();
 
 struct BackwardOptions {
   bool retain_graph = false;
+  // Called with each tape position once backward has processed it (walking down from the
+  // root): a leaf's gradient is final after the position of the first op that used it. Data
+  // parallelism uses this to start reducing gradients while backward goes on.
+  std::function<void(size_t node)> after_node = nullptr;
 };
 
 // Seeds the gradient of a one-element root with 1.

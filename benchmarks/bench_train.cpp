@@ -2,10 +2,13 @@
 // cross-entropy, backward, clipping, AdamW), and optionally dumps its initial parameters and
 // batches so that benchmarks/torch_train.py can run the identical computation in PyTorch.
 // Prints one JSON object: per-step seconds and losses, the median step time and tokens/s.
+// Under mpirun each rank takes its rows of every batch (data parallelism, as train_lm does) and
+// the JSON also gives the share of step time spent blocked in gradient communication.
 #include <cblas.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <numeric>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -34,11 +37,13 @@ int main(int argc, char** argv) {
   app.add_option("--lr", c.lr)->capture_default_str();
   app.add_option("--steps", steps, "timed steps")->capture_default_str();
   app.add_option("--warmup-steps", warmup_steps, "untimed steps first")->capture_default_str();
+  app.add_flag("--no-comm-overlap{false}", c.comm_overlap, "MPI: reduce gradients after backward");
+  app.add_option("--bucket-mb", c.bucket_mb, "MPI: gradient bucket size in MiB")->capture_default_str();
   app.add_option("--dump", dump, "write initial parameters and the batches here (safetensors)");
   CLI11_PARSE(app, argc, argv);
   return cli::guarded_main("bench_train", [&] {
     openblas_set_num_threads(static_cast<int>(c.threads));
-    const text::LMData data = text::load_lm_data(c.data);
+    const text::LMData data = lm::load_data(c.data);
     auto model = lm::build_model(c, data);
     const size_t t = c.context, w = model->warmup(), total = warmup_steps + steps;
     // Random windows of the training split, the same for every run with this seed.
@@ -65,17 +70,22 @@ int main(int argc, char** argv) {
       save_safetensors(dump, f);
     }
     optim::Adam opt(optim::decay_groups(*model, c.weight_decay), {.lr = c.lr}, true);
+    std::unique_ptr<dist::GradientSync> sync;
+    if (dist::size() > 1)
+      sync = std::make_unique<dist::GradientSync>(
+          model->trainable_parameters(),
+          dist::SyncOptions{.bucket_bytes = static_cast<size_t>(c.bucket_mb * 1048576.0f), .overlap = c.comm_overlap});
     std::vector<double> seconds, losses;
+    double timed_comm = 0.0;
     for (size_t s = 0; s < total; ++s) {
       const auto t0 = std::chrono::steady_clock::now();
+      const double comm0 = sync ? sync->stats().comm_seconds : 0.0;
       opt.zero_grad();
-      const Tensor loss = model->loss(inputs[s], targets[s]);
-      backward(loss);
+      losses.push_back(lm::forward_backward(*model, inputs[s], targets[s], sync.get()));
       optim::clip_grad_norm(model->trainable_parameters(), 1.0f);
       opt.step();
       const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      losses.push_back(loss.item());
-      if (s >= warmup_steps) seconds.push_back(dt);
+      if (s >= warmup_steps) seconds.push_back(dt), timed_comm += sync ? sync->stats().comm_seconds - comm0 : 0.0;
     }
     std::vector<double> sorted = seconds;
     std::sort(sorted.begin(), sorted.end());
@@ -83,7 +93,9 @@ int main(int argc, char** argv) {
     const nlohmann::json out = {{"side", "tapegrad"}, {"config", c.to_json()}, {"vocab", data.vocab.size()},
                                 {"params", model->num_parameters()}, {"tokens_per_step", c.batch * t},
                                 {"step_seconds", seconds}, {"losses", losses}, {"median_step_s", median},
-                                {"tokens_per_s", static_cast<double>(c.batch * t) / median}};
+                                {"tokens_per_s", static_cast<double>(c.batch * t) / median}, {"ranks", dist::size()},
+                                {"comm_overlap", c.comm_overlap},
+                                {"comm_fraction", timed_comm / std::accumulate(seconds.begin(), seconds.end(), 0.0)}};
     std::printf("%s\n", out.dump().c_str());
     return 0;
   });

@@ -15,6 +15,7 @@ def load(name):
 
 def main():
     micro, w2v, train = load("micro.json"), load("word2vec.json"), load("train.json")
+    mpi = load("mpi_scaling.json")
     lines = ["# Benchmarks", "", f"Rendered {datetime.date.today()} by `benchmarks/render_results.py` from "
              "`benchmarks/results/*.json` (written by `scripts/bench.sh`). All figures are medians of repeated runs "
              "measured in the same invocation, alternating between the systems compared.", ""]
@@ -58,6 +59,17 @@ def main():
                   f"min count 4, Brown training split; {w2v['repeats']} alternating runs; words/s = corpus words x epochs / "
                   "training seconds; WordSim-353 by the same evaluator for both.", ""]
         lines += open(os.path.join(R, "word2vec.md")).read().splitlines() + [""]
+    if mpi:
+        lines += ["## Data parallelism over MPI ranks", "",
+                  f"{mpi['mpi']}; the same global batch on 1 rank and on 2 ranks of 1 OpenBLAS thread each "
+                  f"(`mpirun -np 2 --bind-to core`), {mpi['repeats']} alternating runs of {mpi['steps']} timed steps. "
+                  "Communication: the share of step time a rank spends blocked in gradient exchange "
+                  "(`benchmarks/mpi_scaling.py`).", "",
+                  "| model | run | tok/s | speed-up vs 1 rank | communication |", "|---|---|---:|---:|---:|"]
+        for r in mpi["rows"]:
+            lines.append(f"| {r['config']} | {r['variant']} | {r['tokens_per_s']:,.0f} | {r['speedup']:.2f}x | "
+                         f"{100 * r['comm_fraction']:.1f}% |")
+        lines.append("")
     tmp = os.path.join(HERE, "RESULTS.md.tmp")
     open(tmp, "w").write("\n".join(lines) + "\n")
     os.replace(tmp, os.path.join(HERE, "RESULTS.md"))

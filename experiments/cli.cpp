@@ -1,10 +1,13 @@
 #include "experiments/cli.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <exception>
 #include <iostream>
+
+#include "optim/distributed.hpp"
 
 namespace tg::cli {
 
@@ -32,11 +35,40 @@ void LiveLine::finish(const std::string& text) {
   width_ = 0;
 }
 
+namespace {
+
+// Under mpirun only rank 0 talks: the other ranks' stdout and stderr go to /dev/null, but
+// their errors still reach the terminal through a saved copy of stderr.
+int g_error_fd = STDERR_FILENO;
+
+void quiet_other_ranks() {
+  if (dist::is_main()) return;
+  g_error_fd = ::dup(STDERR_FILENO);
+  const int null_fd = ::open("/dev/null", O_WRONLY);
+  if (g_error_fd < 0 || null_fd < 0) return;  // keep talking rather than lose errors
+  std::fflush(stdout), std::fflush(stderr);
+  ::dup2(null_fd, STDOUT_FILENO);
+  ::dup2(null_fd, STDERR_FILENO);
+  ::close(null_fd);
+}
+
+}  // namespace
+
 int guarded_main(const char* program, const std::function<int()>& body) {
   try {
-    return body();
+    dist::init();
+    quiet_other_ranks();
+    const int code = body();
+    std::fflush(stdout);
+    return code;
   } catch (const std::exception& e) {
-    std::cerr << "\n" << program << ": error: " << e.what() << std::endl;
+    std::string text = "\n" + std::string(program) + ": error: ";
+    if (dist::size() > 1) text += "rank " + std::to_string(dist::rank()) + ": ";
+    text += std::string(e.what()) + "\n";
+    std::cerr.flush();
+    [[maybe_unused]] const ssize_t written = ::write(g_error_fd, text.data(), text.size());
+    // A failed rank must take the others down, or they wait in a collective for ever.
+    if (dist::size() > 1) dist::abort(1);
     return 1;
   }
 }

@@ -61,14 +61,14 @@ int main(int argc, char** argv) {
     if (needs(true)) {
       text::LMDataOptions o = base.data;
       o.train_fraction = 1.0;
-      const text::LMData full = text::load_lm_data(o);
+      const text::LMData full = lm::load_data(o);
       full_vectors = f.out + "/word2vec_full.bin";
       vectors_log["full"] = study::pretrain_word2vec(full, w2v, full_vectors);
     }
     for (double fraction : fractions) {
       text::LMDataOptions o = base.data;
       o.train_fraction = fraction;
-      const text::LMData data = text::load_lm_data(o);
+      const text::LMData data = lm::load_data(o);
       std::fprintf(stderr, "%s\n", data.description.c_str());
       summary["data"] = data.description;
       char tag[32];
@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
             summary["word2vec"] = vectors_log;
             summary["rows"] = study::aggregate(runs, {"model", "mode", "fraction", "train_tokens"},
                                              {"valid_ppl", "test_ppl", "train_ppl", "wall_s"});
-            atomic_write(f.out + "/summary.json", [&](std::ostream& out) { out << summary.dump(2) << "\n"; });
+            study::write_json(f.out + "/summary.json", summary);
           }
     }
     std::printf("%s", report::data_size_table(summary).c_str());

@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
     const auto mode_list = study::parse_modes(modes);
     const std::vector<std::string> models = study::split_commas(f.models);
     study::make_dirs(f.out);
-    const text::LMData data = text::load_lm_data(base.data);
+    const text::LMData data = lm::load_data(base.data);
     std::fprintf(stderr, "%s\n", data.description.c_str());
 
     json summary = {{"experiment", "embeddings"}, {"base_config", base.to_json()}, {"data", data.description},
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
       summary["runs"] = runs;
       summary["rows"] = study::aggregate(runs, {"model", "mode"},
                                        {"valid_ppl", "test_ppl", "train_ppl", "trainable_params", "wall_s", "train_tokens_per_s"});
-      atomic_write(f.out + "/summary.json", [&](std::ostream& o) { o << summary.dump(2) << "\n"; });
+      study::write_json(f.out + "/summary.json", summary);
     };
     for (const auto& model : models)
       for (const auto& mode : mode_list)

@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
       if (m.embedding != "learned") throw std::invalid_argument("--modes: exp_lifecycle studies learned tables (learned, learned-tied)");
     const std::vector<std::string> probes = study::split_commas(probes_flag);
     study::make_dirs(f.out);
-    const text::LMData data = text::load_lm_data(base.data);
+    const text::LMData data = lm::load_data(base.data);
     std::fprintf(stderr, "%s\n", data.description.c_str());
     const size_t vocab = data.vocab.size();
     std::vector<size_t> train_count(vocab, 0);
@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
                       {"wordsim_output", text::evaluate_similarity(output, study::data_path("wordsim353.tsv")).spearman},
                       {"neighbours", probe_rows}});
       summary["runs"] = runs;
-      atomic_write(f.out + "/summary.json", [&](std::ostream& o) { o << summary.dump(2) << "\n"; });
+      study::write_json(f.out + "/summary.json", summary);
     }
     std::printf("%s", report::lifecycle_section(summary).c_str());
     std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());

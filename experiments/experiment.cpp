@@ -8,6 +8,7 @@
 
 #include "autograd/io.hpp"
 #include "experiments/cli.hpp"
+#include "optim/distributed.hpp"
 #include "text/similarity.hpp"
 #include "text/vectors.hpp"
 
@@ -47,7 +48,16 @@ std::vector<Mode> parse_modes(const std::string& list) {
   return modes;
 }
 
+void write_json(const std::string& path, const json& value) {
+  if (dist::is_main()) atomic_write(path, [&](std::ostream& o) { o << value.dump(2) << "\n"; });
+}
+
 json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const std::string& path) {
+  // Under MPI rank 0 trains and writes the vectors; the others wait, then read the file.
+  if (!dist::is_main()) {
+    dist::barrier();
+    return {{"file", path}};
+  }
   const text::Tokens tokens = data.train_tokens();
   cli::LiveLine line;
   const std::string label = "[word2vec " + std::to_string(tokens.size()) + " tokens] ";
@@ -63,6 +73,7 @@ json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const 
   std::snprintf(buf, sizeof buf, "done in %.1f s, %zu words, WordSim-353 %.3f (%.0f%% OOV)", r.seconds, r.words.size(),
                 ws.spearman, 100 * ws.oov_ratio());
   line.finish(label + buf);
+  dist::barrier();
   return {{"file", path}, {"tokens", tokens.size()}, {"words", r.words.size()}, {"seconds", r.seconds},
           {"words_per_s", r.words_per_s}, {"wordsim353", ws.spearman}, {"wordsim353_oov", ws.oov_ratio()},
           {"options", {{"size", o.size}, {"window", o.window}, {"negative", o.negative}, {"sample", o.sample},

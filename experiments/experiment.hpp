@@ -28,6 +28,9 @@ std::vector<Mode> parse_modes(const std::string& list);
 // with the time and WordSim-353 Spearman of the vectors.
 nlohmann::json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions options, const std::string& path);
 
+// Writes `value` to `path` atomically, from rank 0 only under MPI.
+void write_json(const std::string& path, const nlohmann::json& value);
+
 // Runs one configuration, prints a one-line summary, writes the run's JSON to json_path.
 nlohmann::json run_one(lm::TrainConfig config, const text::LMData& data, const std::string& label,
                        const std::string& json_path, const lm::TrainHooks& hooks = {});

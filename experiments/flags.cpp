@@ -47,6 +47,8 @@ void add_training_flags(CLI::App& app, TrainConfig& c) {
   app.add_option("--seed", c.seed, "random seed (initialisation, batches, dropout)")->capture_default_str();
   app.add_option("--threads", c.threads, "OpenBLAS threads")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_flag("--detect-anomaly", c.detect_anomaly, "stop at the first op that produces NaN/inf, naming it");
+  app.add_option("--bucket-mb", c.bucket_mb, "MPI: gradient bucket size in MiB")->capture_default_str();
+  app.add_flag("--no-comm-overlap{false}", c.comm_overlap, "MPI: reduce gradients after backward, not during it");
   app.add_option("--checkpoint", c.checkpoint, "save model + optimizer + training state here (safetensors)");
   app.add_option("--checkpoint-every", c.checkpoint_every, "also save every N steps")->capture_default_str();
   app.add_option("--resume", c.resume, "continue from a checkpoint")->check(CLI::ExistingFile);

@@ -10,6 +10,7 @@
 
 #include "experiments/cli.hpp"
 #include "optim/checkpoint.hpp"
+#include "optim/distributed.hpp"
 #include "optim/schedule.hpp"
 #include "text/vectors.hpp"
 
@@ -83,6 +84,13 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const TrainConfig& c, const nn:
   throw std::invalid_argument("--optimizer must be adamw, adam, sgd or lazy-adam, got '" + c.optimizer + "'");
 }
 
+// Rows [begin, end) of a [rows, len] batch of ids.
+Ids row_slice(const Ids& ids, size_t begin, size_t end) {
+  const size_t len = ids.shape[1];
+  return Ids({end - begin, len}, std::vector<int32_t>(ids.values.begin() + static_cast<long>(begin * len),
+                                                      ids.values.begin() + static_cast<long>(end * len)));
+}
+
 size_t valid_limit_end(const text::LMData& data, size_t limit) {
   return limit > 0 ? std::min(data.valid.end, data.valid.begin + limit) : data.valid.end;
 }
@@ -102,7 +110,7 @@ json TrainConfig::to_json() const {
           {"momentum", momentum}, {"clip", clip}, {"schedule", schedule}, {"warmup", warmup},
           {"min_lr_ratio", min_lr_ratio}, {"lr_decay", lr_decay}, {"epochs", epochs}, {"steps", steps},
           {"batch", batch}, {"patience", patience}, {"eval_every", eval_every}, {"valid_limit", valid_limit},
-          {"seed", seed}, {"threads", threads},
+          {"seed", seed}, {"threads", threads}, {"comm_overlap", comm_overlap}, {"bucket_mb", bucket_mb},
           {"corpus", data.corpus_file.empty() ? data.corpus : data.corpus_file}, {"split", data.split},
           {"min_count", data.min_count}, {"vocab_counts", data.vocab_counts}, {"train_fraction", data.train_fraction}};
 }
@@ -118,8 +126,19 @@ void TrainConfig::validate() const {
   if (!(dropout >= 0.0f && dropout < 1.0f)) bad("--dropout must be in [0, 1)");
   if (!(lr > 0.0f)) bad("--lr must be positive");
   if (threads == 0) bad("--threads must be positive");
+  if (!(bucket_mb > 0.0f)) bad("--bucket-mb must be positive");
+  if (batch < static_cast<size_t>(dist::size()))
+    bad("--batch " + std::to_string(batch) + " is smaller than the number of MPI ranks (" + std::to_string(dist::size()) +
+        "): every rank needs at least one row of each batch");
   if (schedule != "cosine" && schedule != "constant" && schedule != "inverse")
     bad("--schedule must be cosine, constant or inverse, got '" + schedule + "'");
+}
+
+text::LMData load_data(const text::LMDataOptions& options) {
+  if (!dist::is_main()) dist::barrier();
+  text::LMData data = text::load_lm_data(options);
+  if (dist::is_main()) dist::barrier();
+  return data;
 }
 
 std::unique_ptr<nn::LanguageModel> build_model(const TrainConfig& c, const text::LMData& data, json* log) {
@@ -158,11 +177,19 @@ double evaluate_nll(nn::LanguageModel& model, const text::LMData& data, const te
   // About 2,048 predictions per forward pass: the logits of one batch are rows x t x V floats.
   batch_rows = std::max<size_t>(1, std::min(batch_rows, 2048 / t));
   const size_t first = std::max(range.begin, w + 1);
-  double total = 0.0;
-  size_t count = 0;
-  std::vector<size_t> starts;
-  auto flush = [&](size_t len) {
-    if (starts.empty()) return;
+  // The batches, as (first target positions, length); under MPI each rank evaluates every
+  // size()-th batch and the sums are added up.
+  std::vector<std::pair<std::vector<size_t>, size_t>> batches(1);
+  size_t p = first;
+  for (; p + t <= range.end; p += t) {
+    if (batches.back().first.size() == batch_rows) batches.emplace_back();
+    batches.back().first.push_back(p), batches.back().second = t;
+  }
+  if (p < range.end) batches.push_back({{p}, range.end - p});
+  double sums[2] = {0.0, 0.0};  // total loss, predictions
+  for (size_t b = static_cast<size_t>(dist::rank()); b < batches.size(); b += static_cast<size_t>(dist::size())) {
+    const auto& [starts, len] = batches[b];
+    if (starts.empty()) continue;
     std::vector<int32_t> inputs, targets;
     for (size_t s : starts) {
       inputs.insert(inputs.end(), data.stream.begin() + static_cast<long>(s - 1 - w), data.stream.begin() + static_cast<long>(s - 1 + len));
@@ -170,23 +197,34 @@ double evaluate_nll(nn::LanguageModel& model, const text::LMData& data, const te
     }
     const size_t rows = starts.size();
     const Tensor loss = model.loss(Ids({rows, w + len}, std::move(inputs)), Ids({rows, len}, std::move(targets)));
-    total += static_cast<double>(loss.item()) * static_cast<double>(rows * len);
-    count += rows * len;
-    starts.clear();
-  };
-  size_t p = first;
-  for (; p + t <= range.end; p += t) {
-    starts.push_back(p);
-    if (starts.size() == batch_rows) flush(t);
+    sums[0] += static_cast<double>(loss.item()) * static_cast<double>(rows * len);
+    sums[1] += static_cast<double>(rows * len);
   }
-  flush(t);
-  if (p < range.end) {
-    starts.push_back(p);
-    flush(range.end - p);
-  }
+  dist::sum(sums, 2);
   model.train(was_training);
-  if (count == 0) throw std::invalid_argument("evaluation range has no predictable tokens");
-  return total / static_cast<double>(count);
+  if (sums[1] == 0) throw std::invalid_argument("evaluation range has no predictable tokens");
+  return sums[0] / sums[1];
+}
+
+double forward_backward(nn::LanguageModel& model, const Ids& inputs, const Ids& targets, dist::GradientSync* sync) {
+  if (!sync) {
+    const Tensor loss = model.loss(inputs, targets);
+    backward(loss);
+    return loss.item();
+  }
+  // This rank's rows; its gradient counts in proportion to its share of the batch.
+  const size_t rows = inputs.shape[0];
+  const auto [begin, end] = dist::shard(rows);
+  const double share = static_cast<double>(end - begin) / static_cast<double>(rows);
+  double l = 0.0;
+  if (end > begin) {
+    const Tensor loss = model.loss(row_slice(inputs, begin, end), row_slice(targets, begin, end));
+    sync->backward(loss, share);
+    l = loss.item() * share;
+  } else {
+    sync->contribute_nothing();
+  }
+  return dist::sum(l);  // the same on every rank
 }
 
 RunResult train_language_model(const TrainConfig& c, const text::LMData& data, const TrainHooks& hooks) {
@@ -194,13 +232,15 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
   openblas_set_num_threads(static_cast<int>(c.threads));
   set_detect_anomaly(c.detect_anomaly);
   const double wall_start = now_s();
+  const int ranks = dist::size();
+  const bool writer = dist::is_main();  // only rank 0 writes results and checkpoints
   json out = {{"program", "train_lm"}, {"config", c.to_json()}, {"seed", c.seed}, {"threads", c.threads},
-              {"blas", "OpenBLAS"}};
+              {"blas", "OpenBLAS"}, {"mpi_ranks", ranks}};
   out["data"] = {{"description", data.description}, {"vocab", data.vocab.size()}, {"train_tokens", data.train.size()},
                  {"valid_tokens", data.valid.size()}, {"test_tokens", data.test.size()}};
   auto model = build_model(c, data, &out);
   auto opt = make_optimizer(c, *model);
-  const bool chatty = !c.quiet && c.label.empty();
+  const bool chatty = !c.quiet && c.label.empty() && writer;
   const std::string prefix = c.label.empty() ? "" : "[" + c.label + "] ";
   const size_t t = c.model == "gpt" ? c.context : std::min(c.context, model->max_predictions());
   Batcher batcher(data, model->warmup(), t, c.batch);
@@ -229,6 +269,7 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
   };
 
   auto save = [&](const std::string& path) {
+    if (!writer) return;
     // Between epochs the next epoch starts from the data generator's current state; inside one,
     // from the state its shuffle was drawn with (the resumed run draws it again).
     const Generator::State next_epoch = batch_in_epoch == 0 ? data_gen.state() : epoch_gen_state;
@@ -260,6 +301,22 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
     if (chatty) std::fprintf(stderr, "resumed from %s at step %ld (epoch %zu, batch %zu)\n", c.resume.c_str(), step, epoch + 1, batch_in_epoch);
   }
 
+  std::unique_ptr<dist::GradientSync> sync;
+  if (ranks > 1) {
+    // Every rank built the same model from the same seed; rank 0's copy is authoritative anyway.
+    for (const auto& [n, p] : params) dist::broadcast(Tensor(p).data(), p.numel());
+    // Each rank drops out different units of its own rows: its own stream, derived from the
+    // (saved or initial) state of rank 0's.
+    if (dist::rank() > 0) {
+      Generator::State s = model->dropout_generator().state();
+      Generator derived(s.s[0] ^ (0x9E3779B97F4A7C15ull * static_cast<uint64_t>(dist::rank())));
+      model->dropout_generator().set_state(derived.state());
+    }
+    sync = std::make_unique<dist::GradientSync>(
+        model->trainable_parameters(),
+        dist::SyncOptions{.bucket_bytes = static_cast<size_t>(c.bucket_mb * 1048576.0f), .overlap = c.comm_overlap});
+  }
+
   if (chatty)
     std::fprintf(stderr, "%s\nmodel %s: %zu parameters, %zu trainable; %ld steps of %zu windows x %zu tokens (%ld per epoch)\n",
                  data.description.c_str(), c.model.c_str(), model->num_parameters(), model->num_trainable_parameters(),
@@ -280,8 +337,7 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
       const auto [inputs, targets] = batcher.batch(b);
       opt->set_lr(schedule(step));
       opt->zero_grad();
-      const Tensor loss = model->loss(inputs, targets);
-      backward(loss);
+      const double l = forward_backward(*model, inputs, targets, sync.get());
       if (c.clip > 0) optim::clip_grad_norm(model->trainable_parameters(), c.clip);
       if (hooks.after_backward) hooks.after_backward(step, *model);
       opt->step();
@@ -290,7 +346,6 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
       if (step >= skip) step_times.push_back(dt);
       ++step;
       batch_in_epoch = b + 1;
-      const double l = loss.item();
       if (!std::isfinite(l))
         throw std::runtime_error("training diverged: loss is " + std::to_string(l) + " at step " + std::to_string(step) +
                                  " (lower --lr, or --detect-anomaly to find the op)");
@@ -367,7 +422,11 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
   for (size_t i = 0; i < curve.size(); ++i)
     if (curve[i]["valid_loss"].get<double>() == best_valid) best_epoch = curve[i]["epoch"].get<size_t>();
   out["best_epoch"] = best_epoch;
-  if (!c.results.empty()) atomic_write(c.results, [&](std::ostream& o) { o << out.dump(2) << "\n"; });
+  if (sync) {
+    out["mpi_comm_s"] = sync->stats().comm_seconds;
+    out["mpi_comm_fraction"] = train_seconds > 0 ? sync->stats().comm_seconds / train_seconds : 0.0;
+  }
+  if (!c.results.empty() && writer) atomic_write(c.results, [&](std::ostream& o) { o << out.dump(2) << "\n"; });
   r.json = std::move(out);
   r.model = std::move(model);
   return r;

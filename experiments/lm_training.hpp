@@ -9,6 +9,7 @@
 #include <string>
 
 #include "nn/nn.hpp"
+#include "optim/distributed.hpp"
 #include "optim/optimizer.hpp"
 #include "text/lm_data.hpp"
 
@@ -41,6 +42,9 @@ struct TrainConfig {
   uint64_t seed = 1;
   size_t threads = 1;
   bool detect_anomaly = false;
+  // Under mpirun (see optim/distributed.hpp).
+  bool comm_overlap = true;  // reduce gradient buckets while backward runs
+  float bucket_mb = 4.0f;
   // Files.
   std::string checkpoint;  // written at the end (and every checkpoint_every steps)
   long checkpoint_every = 0;
@@ -67,6 +71,10 @@ struct RunResult {
   std::unique_ptr<nn::LanguageModel> model;  // with the best validation parameters
 };
 
+// text::load_lm_data, with rank 0 first under MPI (it may fetch the corpus into the shared
+// cache), then the other ranks.
+text::LMData load_data(const text::LMDataOptions& options);
+
 // Builds the model (loading and aligning pretrained vectors if the mode needs them).
 std::unique_ptr<nn::LanguageModel> build_model(const TrainConfig& config, const text::LMData& data,
                                                nlohmann::json* log = nullptr);
@@ -75,6 +83,10 @@ std::unique_ptr<nn::LanguageModel> build_model(const TrainConfig& config, const 
 // from real preceding context), under NoGrad.
 double evaluate_nll(nn::LanguageModel& model, const text::LMData& data, const text::Range& range,
                     size_t batch_rows);
+
+// Forward and backward of one global batch: in one process, or (sync given) this rank's rows
+// with the gradients averaged over all ranks. Returns the mean loss over the whole batch.
+double forward_backward(nn::LanguageModel& model, const Ids& inputs, const Ids& targets, dist::GradientSync* sync);
 
 RunResult train_language_model(const TrainConfig& config, const text::LMData& data, const TrainHooks& hooks = {});
 

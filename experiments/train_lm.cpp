@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   return cli::guarded_main("train_lm", [&] {
     c.validate();
     std::fprintf(stderr, "train_lm %s\n", lm::describe_flags(app).c_str());
-    const text::LMData data = text::load_lm_data(c.data);
+    const text::LMData data = lm::load_data(c.data);
     lm::RunResult r = lm::train_language_model(c, data);
     std::printf("valid_ppl %.2f  test_ppl %.2f  trainable_params %zu  train_tokens_per_s %.0f  wall_s %.1f\n", r.valid_ppl,
                 r.test_ppl, r.json["trainable_params"].get<size_t>(), r.json["train_tokens_per_s"].get<double>(),

@@ -2,6 +2,7 @@
 # The benchmark suite: micro-benchmarks (Google Benchmark) with the machine's sgemm peak,
 # training throughput and peak memory against PyTorch, word2vec against gensim. Installs
 # what it needs, prints the tables, writes benchmarks/results/*.json and benchmarks/RESULTS.md.
+# Also data-parallel scaling over 2 MPI ranks (benchmarks/mpi_scaling.py) when mpirun is there.
 # Benchmarks measure; they never fail on a time.
 #   scripts/bench.sh [--quick]     --quick: one repeat, fewer configurations
 set -euo pipefail
@@ -28,4 +29,8 @@ os.replace(p + ".tmp", p)
 PY
 /usr/bin/python3 benchmarks/train_vs_torch.py --repeats "$repeats" --configs "$configs"
 /usr/bin/python3 benchmarks/word2vec_vs_gensim.py --repeats "$repeats"
+if command -v mpirun >/dev/null && [ -x build/bin/bench_train ]; then
+  (cd benchmarks && /usr/bin/python3 mpi_scaling.py --repeats "$repeats" \
+    --configs "$([ "$repeats" = 1 ] && echo gpt-tiny || echo gpt-tiny,gpt-small)")
+fi
 /usr/bin/python3 benchmarks/render_results.py

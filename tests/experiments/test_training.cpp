@@ -5,21 +5,14 @@
 #include <fstream>
 
 #include "experiments/lm_training.hpp"
+#include "experiments/toy_data.hpp"
 #include "text/vectors.hpp"
 
 using namespace tg;
 namespace fs = std::filesystem;
 
 namespace {
-const text::LMData& toy() {
-  static const text::LMData data = [] {
-    text::LMDataOptions o;
-    o.corpus_file = TAPEGRAD_FIXTURES "/toy_corpus.txt";
-    o.min_count = 2;
-    return text::load_lm_data(o);
-  }();
-  return data;
-}
+const text::LMData& toy() { return testing::toy_data(); }
 
 lm::TrainConfig tiny(const std::string& model) {
   lm::TrainConfig c;
