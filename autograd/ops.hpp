@@ -80,10 +80,22 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, float value);
 // x: [..., T, S]. Sets entry (i, j) to `value` where j > i + (S - T): a query may not attend
 // to later keys.
 Tensor causal_mask(const Tensor& x, float value = -std::numeric_limits<float>::infinity());
+// qkv: [B, T, 3C], queries, keys and values side by side (a fused projection's output).
+// Multi-head causal attention, heads of width C / heads: per head softmax(q k^T / sqrt(D)
+// + causal mask) v, with dropout p on the attention weights when training; the heads'
+// outputs concatenated: [B, T, C]. One op (ops_attention.cpp): no permuted copies, and
+// backward keeps only the weights. Same result as the composed ops, dropout draws included.
+Tensor causal_attention(const Tensor& qkv, size_t heads, float dropout_p, bool training, Generator& gen);
 // logits: [..., V], targets: logits' shape without V. Fused log-softmax + negative
 // log-likelihood, mean over targets != ignore_index (NaN when every target is ignored,
 // as in PyTorch).
 constexpr int kIgnoreIndex = -100;
 Tensor cross_entropy(const Tensor& logits, const Ids& targets, int ignore_index = kIgnoreIndex);
+// cross_entropy(linear(x, weight, bias), targets) without the [rows, V] logits: they are made
+// a chunk of rows at a time, and the gradients (this op's output is a scalar) are computed
+// from each chunk at once and only scaled in backward. The language models' loss: the output
+// layer's logits are their largest activation and their gradient the second largest.
+Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor& bias, const Ids& targets,
+                            int ignore_index = kIgnoreIndex);
 
 }  // namespace tg

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "autograd/ops.hpp"
+#include "autograd/simd_kernels.hpp"
 #include "autograd/strided.hpp"
 #include "autograd/tape.hpp"
 
@@ -72,9 +73,6 @@ Tensor unary_op(const char* op, const Tensor& in, Fwd forward, Deriv derivative)
   });
   return out;
 }
-
-constexpr float kGeluScale = 0.7978845608028654f;  // sqrt(2 / pi)
-constexpr float kGeluCubic = 0.044715f;
 
 }  // namespace
 
@@ -155,17 +153,13 @@ Tensor relu(const Tensor& x) {
 }
 
 Tensor gelu(const Tensor& x) {
-  return unary_op(
-      "gelu", x,
-      [](float v) {
-        return 0.5f * v * (1.0f + std::tanh(kGeluScale * (v + kGeluCubic * v * v * v)));
-      },
-      [](float v, float) {
-        const float inner = kGeluScale * (v + kGeluCubic * v * v * v);
-        const float t = std::tanh(inner);
-        const float dinner = kGeluScale * (1.0f + 3.0f * kGeluCubic * v * v);
-        return 0.5f * (1.0f + t) + 0.5f * v * (1.0f - t * t) * dinner;
-      });
+  Tensor out = Tensor::empty(x.shape());
+  detail::gelu_forward(x.data(), out.data(), out.numel());
+  if (!needs_grad({&x})) return out;
+  record("gelu", {x}, out, [x, out]() mutable {
+    detail::gelu_backward(x.data(), out.grad().data(), x.grad_data(), out.numel());
+  });
+  return out;
 }
 
 }  // namespace tg

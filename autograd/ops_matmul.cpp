@@ -1,7 +1,6 @@
 // Matrix products. Every product is one or more cblas_sgemm calls on contiguous row-major
 // buffers; backward passes use beta = 1 so that sgemm itself adds into the gradients.
-#include <cblas.h>
-
+#include "autograd/blas.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/strided.hpp"
 #include "autograd/tape.hpp"
@@ -10,19 +9,10 @@ namespace tg {
 
 namespace {
 
-// C[M,N] (+)= op(A) op(B), row-major. lda/ldb/ldc are the row lengths as stored.
+// C[M,N] (+)= op(A) op(B) on contiguous row-major matrices.
 void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const float* a,
           const float* b, float beta, float* c) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {  // an empty sum; BLAS rejects a zero leading dimension
-    if (beta == 0.0f) std::fill(c, c + m * n, 0.0f);
-    return;
-  }
-  const int lda = static_cast<int>(trans_a ? m : k);
-  const int ldb = static_cast<int>(trans_b ? k : n);
-  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-              trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-              static_cast<int>(k), 1.0f, a, lda, b, ldb, beta, c, static_cast<int>(n));
+  detail::gemm(trans_a, trans_b, m, n, k, 1.0f, a, trans_a ? m : k, b, trans_b ? k : n, beta, c, n);
 }
 
 Shape batch_of(const Shape& s) { return Shape(s.begin(), s.end() - 2); }

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "autograd/blas.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/simd_kernels.hpp"
 #include "autograd/strided.hpp"
@@ -298,6 +299,84 @@ Tensor cross_entropy(const Tensor& logits, const Ids& targets, int ignore_index)
              detail::row_add_scaled_exp(x + r * vocab, lse[r], scale, gx + r * vocab, vocab);
              gx[r * vocab + static_cast<size_t>(target)] -= scale;
            }
+         });
+  return out;
+}
+
+Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor& bias, const Ids& targets,
+                            int ignore_index) {
+  const Shape sx = x.shape(), sw = weight.shape();
+  if (sx.empty() || sw.size() != 2 || sw[1] != sx.back())
+    throw std::invalid_argument("linear_cross_entropy: input " + to_string(sx) + " does not fit weight " +
+                                to_string(sw) + " (expected weight [V, " +
+                                (sx.empty() ? std::string("?") : std::to_string(sx.back())) + "])");
+  const size_t width = sw[1], vocab = sw[0];
+  if (bias.defined() && bias.shape() != Shape{vocab})
+    throw std::invalid_argument("linear_cross_entropy: bias " + to_string(bias.shape()) + " should be [" +
+                                std::to_string(vocab) + "]");
+  const Shape expected(sx.begin(), sx.end() - 1);
+  if (targets.shape != expected)
+    throw std::invalid_argument("linear_cross_entropy: targets " + to_string(targets.shape) +
+                                " must have the input's shape without the last dimension, " + to_string(expected));
+  check_ids("linear_cross_entropy", targets, vocab, ignore_index);
+  const size_t rows = targets.numel();
+  size_t count = 0;
+  for (int32_t target : targets.values) count += target != ignore_index;
+  const bool grad = needs_grad({&x, &weight, &bias});
+  const bool grad_x = grad && x.requires_grad(), grad_w = grad && weight.requires_grad();
+  const bool grad_b = grad && bias.defined() && bias.requires_grad();
+
+  // The loss is a scalar, so its gradients are those for an upstream 1, scaled by the upstream
+  // in backward: they are computed here, chunk by chunk, while each chunk's logits are at hand.
+  std::vector<float> dx(grad_x ? rows * width : 0), dw(grad_w ? vocab * width : 0), db(grad_b ? vocab : 0);
+  const size_t chunk = std::clamp<size_t>((size_t{1} << 21) / std::max<size_t>(vocab, 1), 16, std::max<size_t>(rows, 16));
+  std::vector<float> logits(std::min(chunk, rows) * vocab);
+  const float inv_count = 1.0f / static_cast<float>(count);
+  double total = 0.0;
+  for (size_t first = 0; first < rows; first += chunk) {
+    const size_t n = std::min(chunk, rows - first);
+    const float* xs = x.data() + first * width;
+    if (bias.defined())
+      for (size_t r = 0; r < n; ++r) std::copy_n(bias.data(), vocab, logits.data() + r * vocab);
+    detail::gemm(false, true, n, vocab, width, 1.0f, xs, width, weight.data(), width, bias.defined() ? 1.0f : 0.0f,
+                 logits.data(), vocab);
+    for (size_t r = 0; r < n; ++r) {
+      float* row = logits.data() + r * vocab;
+      const int32_t target = targets.values[first + r];
+      if (target == ignore_index) {
+        if (grad) std::fill(row, row + vocab, 0.0f);
+        continue;
+      }
+      const float lse = detail::row_logsumexp(row, vocab);
+      total += lse - row[target];
+      if (!grad) continue;
+      // d loss / d logits = (softmax - one_hot) / count
+      detail::row_exp_shifted(row, lse, row, vocab);
+      for (size_t j = 0; j < vocab; ++j) row[j] *= inv_count;
+      row[target] -= inv_count;
+    }
+    if (!grad) continue;
+    if (grad_x) detail::gemm(false, false, n, width, vocab, 1.0f, logits.data(), vocab, weight.data(), width, 0.0f,
+                             dx.data() + first * width, width);
+    if (grad_w) detail::gemm(true, false, vocab, width, n, 1.0f, logits.data(), vocab, xs, width,
+                             first == 0 ? 0.0f : 1.0f, dw.data(), width);
+    if (grad_b)
+      for (size_t r = 0; r < n; ++r)
+        for (size_t j = 0; j < vocab; ++j) db[j] += logits[r * vocab + j];
+  }
+  Tensor out = Tensor::scalar(static_cast<float>(total / static_cast<double>(count)));
+  if (!grad) return out;
+  std::vector<Tensor> inputs{x, weight};
+  if (bias.defined()) inputs.push_back(bias);
+  record("linear_cross_entropy", std::move(inputs), out,
+         [x, weight, bias, out, dx = std::move(dx), dw = std::move(dw), db = std::move(db)]() mutable {
+           const float g = out.grad().data()[0];
+           auto add = [g](const std::vector<float>& from, float* to) {
+             for (size_t i = 0; i < from.size(); ++i) to[i] += g * from[i];
+           };
+           if (!dx.empty()) add(dx, x.grad_data());
+           if (!dw.empty()) add(dw, weight.grad_data());
+           if (!db.empty()) add(db, bias.grad_data());
          });
   return out;
 }

@@ -39,7 +39,34 @@ namespace {
   return p * scale;
 }
 
+constexpr float kGeluScale = 0.7978845608028654f;  // sqrt(2 / pi)
+constexpr float kGeluCubic = 0.044715f;
+
+// tanh(u) = 1 - 2 / (exp(2u) + 1). |u| >= 9 gives +-1 in float anyway; clamping there keeps
+// exp finite, and NaN goes through as 0 (the caller's factor x carries the NaN on).
+[[gnu::always_inline]] inline float gelu_tanh(float x) {
+  float u = kGeluScale * (x + kGeluCubic * x * x * x);
+  u = u > 9.0f ? 9.0f : u;
+  u = u < -9.0f ? -9.0f : u;
+  u = u != u ? 0.0f : u;
+  return 1.0f - 2.0f / (exp_poly(2.0f * u) + 1.0f);
+}
+
 }  // namespace
+
+TG_CLONES void gelu_forward(const float* x, float* y, size_t n) {
+#pragma omp simd
+  for (size_t i = 0; i < n; ++i) y[i] = 0.5f * x[i] * (1.0f + gelu_tanh(x[i]));
+}
+
+TG_CLONES void gelu_backward(const float* x, const float* g, float* gx, size_t n) {
+#pragma omp simd
+  for (size_t i = 0; i < n; ++i) {
+    const float v = x[i], t = gelu_tanh(v);
+    const float dinner = kGeluScale * (1.0f + 3.0f * kGeluCubic * v * v);
+    gx[i] += g[i] * (0.5f * (1.0f + t) + 0.5f * v * (1.0f - t * t) * dinner);
+  }
+}
 
 float exp_approx(float x) {
   if (std::isnan(x)) return x;

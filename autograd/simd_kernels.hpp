@@ -15,6 +15,11 @@ float row_logsumexp(const float* x, size_t n);
 float row_exp_shifted(const float* x, float shift, float* y, size_t n);
 // g[j] += scale * exp(x[j] - shift)
 void row_add_scaled_exp(const float* x, float shift, float scale, float* g, size_t n);
+// GPT-2's GELU, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), with tanh through the
+// vectorised exp (libm's tanhf is scalar and was a fifth of a GPT training step).
+void gelu_forward(const float* x, float* y, size_t n);
+// gx[j] += g[j] * gelu'(x[j])
+void gelu_backward(const float* x, const float* g, float* gx, size_t n);
 // The vectorisable exp itself (scalar entry point, for tests).
 float exp_approx(float x);
 

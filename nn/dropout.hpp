@@ -15,6 +15,8 @@ class Dropout : public Module {
       throw std::invalid_argument("Dropout: probability " + std::to_string(p) + " is not in [0, 1)");
   }
   Tensor forward(const Tensor& x) const { return dropout(x, p_, training(), *gen_); }
+  float p() const { return p_; }
+  Generator& generator() const { return *gen_; }
 
  private:
   float p_;

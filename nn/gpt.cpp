@@ -49,7 +49,7 @@ GPT::GPT(const GPTConfig& config, const Tensor& pretrained) : config_(config) {
     if (name.size() > 5 && name.compare(name.size() - 5, 5, ".bias") == 0) zeros_(p);
 }
 
-Tensor GPT::logits(const Ids& inputs) {
+Tensor GPT::features(const Ids& inputs) {
   if (inputs.shape.size() != 2)
     throw std::invalid_argument("GPT: inputs must be [batch, time], got " + to_string(inputs.shape));
   const size_t t = inputs.shape[1];
@@ -61,8 +61,13 @@ Tensor GPT::logits(const Ids& inputs) {
   Tensor x = wte_->forward(inputs) + wpe_->forward(Ids({t}, positions));
   x = drop_->forward(x);
   for (const auto& block : blocks_) x = block->forward(x);
-  x = ln_f_->forward(x);
-  return config_.tied ? linear(x, wte_->weight()) : lm_head_->forward(x);
+  return ln_f_->forward(x);
+}
+
+Tensor GPT::logits(const Ids& inputs) { return linear(features(inputs), output_matrix()); }
+
+Tensor GPT::loss(const Ids& inputs, const Ids& targets) {
+  return linear_cross_entropy(features(inputs), output_matrix(), Tensor(), targets);
 }
 
 }  // namespace tg::nn

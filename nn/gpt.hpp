@@ -34,6 +34,7 @@ class GPT : public LanguageModel {
   size_t warmup() const override { return 0; }
   size_t max_predictions() const override { return config_.context; }
   Tensor logits(const Ids& inputs) override;
+  Tensor loss(const Ids& inputs, const Ids& targets) override;
   const Embedding& input_embedding() const override { return *wte_; }
   Tensor output_matrix() const override { return config_.tied ? wte_->weight() : lm_head_->weight(); }
   bool tied() const override { return config_.tied; }
@@ -41,6 +42,7 @@ class GPT : public LanguageModel {
   const GPTConfig& config() const { return config_; }
 
  private:
+  Tensor features(const Ids& inputs);  // the final layer norm's output, [B, T, C]
   GPTConfig config_;
   std::shared_ptr<Generator> dropout_gen_;
   std::shared_ptr<Embedding> wte_, wpe_;

@@ -29,7 +29,7 @@ NPLM::NPLM(const NPLMConfig& config, const Tensor& pretrained) : config_(config)
   dropout_ = register_module("dropout", std::make_shared<Dropout>(config.dropout, dropout_gen_));
 }
 
-Tensor NPLM::logits(const Ids& inputs) {
+std::pair<Tensor, Tensor> NPLM::features(const Ids& inputs) {
   const size_t context = config_.ngram - 1;
   if (inputs.shape.size() != 2 || inputs.shape[1] < context)
     throw std::invalid_argument("NPLM: inputs must be [batch, " + std::to_string(warmup()) +
@@ -47,10 +47,25 @@ Tensor NPLM::logits(const Ids& inputs) {
   const long rows = static_cast<long>(b * t);
   Tensor x = reshape(embedding_->forward(Ids({b * t, context}, std::move(windows))), {rows, -1});
   Tensor h = dropout_->forward(tanh(hidden_->forward(x)));
-  Tensor y = config_.tied ? linear(h, embedding_->weight(), output_bias_)
-                          : linear(h, output_->weight(), output_bias_);
+  return {h, x};
+}
+
+Tensor NPLM::logits(const Ids& inputs) {
+  const auto [h, x] = features(inputs);
+  Tensor y = linear(h, output_matrix(), output_bias_);
   if (direct_) y = y + direct_->forward(x);
-  return reshape(y, {static_cast<long>(b), static_cast<long>(t), -1});
+  const long b = static_cast<long>(inputs.shape[0]);
+  return reshape(y, {b, -1, static_cast<long>(config_.vocab)});
+}
+
+Tensor NPLM::loss(const Ids& inputs, const Ids& targets) {
+  if (direct_) return LanguageModel::loss(inputs, targets);  // two linear terms: composed
+  const auto [h, x] = features(inputs);
+  const Shape expected{inputs.shape[0], h.size(0) / inputs.shape[0]};
+  if (targets.shape != expected)
+    throw std::invalid_argument("NPLM: targets " + to_string(targets.shape) + " should be " + to_string(expected) +
+                                " (one per prediction)");
+  return linear_cross_entropy(h, output_matrix(), output_bias_, Ids({targets.numel()}, targets.values));
 }
 
 }  // namespace tg::nn

@@ -33,6 +33,7 @@ class NPLM : public LanguageModel {
   size_t warmup() const override { return config_.ngram - 2; }
   size_t max_predictions() const override { return config_.max_predictions; }
   Tensor logits(const Ids& inputs) override;
+  Tensor loss(const Ids& inputs, const Ids& targets) override;
   const Embedding& input_embedding() const override { return *embedding_; }
   Tensor output_matrix() const override { return config_.tied ? embedding_->weight() : output_->weight(); }
   bool tied() const override { return config_.tied; }
@@ -40,6 +41,8 @@ class NPLM : public LanguageModel {
   const NPLMConfig& config() const { return config_; }
 
  private:
+  // The hidden layer's output h ([B*T, hidden]) and the inputs x ([B*T, (n-1) d]).
+  std::pair<Tensor, Tensor> features(const Ids& inputs);
   NPLMConfig config_;
   std::shared_ptr<Generator> dropout_gen_;
   std::shared_ptr<Embedding> embedding_;

@@ -60,6 +60,11 @@ const std::vector<OpCase>& op_cases() {
       {"causal_softmax", [](V t, I) { return causal_softmax(t[0]); }},
       {"causal_softmax_wide", [](V t, I) { return causal_softmax(t[0]); }},
       {"cross_entropy", [](V t, I ids) { return cross_entropy(t[0], ids); }},
+      {"linear_cross_entropy", [](V t, I ids) { return linear_cross_entropy(t[0], t[1], t[2], ids); }},
+      {"causal_attention", [](V t, I) {
+         Generator unused(0);
+         return causal_attention(t[0], 2, 0.0f, true, unused);
+       }},
   };
   return cases;
 }

@@ -1,5 +1,6 @@
 // PyTorch parity: every op case and the composite block against golden values written by
 // tests/reference/make_golden.py. Prints the max difference of every compared tensor.
+#include <cmath>
 #include <set>
 
 #include <boost/test/data/test_case.hpp>
@@ -52,6 +53,35 @@ BOOST_AUTO_TEST_CASE(attention_block_matches_pytorch) {
   backward(loss);
   for (const auto& [name, p] : params)
     check_close("block grad " + name, p.dense_grad(), g.tensor("grad/" + name).array(), 1e-5, 1e-3);
+}
+
+// PyTorch has no dropout stream to compare against; the composed ops (each checked against
+// PyTorch above) are the reference for the fused op's dropout: same draws, same masks.
+BOOST_AUTO_TEST_CASE(fused_attention_equals_the_composed_ops_with_dropout) {
+  const size_t b = 2, t = 6, c = 8, heads = 2, d = c / heads;
+  Generator init(21);
+  const Tensor qkv_fused = randn({b, t, 3 * c}, init, 1.0f, true);
+  const Tensor qkv_composed = qkv_fused.clone().set_requires_grad(true);
+  const Tensor upstream = randn({b, t, c}, init);
+
+  Generator gen_fused(5), gen_composed(5);
+  const Tensor y_fused = causal_attention(qkv_fused, heads, 0.3f, true, gen_fused);
+  auto split = [&](size_t part) {
+    const long bl = long(b), tl = long(t), hl = long(heads), dl = long(d);
+    return permute(reshape(narrow(qkv_composed, 2, part * c, c), {bl, tl, hl, dl}), {0, 2, 1, 3});
+  };
+  const Tensor scores = matmul(split(0), transpose(split(1), -2, -1)) * (1.0f / std::sqrt(float(d)));
+  const Tensor att = dropout(softmax(causal_mask(scores), -1), 0.3f, true, gen_composed);
+  const Tensor y_composed = reshape(permute(matmul(att, split(2)), {0, 2, 1, 3}), {long(b), long(t), long(c)});
+
+  check_close("output", y_fused.array(), y_composed.array(), 1e-6, 1e-5);
+  backward(y_fused, upstream, {.retain_graph = true});  // one tape holds both graphs
+  backward(y_composed, upstream);
+  check_close("qkv gradient", qkv_fused.grad(), qkv_composed.grad(), 1e-6, 1e-5);
+  BOOST_TEST(gen_fused.next_u64() == gen_composed.next_u64());  // the same number of draws
+  size_t dropped = 0;  // and the masks really dropped something
+  for (float x : att.array()) dropped += x == 0.0f;
+  BOOST_TEST(dropped > b * heads * t * (t - 1) / 2);  // more zeros than the causal mask alone makes
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -111,6 +111,21 @@ case("cross_entropy", [randn(2, 3, 7)],
      ids=targets)
 
 
+def attention(qkv, heads):
+    b, t, c3 = qkv.shape
+    c = c3 // 3
+    split = lambda z: z.reshape(b, t, heads, c // heads).permute(0, 2, 1, 3)
+    q, k, v = (split(z) for z in qkv.split(c, dim=2))
+    att = torch.softmax(causal(q @ k.transpose(-2, -1) / math.sqrt(c // heads)), dim=-1)
+    return (att @ v).permute(0, 2, 1, 3).reshape(b, t, c)
+
+
+case("causal_attention", [randn(2, 5, 12)], lambda t, _: attention(t[0], 2))
+case("linear_cross_entropy", [randn(2, 3, 4), randn(7, 4), randn(7)],
+     lambda t, ids: F.cross_entropy(F.linear(t[0], t[1], t[2]).reshape(-1, 7), ids.reshape(-1), ignore_index=-100),
+     ids=targets)
+
+
 def run_case(name, inputs, differentiable, ids, fn, out):
     tensors = [torch.tensor(x, requires_grad=d) for x, d in zip(inputs, differentiable)]
     id_tensor = torch.tensor(ids) if ids is not None else None
