@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiments/cli.hpp"
+#include "experiments/flags.hpp"
 #include "experiments/lm_training.hpp"
 #include "optim/optimizer.hpp"
 
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
   app.add_option("--warmup-steps", warmup_steps, "untimed steps first")->capture_default_str();
   app.add_flag("--no-comm-overlap{false}", c.comm_overlap, "MPI: reduce gradients after backward");
   app.add_option("--bucket-mb", c.bucket_mb, "MPI: gradient bucket size in MiB")->capture_default_str();
+  lm::add_data_flags(app, c.data);
   app.add_option("--dump", dump, "write initial parameters and the batches here (safetensors)");
   CLI11_PARSE(app, argc, argv);
   return cli::guarded_main("bench_train", [&] {

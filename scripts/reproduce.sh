@@ -6,13 +6,19 @@
 #                                 results in results/quick/
 #   scripts/reproduce.sh --full   everything (3 seeds, GPT and NPLM, full sweeps, life cycle),
 #                                 results in results/
+#   scripts/reproduce.sh --target the run that beats Bengio et al.'s 252 test perplexity: GPT d128,
+#                                 5 epochs, fine-tuned word2vec and learned embeddings (about 20
+#                                 minutes on 2 cores), results in results/target/
+# --full and --target train data-parallel over one MPI rank per core when mpirun is installed
+# (scripts/setup.sh installs it); --quick stays one process with one OpenBLAS thread per core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile=quick
 case "${1:-}" in
   "") ;;
   --full) profile=full ;;
-  *) echo "usage: scripts/reproduce.sh [--full]" >&2; exit 2 ;;
+  --target) profile=target ;;
+  *) echo "usage: scripts/reproduce.sh [--full|--target]" >&2; exit 2 ;;
 esac
 
 scripts/setup.sh build data report
@@ -21,7 +27,16 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)"
 bash scripts/fetch_brown.sh
 threads=$(nproc)
-echo "OpenBLAS kernel: ${OPENBLAS_CORETYPE:-auto-detected}, threads: $threads" >&2
+# One MPI rank per core, one OpenBLAS thread each: measured faster than one process with all
+# cores' threads (benchmarks/RESULTS.md).
+run=()
+rank_threads=$threads
+if [ "$profile" != quick ] && command -v mpirun >/dev/null && [ "$threads" -gt 1 ]; then
+  [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  run=(mpirun -np "$threads" --bind-to core)
+  rank_threads=1
+fi
+echo "OpenBLAS kernel: ${OPENBLAS_CORETYPE:-auto-detected}, ${run[*]:-one process}, OpenBLAS threads: $rank_threads" >&2
 start=$(date +%s)
 
 if [ "$profile" = quick ]; then
@@ -32,19 +47,26 @@ if [ "$profile" = quick ]; then
   build/bin/exp_data_size "${gpt[@]}" --epochs 1 --max-epochs 3 --fractions 0.05,0.25 \
     --modes learned,frozen-pretrained --models gpt --seeds 1 --out "$out/data_size"
   build/bin/exp_lifecycle "${gpt[@]}" --epochs 2 --train-fraction 0.25 --out "$out/lifecycle"
+elif [ "$profile" = target ]; then
+  out=results/target
+  "${run[@]}" build/bin/exp_embeddings --model gpt --d-model 128 --layers 2 --heads 4 --context 64 --batch 32 --lr 1e-3 \
+    --warmup 100 --dropout 0.2 --epochs 5 --patience 1 --valid-limit 50000 --threads "$rank_threads" --models gpt \
+    --seeds 1 --modes finetune-pretrained,learned --out "$out/embeddings"
 else
   out=results
-  # Sized from measured costs on 2 cores (SkylakeX kernel): GPT d128 ~150 s per epoch, NPLM d96
-  # ~90 s, ~25 s to evaluate the full splits; estimated total about 2.9 hours.
+  # Sized from measured costs on 2 cores (SkylakeX kernel), one process with 2 threads: GPT
+  # d128 ~150 s per epoch, NPLM d96 ~90 s, ~25 s to evaluate the full splits: about 2.9 hours.
+  # On 2 MPI ranks and with the fused attention and output layer a GPT d128 epoch now takes
+  # ~100 s (--target: 5 epochs in 8.7 min with evaluation), so about 2 hours: an estimate.
   gpt=(--model gpt --d-model 128 --layers 2 --heads 4 --context 64 --batch 32 --lr 1e-3 --warmup 100
-       --dropout 0.2 --valid-limit 50000 --patience 1 --threads "$threads")
+       --dropout 0.2 --valid-limit 50000 --patience 1 --threads "$rank_threads")
   nplm=(--model nplm --d-model 96 --ngram 5 --context 64 --batch 32 --lr 1e-3 --warmup 100
-        --dropout 0.2 --valid-limit 50000 --patience 1 --threads "$threads")
-  build/bin/exp_embeddings "${gpt[@]}" --epochs 2 --models gpt --seeds 3 --out "$out/embeddings_gpt"
-  build/bin/exp_embeddings "${nplm[@]}" --epochs 2 --models nplm --seeds 3 --out "$out/embeddings_nplm"
-  build/bin/exp_data_size "${gpt[@]}" --epochs 1 --max-epochs 6 --fractions 0.05,0.25,1 --models gpt --seeds 1 \
-    --out "$out/data_size"
-  build/bin/exp_lifecycle "${gpt[@]}" --epochs 2 --out "$out/lifecycle"
+        --dropout 0.2 --valid-limit 50000 --patience 1 --threads "$rank_threads")
+  "${run[@]}" build/bin/exp_embeddings "${gpt[@]}" --epochs 2 --models gpt --seeds 3 --out "$out/embeddings_gpt"
+  "${run[@]}" build/bin/exp_embeddings "${nplm[@]}" --epochs 2 --models nplm --seeds 3 --out "$out/embeddings_nplm"
+  "${run[@]}" build/bin/exp_data_size "${gpt[@]}" --epochs 1 --max-epochs 6 --fractions 0.05,0.25,1 --models gpt \
+    --seeds 1 --out "$out/data_size"
+  "${run[@]}" build/bin/exp_lifecycle "${gpt[@]}" --epochs 2 --out "$out/lifecycle"
   python3 - "$out" <<'PY'
 import json, sys, os
 out = sys.argv[1]
