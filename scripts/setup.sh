@@ -9,7 +9,7 @@
 set -euo pipefail
 
 build_packages=(g++ cmake make libxtensor-dev libxtensor-blas-dev libopenblas-dev
-                libboost-test-dev nlohmann-json3-dev libcli11-dev libopenmpi-dev openmpi-bin)
+                libboost-test-dev nlohmann-json3-dev libcli11-dev libopenmpi-dev openmpi-bin libbenchmark-dev)
 data_packages=(nodejs npm)
 report_packages=(gnuplot-nox)
 fuzz_packages=(clang libclang-rt-14-dev)
