@@ -8,6 +8,7 @@
 
 #include "autograd/io.hpp"
 #include "experiments/cli.hpp"
+#include "optim/distributed.hpp"
 #include "text/corpus.hpp"
 #include "text/similarity.hpp"
 #include "text/vectors.hpp"
@@ -64,6 +65,8 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   return cli::guarded_main("word2vec", [&] {
+    // word2vec is multi-threaded, not data-parallel: under mpirun rank 0 does the work alone.
+    if (!dist::is_main()) return 0;
     if (train->parsed()) {
       o.cbow = cbow == 1;
       std::fprintf(stderr,
