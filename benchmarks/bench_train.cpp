@@ -72,11 +72,7 @@ int main(int argc, char** argv) {
       save_safetensors(dump, f);
     }
     optim::Adam opt(optim::decay_groups(*model, c.weight_decay), {.lr = c.lr}, true);
-    std::unique_ptr<dist::GradientSync> sync;
-    if (dist::size() > 1)
-      sync = std::make_unique<dist::GradientSync>(
-          model->trainable_parameters(),
-          dist::SyncOptions{.bucket_bytes = static_cast<size_t>(c.bucket_mb * 1048576.0f), .overlap = c.comm_overlap});
+    const std::unique_ptr<dist::GradientSync> sync = lm::make_gradient_sync(c, *model);
     std::vector<double> seconds, losses;
     double timed_comm = 0.0;
     for (size_t s = 0; s < total; ++s) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "experiments/cli.hpp"
@@ -135,10 +136,16 @@ void TrainConfig::validate() const {
 }
 
 text::LMData load_data(const text::LMDataOptions& options) {
-  if (!dist::is_main()) dist::barrier();
-  text::LMData data = text::load_lm_data(options);
-  if (dist::is_main()) dist::barrier();
-  return data;
+  std::optional<text::LMData> data;
+  dist::rank0_first([&] { data.emplace(text::load_lm_data(options)); });
+  return std::move(*data);
+}
+
+std::unique_ptr<dist::GradientSync> make_gradient_sync(const TrainConfig& c, const nn::LanguageModel& model) {
+  if (dist::size() == 1) return nullptr;
+  return std::make_unique<dist::GradientSync>(
+      model.trainable_parameters(),
+      dist::SyncOptions{.bucket_bytes = static_cast<size_t>(c.bucket_mb * 1048576.0f), .overlap = c.comm_overlap});
 }
 
 std::unique_ptr<nn::LanguageModel> build_model(const TrainConfig& c, const text::LMData& data, json* log) {
@@ -312,9 +319,7 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
       Generator derived(s.s[0] ^ (0x9E3779B97F4A7C15ull * static_cast<uint64_t>(dist::rank())));
       model->dropout_generator().set_state(derived.state());
     }
-    sync = std::make_unique<dist::GradientSync>(
-        model->trainable_parameters(),
-        dist::SyncOptions{.bucket_bytes = static_cast<size_t>(c.bucket_mb * 1048576.0f), .overlap = c.comm_overlap});
+    sync = make_gradient_sync(c, *model);
   }
 
   if (chatty)

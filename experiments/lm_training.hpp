@@ -84,6 +84,10 @@ std::unique_ptr<nn::LanguageModel> build_model(const TrainConfig& config, const 
 double evaluate_nll(nn::LanguageModel& model, const text::LMData& data, const text::Range& range,
                     size_t batch_rows);
 
+// The gradient averaging for a run under mpirun (bucket size and overlap from the config);
+// null in a single process.
+std::unique_ptr<dist::GradientSync> make_gradient_sync(const TrainConfig& config, const nn::LanguageModel& model);
+
 // Forward and backward of one global batch: in one process, or (sync given) this rank's rows
 // with the gradients averaged over all ranks. Returns the mean loss over the whole batch.
 double forward_backward(nn::LanguageModel& model, const Ids& inputs, const Ids& targets, dist::GradientSync* sync);
