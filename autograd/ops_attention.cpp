@@ -9,6 +9,7 @@
 
 #include "autograd/blas.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/parallel.hpp"
 #include "autograd/simd_kernels.hpp"
 #include "autograd/tape.hpp"
 
@@ -48,33 +49,34 @@ Tensor causal_attention(const Tensor& qkv, size_t heads, float dropout_p, bool t
   const bool grad = needs_grad({&qkv});
   const size_t tt = t * t;
 
-  // Attention weights of every head (kept for backward) or of one head at a time.
-  auto weights = std::make_shared<std::vector<float>>(grad ? b_n * h_n * tt : tt);
+  // Attention weights of every head (kept for backward) or scratch for one head per block.
+  auto weights = std::make_shared<std::vector<float>>(grad ? b_n * h_n * tt : 0);
   // Dropout as composed ops draws one uniform per entry of [B, H, T, T], masked ones included;
-  // the same draws in the same order keep both paths' masks identical.
+  // the same draws in the same order keep both paths' masks identical. Drawn before the heads
+  // run in parallel, so the mask does not depend on the thread count.
   auto keep = std::make_shared<std::vector<uint8_t>>(drop ? b_n * h_n * tt : 0);
-  std::vector<float> dropped(drop ? tt : 0);
+  for (auto& k : *keep) k = gen.uniform() < dropout_p ? 0 : 1;
   Tensor out = Tensor::empty({b_n, t, c});
   const float* x = qkv.data();
-  for (size_t b = 0; b < b_n; ++b)
-    for (size_t h = 0; h < h_n; ++h) {
-      const size_t bh = b * h_n + h;
+  // Heads are independent: each block of threads takes whole heads, and the products inside
+  // run single-threaded (they are small: [T, d] by [d, T]).
+  detail::parallel_for(b_n * h_n, 1, [&](size_t first, size_t last) {
+    std::vector<float> scratch(grad ? 0 : tt), dropped(drop ? tt : 0);
+    for (size_t bh = first; bh < last; ++bh) {
+      const size_t b = bh / h_n, h = bh % h_n;
       const float* q = x + b * t * c3 + h * d;
-      float* p = weights->data() + (grad ? bh * tt : 0);
+      float* p = grad ? weights->data() + bh * tt : scratch.data();
       gemm(false, true, t, t, d, scale, q, c3, q + c, c3, 0.0f, p, t);
       causal_softmax_rows(p, t);
       const float* a = p;
       if (drop) {
-        uint8_t* m = keep->data() + bh * tt;
-        for (size_t i = 0; i < tt; ++i) {
-          m[i] = gen.uniform() < dropout_p ? 0 : 1;
-          dropped[i] = m[i] ? p[i] * keep_scale : 0.0f;
-        }
+        const uint8_t* m = keep->data() + bh * tt;
+        for (size_t i = 0; i < tt; ++i) dropped[i] = m[i] ? p[i] * keep_scale : 0.0f;
         a = dropped.data();
       }
-      gemm(false, false, t, d, t, 1.0f, a, t, q + 2 * c, c3, 0.0f, out.data() + b * t * c + h * d,
-           c);
+      gemm(false, false, t, d, t, 1.0f, a, t, q + 2 * c, c3, 0.0f, out.data() + b * t * c + h * d, c);
     }
+  });
   if (!grad) return out;
 
   record("causal_attention", {qkv}, out,
@@ -83,10 +85,11 @@ Tensor causal_attention(const Tensor& qkv, size_t heads, float dropout_p, bool t
            const float* x = qkv.data();
            const float* g = out.grad().data();
            float* gx = qkv.grad_data();
-           std::vector<float> da(tt), dropped(drop ? tt : 0);
-           for (size_t b = 0; b < b_n; ++b)
-             for (size_t h = 0; h < h_n; ++h) {
-               const size_t bh = b * h_n + h;
+           // Each head writes only its own columns of dQ, dK and dV: heads run in parallel.
+           detail::parallel_for(b_n * h_n, 1, [&](size_t first, size_t last) {
+             std::vector<float> da(tt), dropped(drop ? tt : 0);
+             for (size_t bh = first; bh < last; ++bh) {
+               const size_t b = bh / h_n, h = bh % h_n;
                const float* q = x + b * t * c3 + h * d;
                const float* gy = g + b * t * c + h * d;
                float* gq = gx + b * t * c3 + h * d;
@@ -118,6 +121,7 @@ Tensor causal_attention(const Tensor& qkv, size_t heads, float dropout_p, bool t
                gemm(true, false, t, d, t, scale, da.data(), t, q, c3, 1.0f, gq + c,
                     c3);  // dK += dS^T Q
              }
+           });
          });
   return out;
 }

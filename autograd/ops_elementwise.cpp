@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "autograd/ops.hpp"
+#include "autograd/parallel.hpp"
 #include "autograd/simd_kernels.hpp"
 #include "autograd/strided.hpp"
 #include "autograd/tape.hpp"
@@ -14,6 +15,9 @@ namespace {
 
 using detail::for_each_strided;
 using detail::Strides;
+
+// Below this many elements a loop stays on one thread: waking the others costs more.
+constexpr size_t kElementGrain = 16384;
 
 // forward(x, y) -> z; grad_a(g, x, y, z) and grad_b(g, x, y, z) are the contributions of
 // output gradient g to each input.
@@ -29,7 +33,9 @@ Tensor binary_op(const char* op, const Tensor& a, const Tensor& b, Fwd forward, 
   const Strides sa = detail::broadcast_strides(a.shape(), shape);
   const Strides sb = detail::broadcast_strides(b.shape(), shape);
   if (same) {
-    for (size_t i = 0, n = out.numel(); i < n; ++i) z[i] = forward(x[i], y[i]);
+    detail::parallel_for(out.numel(), kElementGrain, [&](size_t first, size_t last) {
+      for (size_t i = first; i < last; ++i) z[i] = forward(x[i], y[i]);
+    });
   } else {
     for_each_strided<2>(shape, {&sa, &sb},
                         [&](size_t i, size_t ia, size_t ib) { z[i] = forward(x[ia], y[ib]); });
@@ -40,6 +46,17 @@ Tensor binary_op(const char* op, const Tensor& a, const Tensor& b, Fwd forward, 
     const float* x = a.data();
     const float* y = b.data();
     const float* z = out.data();
+    if (a.shape() == shape && b.shape() == shape) {  // no broadcasting (a residual sum): flat and parallel
+      float* ga = a.requires_grad() ? a.grad_data() : nullptr;
+      float* gb = b.requires_grad() ? b.grad_data() : nullptr;
+      detail::parallel_for(out.numel(), kElementGrain, [&](size_t first, size_t last) {
+        for (size_t i = first; i < last; ++i) {
+          if (ga) ga[i] += grad_a(g[i], x[i], y[i], z[i]);
+          if (gb) gb[i] += grad_b(g[i], x[i], y[i], z[i]);
+        }
+      });
+      return;
+    }
     if (a.requires_grad()) {
       float* ga = a.grad_data();
       for_each_strided<2>(shape, {&sa, &sb}, [&](size_t i, size_t ia, size_t ib) {
@@ -62,14 +79,18 @@ Tensor unary_op(const char* op, const Tensor& in, Fwd forward, Deriv derivative)
   Tensor out = Tensor::empty(in.shape());
   const float* x = in.data();
   float* y = out.data();
-  for (size_t i = 0, n = out.numel(); i < n; ++i) y[i] = forward(x[i]);
+  detail::parallel_for(out.numel(), kElementGrain, [&](size_t first, size_t last) {
+    for (size_t i = first; i < last; ++i) y[i] = forward(x[i]);
+  });
   if (!needs_grad({&in})) return out;
   record(op, {in}, out, [in, out, derivative]() mutable {
     const float* g = out.grad().data();
     const float* x = in.data();
     const float* y = out.data();
     float* gx = in.grad_data();
-    for (size_t i = 0, n = out.numel(); i < n; ++i) gx[i] += g[i] * derivative(x[i], y[i]);
+    detail::parallel_for(out.numel(), kElementGrain, [&](size_t first, size_t last) {
+      for (size_t i = first; i < last; ++i) gx[i] += g[i] * derivative(x[i], y[i]);
+    });
   });
   return out;
 }
@@ -154,10 +175,16 @@ Tensor relu(const Tensor& x) {
 
 Tensor gelu(const Tensor& x) {
   Tensor out = Tensor::empty(x.shape());
-  detail::gelu_forward(x.data(), out.data(), out.numel());
+  detail::parallel_for(out.numel(), kElementGrain, [&](size_t first, size_t last) {
+    detail::gelu_forward(x.data() + first, out.data() + first, last - first);
+  });
   if (!needs_grad({&x})) return out;
   record("gelu", {x}, out, [x, out]() mutable {
-    detail::gelu_backward(x.data(), out.grad().data(), x.grad_data(), out.numel());
+    const float *src = x.data(), *g = out.grad().data();
+    float* gx = x.grad_data();
+    detail::parallel_for(out.numel(), kElementGrain, [&](size_t first, size_t last) {
+      detail::gelu_backward(src + first, g + first, gx + first, last - first);
+    });
   });
   return out;
 }

@@ -2,6 +2,7 @@
 // buffers; backward passes use beta = 1 so that sgemm itself adds into the gradients.
 #include "autograd/blas.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/parallel.hpp"
 #include "autograd/strided.hpp"
 #include "autograd/tape.hpp"
 
@@ -91,9 +92,10 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   out_shape.back() = outf;
   Tensor out = Tensor::empty(out_shape);
   float* y = out.data();
-  if (bias.defined()) {
-    for (size_t r = 0; r < rows; ++r) std::copy(bias.data(), bias.data() + outf, y + r * outf);
-  }
+  if (bias.defined())
+    detail::parallel_for(rows, 64, [&](size_t first, size_t last) {
+      for (size_t r = first; r < last; ++r) std::copy(bias.data(), bias.data() + outf, y + r * outf);
+    });
   gemm(false, true, rows, outf, in, x.data(), weight.data(), bias.defined() ? 1.0f : 0.0f, y);
 
   if (!needs_grad({&x, &weight, &bias})) return out;
@@ -106,8 +108,10 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
       gemm(true, false, outf, in, rows, g, x.data(), 1.0f, weight.grad_data());
     if (bias.defined() && bias.requires_grad()) {
       float* gb = bias.grad_data();
-      for (size_t r = 0; r < rows; ++r)
-        for (size_t j = 0; j < outf; ++j) gb[j] += g[r * outf + j];
+      detail::parallel_for(outf, 64, [&](size_t first, size_t last) {  // columns: fixed sum order
+        for (size_t r = 0; r < rows; ++r)
+          for (size_t j = first; j < last; ++j) gb[j] += g[r * outf + j];
+      });
     }
   });
   return out;

@@ -7,6 +7,7 @@
 
 #include "autograd/blas.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/parallel.hpp"
 #include "autograd/simd_kernels.hpp"
 #include "autograd/strided.hpp"
 #include "autograd/tape.hpp"
@@ -107,19 +108,20 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, flo
   std::vector<float> mean(rows), rstd(rows);
   const float *src = x.data(), *w = weight.data(), *b = bias.data();
   float* dst = out.data();
-  for (size_t r = 0; r < rows; ++r) {
-    const float* row = src + r * width;
-    double m = 0.0;
-    for (size_t j = 0; j < width; ++j) m += row[j];
-    m /= static_cast<double>(width);
-    double v = 0.0;
-    for (size_t j = 0; j < width; ++j) v += (row[j] - m) * (row[j] - m);
-    v /= static_cast<double>(width);
-    mean[r] = static_cast<float>(m);
-    rstd[r] = static_cast<float>(1.0 / std::sqrt(v + eps));
-    for (size_t j = 0; j < width; ++j)
-      dst[r * width + j] = (row[j] - mean[r]) * rstd[r] * w[j] + b[j];
-  }
+  detail::parallel_for(rows, 16, [&](size_t first, size_t last) {
+    for (size_t r = first; r < last; ++r) {
+      const float* row = src + r * width;
+      double m = 0.0;
+      for (size_t j = 0; j < width; ++j) m += row[j];
+      m /= static_cast<double>(width);
+      double v = 0.0;
+      for (size_t j = 0; j < width; ++j) v += (row[j] - m) * (row[j] - m);
+      v /= static_cast<double>(width);
+      mean[r] = static_cast<float>(m);
+      rstd[r] = static_cast<float>(1.0 / std::sqrt(v + eps));
+      for (size_t j = 0; j < width; ++j) dst[r * width + j] = (row[j] - mean[r]) * rstd[r] * w[j] + b[j];
+    }
+  });
   if (!needs_grad({&x, &weight, &bias})) return out;
   record("layer_norm", {x, weight, bias}, out,
          [x, weight, bias, out, rows, width, mean = std::move(mean), rstd = std::move(rstd)]() mutable {
@@ -127,26 +129,38 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, flo
            float* gx = x.requires_grad() ? x.grad_data() : nullptr;
            float* gw = weight.requires_grad() ? weight.grad_data() : nullptr;
            float* gb = bias.requires_grad() ? bias.grad_data() : nullptr;
-           for (size_t r = 0; r < rows; ++r) {
-             const float* row = src + r * width;
-             const float* grow = g + r * width;
-             double mean_dnorm = 0.0, mean_dnorm_norm = 0.0;
-             for (size_t j = 0; j < width; ++j) {
-               const float norm = (row[j] - mean[r]) * rstd[r];
-               const float dnorm = grow[j] * w[j];
-               mean_dnorm += dnorm;
-               mean_dnorm_norm += dnorm * norm;
-               if (gw) gw[j] += grow[j] * norm;
-               if (gb) gb[j] += grow[j];
-             }
-             if (!gx) continue;
-             const float a = static_cast<float>(mean_dnorm / width);
-             const float c = static_cast<float>(mean_dnorm_norm / width);
-             for (size_t j = 0; j < width; ++j) {
-               const float norm = (row[j] - mean[r]) * rstd[r];
-               gx[r * width + j] += rstd[r] * (grow[j] * w[j] - a - norm * c);
-             }
-           }
+           // Input gradient by rows; weight and bias gradients, sums over rows, by columns,
+           // so each column is summed in the same order whatever the thread count.
+           if (gx)
+             detail::parallel_for(rows, 16, [&](size_t first, size_t last) {
+               for (size_t r = first; r < last; ++r) {
+                 const float* row = src + r * width;
+                 const float* grow = g + r * width;
+                 double mean_dnorm = 0.0, mean_dnorm_norm = 0.0;
+                 for (size_t j = 0; j < width; ++j) {
+                   const float dnorm = grow[j] * w[j];
+                   mean_dnorm += dnorm;
+                   mean_dnorm_norm += dnorm * ((row[j] - mean[r]) * rstd[r]);
+                 }
+                 const float a = static_cast<float>(mean_dnorm / width);
+                 const float c = static_cast<float>(mean_dnorm_norm / width);
+                 for (size_t j = 0; j < width; ++j) {
+                   const float norm = (row[j] - mean[r]) * rstd[r];
+                   gx[r * width + j] += rstd[r] * (grow[j] * w[j] - a - norm * c);
+                 }
+               }
+             });
+           if (gw || gb)
+             detail::parallel_for(width, 16, [&](size_t first, size_t last) {
+               for (size_t r = 0; r < rows; ++r) {
+                 const float* row = src + r * width;
+                 const float* grow = g + r * width;
+                 for (size_t j = first; j < last; ++j) {
+                   if (gw) gw[j] += grow[j] * ((row[j] - mean[r]) * rstd[r]);
+                   if (gb) gb[j] += grow[j];
+                 }
+               }
+             });
          });
   return out;
 }
@@ -330,7 +344,7 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
   // in backward: they are computed here, chunk by chunk, while each chunk's logits are at hand.
   std::vector<float> dx(grad_x ? rows * width : 0), dw(grad_w ? vocab * width : 0), db(grad_b ? vocab : 0);
   const size_t chunk = std::clamp<size_t>((size_t{1} << 21) / std::max<size_t>(vocab, 1), 16, std::max<size_t>(rows, 16));
-  std::vector<float> logits(std::min(chunk, rows) * vocab);
+  std::vector<float> logits(std::min(chunk, rows) * vocab), row_loss(std::min(chunk, rows));
   const float inv_count = 1.0f / static_cast<float>(count), log_count = std::log(static_cast<float>(count));
   double total = 0.0;
   for (size_t first = 0; first < rows; first += chunk) {
@@ -340,29 +354,35 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
       for (size_t r = 0; r < n; ++r) std::copy_n(bias.data(), vocab, logits.data() + r * vocab);
     detail::gemm(false, true, n, vocab, width, 1.0f, xs, width, weight.data(), width, bias.defined() ? 1.0f : 0.0f,
                  logits.data(), vocab);
-    for (size_t r = 0; r < n; ++r) {
-      float* row = logits.data() + r * vocab;
-      const int32_t target = targets.values[first + r];
-      if (target == ignore_index) {
-        if (grad) std::fill(row, row + vocab, 0.0f);
-        continue;
+    detail::parallel_for(n, 4, [&](size_t begin, size_t end) {
+      for (size_t r = begin; r < end; ++r) {
+        float* row = logits.data() + r * vocab;
+        const int32_t target = targets.values[first + r];
+        if (target == ignore_index) {
+          if (grad) std::fill(row, row + vocab, 0.0f);
+          continue;
+        }
+        const float lse = detail::row_logsumexp(row, vocab);
+        row_loss[r] = lse - row[target];
+        if (!grad) continue;
+        // d loss / d logits = (softmax - one_hot) / count, the division folded into the
+        // shift: one pass over the row instead of two.
+        detail::row_exp_shifted(row, lse + log_count, row, vocab);
+        row[target] -= inv_count;
       }
-      const float lse = detail::row_logsumexp(row, vocab);
-      total += lse - row[target];
-      if (!grad) continue;
-      // d loss / d logits = (softmax - one_hot) / count, the division folded into the shift:
-      // one pass over the row instead of two.
-      detail::row_exp_shifted(row, lse + log_count, row, vocab);
-      row[target] -= inv_count;
-    }
+    });
+    for (size_t r = 0; r < n; ++r)  // in row order, whatever the thread count
+      if (targets.values[first + r] != ignore_index) total += row_loss[r];
     if (!grad) continue;
     if (grad_x) detail::gemm(false, false, n, width, vocab, 1.0f, logits.data(), vocab, weight.data(), width, 0.0f,
                              dx.data() + first * width, width);
     if (grad_w) detail::gemm(true, false, vocab, width, n, 1.0f, logits.data(), vocab, xs, width,
                              first == 0 ? 0.0f : 1.0f, dw.data(), width);
     if (grad_b)
-      for (size_t r = 0; r < n; ++r)
-        for (size_t j = 0; j < vocab; ++j) db[j] += logits[r * vocab + j];
+      detail::parallel_for(vocab, 256, [&](size_t begin, size_t end) {
+        for (size_t r = 0; r < n; ++r)
+          for (size_t j = begin; j < end; ++j) db[j] += logits[r * vocab + j];
+      });
   }
   Tensor out = Tensor::scalar(static_cast<float>(total / static_cast<double>(count)));
   if (!grad) return out;
@@ -372,7 +392,9 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
          [x, weight, bias, out, dx = std::move(dx), dw = std::move(dw), db = std::move(db)]() mutable {
            const float g = out.grad().data()[0];
            auto add = [g](const std::vector<float>& from, float* to) {
-             for (size_t i = 0; i < from.size(); ++i) to[i] += g * from[i];
+             detail::parallel_for(from.size(), 4096, [&](size_t begin, size_t end) {
+               for (size_t i = begin; i < end; ++i) to[i] += g * from[i];
+             });
            };
            if (!dx.empty()) add(dx, x.grad_data());
            if (!dw.empty()) add(dw, weight.grad_data());

@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   app.add_option("--dump", dump, "write initial parameters and the batches here (safetensors)");
   CLI11_PARSE(app, argc, argv);
   return cli::guarded_main("bench_train", [&] {
-    openblas_set_num_threads(static_cast<int>(c.threads));
+    set_num_threads(static_cast<int>(c.threads));
     const text::LMData data = lm::load_data(c.data);
     auto model = lm::build_model(c, data);
     const size_t t = c.context, w = model->warmup(), total = warmup_steps + steps;
@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
                                 {"params", model->num_parameters()}, {"tokens_per_step", c.batch * t},
                                 {"step_seconds", seconds}, {"losses", losses}, {"median_step_s", median},
                                 {"tokens_per_s", static_cast<double>(c.batch * t) / median}, {"ranks", dist::size()},
-                                {"comm_overlap", c.comm_overlap},
+                                {"comm_overlap", c.comm_overlap}, {"threading", threading_backend()},
                                 {"comm_fraction", timed_comm / std::accumulate(seconds.begin(), seconds.end(), 0.0)}};
     std::printf("%s\n", out.dump().c_str());
     return 0;

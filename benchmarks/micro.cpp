@@ -10,7 +10,7 @@
 using namespace tg;
 
 namespace {
-void set_threads(benchmark::State& state, int index) { openblas_set_num_threads(static_cast<int>(state.range(index))); }
+void set_threads(benchmark::State& state, int index) { tg::set_num_threads(static_cast<int>(state.range(index))); }
 }  // namespace
 
 // The limit: large square sgemm. Args: n, threads.
@@ -47,7 +47,7 @@ BENCHMARK(BM_linear_fwd_bwd)
 
 // Causal self-attention forward+backward. Args: batch, time, d_model, heads.
 static void BM_attention_fwd_bwd(benchmark::State& state) {
-  openblas_set_num_threads(1);
+  tg::set_num_threads(1);
   Generator init(1);
   auto drop = std::make_shared<Generator>(2);
   nn::CausalSelfAttention attn(static_cast<size_t>(state.range(2)), static_cast<size_t>(state.range(3)), 0.0f, drop, init);
@@ -96,7 +96,7 @@ BENCHMARK(BM_cross_entropy)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseR
 // linear_cross_entropy (chunked, no logits tensor) vs linear then cross_entropy.
 static void BM_output_layer(benchmark::State& state) {
   const bool fused = state.range(0) == 1;
-  openblas_set_num_threads(1);
+  tg::set_num_threads(1);
   const size_t rows = 2048, width = 128, vocab = 17905;
   Generator gen(1);
   Tensor x = randn({rows, width}, gen, 1.0f, true), w = randn({vocab, width}, gen, 0.02f, true);

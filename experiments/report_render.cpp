@@ -131,24 +131,47 @@ std::string lifecycle_section(const json& s) {
   return out.str();
 }
 
-std::string bengio_reference_table(const json* emb) {
+namespace {
+// One line naming the configuration shared by a summary's runs (its base_config).
+std::string training_setup(const json& summary) {
+  if (!summary.contains("base_config")) return "";
+  const json& c = summary["base_config"];
+  std::ostringstream out;
+  out << c.value("model", std::string("?")) << ", d_model " << c.value("d_model", 0) << ", " << c.value("layers", 0)
+      << " layers, " << c.value("heads", 0) << " heads, context " << c.value("context", 0) << ", batch "
+      << c.value("batch", 0) << ", " << c.value("optimizer", std::string("?")) << " lr " << c.value("lr", 0.0)
+      << ", " << c.value("warmup", 0) << " warm-up steps, " << c.value("schedule", std::string("?")) << ", dropout "
+      << fixed(c.value("dropout", 0.0), 2) << ", up to " << c.value("epochs", 0) << " epochs, patience "
+      << c.value("patience", 0) << ".";
+  return out.str();
+}
+
+// "| this repository: <label>, <model> <mode> (N runs, mean) | ppl ± sd |" for the row with
+// the lowest mean test perplexity.
+std::string best_row_line(const json& emb, const std::string& label) {
+  const json* best = nullptr;
+  for (const auto& r : emb.at("rows"))
+    if (!best || r.at("test_ppl").at("mean").get<double>() < best->at("test_ppl").at("mean").get<double>()) best = &r;
+  if (!best) return "";
+  const size_t runs = best->at("runs").get<size_t>();
+  std::ostringstream out;
+  out << "| this repository: " << label << ", " << best->at("model").get<std::string>() << " "
+      << best->at("mode").get<std::string>() << " (" << runs << (runs == 1 ? " run" : " runs, mean") << ") | "
+      << mean_spread(*best, "test_ppl") << " |\n";
+  return out.str();
+}
+}  // namespace
+
+std::string bengio_reference_table(const json* emb, const json* longer) {
   std::ostringstream out;
   out << "| model | Brown test perplexity |\n|---|---:|\n"
       << "| Bengio et al. 2003: best neural network (MLP + trigram mixture) | 252 |\n"
       << "| Bengio et al. 2003: best n-gram (class-based back-off) | 312 |\n"
       << "| Bengio et al. 2003: Kneser-Ney 5-gram | 321 |\n";
-  if (emb) {
-    const json* best = nullptr;
-    for (const auto& r : emb->at("rows"))
-      if (!best || r.at("test_ppl").at("mean").get<double>() < best->at("test_ppl").at("mean").get<double>()) best = &r;
-    if (best)
-      out << "| this repository: best row, " << best->at("model").get<std::string>() << " " << best->at("mode").get<std::string>()
-          << " (" << best->at("runs").get<size_t>() << (best->at("runs").get<size_t>() == 1 ? " run" : " runs, mean")
-          << ") | " << mean_spread(*best, "test_ppl") << " |\n";
-  }
+  if (longer) out << best_row_line(*longer, "longer training (section 1b)");
+  if (emb) out << best_row_line(*emb, "best row of section 1");
   return out.str();
 }
-
 namespace {
 // Writes a data file and a gnuplot script, runs gnuplot; returns the Markdown image line or "".
 std::string plot(const fs::path& dir, const std::string& name, const std::string& data, const std::string& script) {
@@ -204,7 +227,15 @@ std::string render_report(const std::string& results_dir, bool plots) {
       md << plot(dir / "embeddings", "valid_curves", data.str(), script.str());
     }
   }
-  md << "## Reference: Bengio et al. (2003) on the same protocol\n\n" << bengio_reference_table(emb.is_null() ? nullptr : &emb) << "\n";
+  // The runs of `scripts/reproduce.sh --target` (longer training), when they sit next to the
+  // full profile's results, get their own table and a line in the reference table.
+  const json longer = load(dir / "target" / "embeddings" / "summary.json");
+  if (!longer.is_null())
+    md << "## 1b. Longer training: the runs below 252\n\n"
+       << "`scripts/reproduce.sh --target`, results in `target/`: " << training_setup(longer)
+       << "\n\n" << embeddings_table(longer) << "\n";
+  md << "## Reference: Bengio et al. (2003) on the same protocol\n\n"
+     << bengio_reference_table(emb.is_null() ? nullptr : &emb, longer.is_null() ? nullptr : &longer) << "\n";
   if (!size.is_null()) {
     md << "## 2. How much data: where does pretraining help?\n\n" << size.value("data", "") << "\n\n" << data_size_table(size) << "\n";
     if (plots) {

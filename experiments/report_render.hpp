@@ -10,7 +10,7 @@ namespace tg::report {
 std::string embeddings_table(const nlohmann::json& summary);   // exp_embeddings' summary.json
 std::string data_size_table(const nlohmann::json& summary);    // exp_data_size's summary.json
 std::string lifecycle_section(const nlohmann::json& summary);  // exp_lifecycle's summary.json
-std::string bengio_reference_table(const nlohmann::json* embeddings);
+std::string bengio_reference_table(const nlohmann::json* embeddings, const nlohmann::json* longer = nullptr);
 
 // "312.4 ± 3.1" (one run: "312.4"); "-" if absent.
 std::string mean_spread(const nlohmann::json& row, const std::string& metric, int decimals = 1);

@@ -1,5 +1,7 @@
 #include "optim/optimizer.hpp"
 
+#include "autograd/parallel.hpp"
+
 #include <cmath>
 #include <stdexcept>
 
@@ -17,16 +19,18 @@ void adam_update(float* p, const float* g, float* m, float* v, size_t n, const A
   const float bc1 = 1.0f - std::pow(o.beta1, static_cast<float>(step));
   const float bc2_sqrt = std::sqrt(1.0f - std::pow(o.beta2, static_cast<float>(step)));
   const float step_size = lr / bc1;
-  for (size_t i = 0; i < n; ++i) {
-    float grad = g[i];
-    if (decoupled)
-      p[i] *= 1.0f - lr * weight_decay;
-    else
-      grad += weight_decay * p[i];
-    m[i] = o.beta1 * m[i] + (1.0f - o.beta1) * grad;
-    v[i] = o.beta2 * v[i] + (1.0f - o.beta2) * grad * grad;
-    p[i] -= step_size * m[i] / (std::sqrt(v[i]) / bc2_sqrt + o.eps);
-  }
+  detail::parallel_for(n, 16384, [&](size_t first, size_t last) {
+    for (size_t i = first; i < last; ++i) {
+      float grad = g[i];
+      if (decoupled)
+        p[i] *= 1.0f - lr * weight_decay;
+      else
+        grad += weight_decay * p[i];
+      m[i] = o.beta1 * m[i] + (1.0f - o.beta1) * grad;
+      v[i] = o.beta2 * v[i] + (1.0f - o.beta2) * grad * grad;
+      p[i] -= step_size * m[i] / (std::sqrt(v[i]) / bc2_sqrt + o.eps);
+    }
+  });
 }
 }  // namespace
 
@@ -129,9 +133,13 @@ void Adam::step() {
   for (auto& group : groups_)
     for (auto& p : group.params) {
       if (!p.tensor.has_grad()) continue;
-      const Array grad = p.tensor.dense_grad();
-      adam_update(p.tensor.data(), grad.data(), slot("exp_avg", p).data(), slot("exp_avg_sq", p).data(),
-                  p.tensor.numel(), options_, lr_, group.weight_decay, decoupled_, steps_);
+      // A purely dense gradient is read in place; only a sparse part needs the merged copy.
+      const SparseGrad* sparse = p.tensor.sparse_grad();
+      const bool dense_only = p.tensor.has_dense_grad() && (!sparse || sparse->rows.empty());
+      const Array merged = dense_only ? Array() : p.tensor.dense_grad();
+      adam_update(p.tensor.data(), dense_only ? p.tensor.grad().data() : merged.data(), slot("exp_avg", p).data(),
+                  slot("exp_avg_sq", p).data(), p.tensor.numel(), options_, lr_, group.weight_decay, decoupled_,
+                  steps_);
     }
 }
 

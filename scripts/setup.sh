@@ -8,7 +8,7 @@
 #   bench  the reference systems and tools for benchmarks and plots
 set -euo pipefail
 
-build_packages=(g++ cmake make libxtensor-dev libxtensor-blas-dev libopenblas-dev
+build_packages=(g++ cmake make libxtensor-dev libxtensor-blas-dev libopenblas-dev libopenblas0-openmp
                 libboost-test-dev nlohmann-json3-dev libcli11-dev libopenmpi-dev openmpi-bin libbenchmark-dev)
 data_packages=(nodejs npm)
 report_packages=(gnuplot-nox)

@@ -43,7 +43,12 @@ BOOST_AUTO_TEST_CASE(tables_render_from_summary_json) {
   BOOST_TEST(table.find("| nplm | learned-tied |") != std::string::npos);
   const std::string bengio = report::bengio_reference_table(&summary);
   BOOST_TEST(bengio.find("| 252 |") != std::string::npos);
-  BOOST_TEST(bengio.find("best row, gpt learned (1 run) | 310.0 |") != std::string::npos, bengio);
+  BOOST_TEST(bengio.find("best row of section 1, gpt learned (1 run) | 310.0 |") != std::string::npos, bengio);
+  json longer = {{"rows", study::aggregate({run("gpt", "learned", 270, 249), run("gpt", "learned", 272, 251)},
+                                           {"model", "mode"}, kMetrics)}};
+  const std::string both = report::bengio_reference_table(&summary, &longer);
+  BOOST_TEST(both.find("longer training (section 1b), gpt learned (2 runs, mean) | 250.0 ± 1.4 |") != std::string::npos,
+             both);
 
   json size = {{"fractions", {0.05, 1.0}}};
   json r1 = run("gpt", "learned", 600, 650), r2 = run("gpt", "learned", 300, 310);
@@ -52,6 +57,24 @@ BOOST_AUTO_TEST_CASE(tables_render_from_summary_json) {
   const std::string st = report::data_size_table(size);
   BOOST_TEST(st.find("| model | embedding | 5% | 100% |") != std::string::npos, st);
   BOOST_TEST(st.find("| gpt | learned | 650.0 | 310.0 |") != std::string::npos, st);
+}
+
+BOOST_AUTO_TEST_CASE(report_shows_the_longer_runs_of_a_target_folder) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("tapegrad_report_target_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "embeddings");
+  fs::create_directories(dir / "target" / "embeddings");
+  json summary = {{"rows", study::aggregate({run("gpt", "learned", 300, 310)}, {"model", "mode"}, kMetrics)}};
+  std::ofstream(dir / "embeddings" / "summary.json") << summary.dump();
+  json longer = {{"rows", study::aggregate({run("gpt", "finetune-pretrained", 270, 247)}, {"model", "mode"}, kMetrics)},
+                 {"base_config", {{"model", "gpt"}, {"d_model", 128}, {"epochs", 5}, {"patience", 1}}}};
+  std::ofstream(dir / "target" / "embeddings" / "summary.json") << longer.dump();
+  const std::string md = report::render_report(dir.string(), false);
+  BOOST_TEST(md.find("## 1b. Longer training") != std::string::npos, md);
+  BOOST_TEST(md.find("gpt, d_model 128") != std::string::npos, md);
+  BOOST_TEST(md.find("| gpt | finetune-pretrained |") != std::string::npos, md);
+  BOOST_TEST(md.find("longer training (section 1b), gpt finetune-pretrained (1 run) | 247.0 |") != std::string::npos, md);
+  fs::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_CASE(report_refuses_an_empty_folder_and_corrupt_json) {

@@ -93,6 +93,26 @@ BOOST_AUTO_TEST_CASE(lazy_adam_leaves_untouched_rows_alone) {
   }
 }
 
+// AdamW's update is split over threads (elements are independent): 1 and 2 threads give the
+// same parameters bit for bit, on a tensor large enough to be split.
+BOOST_AUTO_TEST_CASE(adamw_step_is_the_same_on_1_and_2_threads) {
+  std::vector<std::vector<float>> results;
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    Generator gen(5);
+    Tensor w = randn({200, 200}, gen, 1.0f, true);
+    optim::Adam opt({{{{"w", w}}, 0.1f}}, {.lr = 1e-2f}, true);
+    for (int step = 0; step < 3; ++step) {
+      opt.zero_grad();
+      backward(sum(mul(mul(w, w), randn({200, 200}, gen))));
+      opt.step();
+    }
+    results.emplace_back(w.data(), w.data() + w.numel());
+  }
+  set_num_threads(1);
+  BOOST_TEST(std::memcmp(results[0].data(), results[1].data(), results[0].size() * sizeof(float)) == 0);
+}
+
 BOOST_AUTO_TEST_CASE(clip_grad_norm_scales_dense_and_sparse) {
   Tensor a = Tensor::zeros({2}, true), table = Tensor::zeros({4, 2}, true);
   a.grad_data()[0] = 3.0f;

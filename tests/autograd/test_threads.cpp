@@ -1,0 +1,105 @@
+// The ops' own loops split work over threads (autograd/parallel.hpp) without changing a
+// number: every sum runs in the same order whatever the thread count. Each case runs forward
+// and backward at sizes above every parallel grain, once on 1 thread and once on 2, and
+// compares values and gradients. Products inside the ops go through BLAS, whose own thread
+// split may round differently, hence a tolerance for those; the row and element-wise ops
+// must match exactly.
+#include <boost/test/unit_test.hpp>
+
+#include <functional>
+
+#include "autograd/autograd.hpp"
+
+using namespace tg;
+
+namespace {
+
+struct Run {
+  std::vector<float> out;
+  std::vector<std::vector<float>> grads;
+};
+
+// Builds fresh inputs from a fixed seed, applies op, backpropagates a fixed random weighting
+// of the output, and returns the output and the inputs' gradients.
+Run run(int threads, const std::vector<Shape>& shapes, const std::function<Tensor(std::vector<Tensor>&)>& op) {
+  set_num_threads(threads);
+  Generator gen(7);
+  std::vector<Tensor> inputs;
+  for (const Shape& s : shapes) inputs.push_back(randn(s, gen, 1.0f, true));
+  Tensor y = op(inputs);
+  Tensor weights = randn(y.shape(), gen);
+  backward(sum(mul(y, weights)));
+  Run r;
+  r.out.assign(y.data(), y.data() + y.numel());
+  for (const Tensor& t : inputs) {
+    const Array g = t.dense_grad();
+    r.grads.emplace_back(g.begin(), g.end());
+  }
+  return r;
+}
+
+void check_same(const Run& a, const Run& b, float tolerance) {
+  auto close = [tolerance](const std::vector<float>& x, const std::vector<float>& y) {
+    BOOST_REQUIRE_EQUAL(x.size(), y.size());
+    float worst = 0.0f;
+    for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::abs(x[i] - y[i]) / (1.0f + std::abs(x[i])));
+    BOOST_TEST(worst <= tolerance, "largest relative difference " << worst << " > " << tolerance);
+  };
+  close(a.out, b.out);
+  BOOST_REQUIRE_EQUAL(a.grads.size(), b.grads.size());
+  for (size_t i = 0; i < a.grads.size(); ++i) close(a.grads[i], b.grads[i]);
+}
+
+void same_on_1_and_2_threads(const std::vector<Shape>& shapes, const std::function<Tensor(std::vector<Tensor>&)>& op,
+                             float tolerance = 0.0f) {
+  const Run one = run(1, shapes, op);
+  const Run two = run(2, shapes, op);
+  set_num_threads(1);
+  check_same(one, two, tolerance);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(autograd_threads)
+
+BOOST_AUTO_TEST_CASE(thread_count_is_set_and_reported) {
+  set_num_threads(2);
+  BOOST_TEST(num_threads() == 2);
+  set_num_threads(1);
+  BOOST_TEST(num_threads() == 1);
+  BOOST_CHECK_THROW(set_num_threads(0), std::invalid_argument);
+  const std::string backend = threading_backend();
+  BOOST_TEST((backend == "openmp" || backend == "pthreads" || backend == "serial"), backend);
+}
+
+BOOST_AUTO_TEST_CASE(element_wise_ops_match_exactly) {
+  const Shape big{64, 600};  // 38,400 elements: above the element-wise grain
+  same_on_1_and_2_threads({big, big}, [](auto& in) { return add(in[0], in[1]); });
+  same_on_1_and_2_threads({big, big}, [](auto& in) { return mul(in[0], in[1]); });
+  same_on_1_and_2_threads({big}, [](auto& in) { return gelu(in[0]); });
+  same_on_1_and_2_threads({big}, [](auto& in) { return tanh(in[0]); });
+}
+
+BOOST_AUTO_TEST_CASE(row_ops_match_exactly) {
+  same_on_1_and_2_threads({{96, 80}, {80}, {80}}, [](auto& in) { return layer_norm(in[0], in[1], in[2]); });
+  // 4 x 3 heads, T = 20, d = 8, dropout off and on.
+  same_on_1_and_2_threads({{4, 20, 72}}, [](auto& in) {
+    Generator g(3);
+    return causal_attention(in[0], 3, 0.0f, true, g);
+  });
+  same_on_1_and_2_threads({{4, 20, 72}}, [](auto& in) {
+    Generator g(3);
+    return causal_attention(in[0], 3, 0.3f, true, g);
+  });
+}
+
+BOOST_AUTO_TEST_CASE(ops_with_threaded_products_match_within_rounding) {
+  same_on_1_and_2_threads({{70, 48}, {300, 48}, {300}}, [](auto& in) { return linear(in[0], in[1], in[2]); }, 1e-6f);
+  Ids targets{{70}, std::vector<int32_t>(70)};
+  for (size_t i = 0; i < 70; ++i) targets.values[i] = static_cast<int32_t>((i * 37) % 300);
+  same_on_1_and_2_threads(
+      {{70, 48}, {300, 48}, {300}},
+      [&](auto& in) { return linear_cross_entropy(in[0], in[1], in[2], targets); }, 1e-6f);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
