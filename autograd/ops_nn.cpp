@@ -391,14 +391,9 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
   record("linear_cross_entropy", std::move(inputs), out,
          [x, weight, bias, out, dx = std::move(dx), dw = std::move(dw), db = std::move(db)]() mutable {
            const float g = out.grad().data()[0];
-           auto add = [g](const std::vector<float>& from, float* to) {
-             detail::parallel_for(from.size(), 4096, [&](size_t begin, size_t end) {
-               for (size_t i = begin; i < end; ++i) to[i] += g * from[i];
-             });
-           };
-           if (!dx.empty()) add(dx, x.grad_data());
-           if (!dw.empty()) add(dw, weight.grad_data());
-           if (!db.empty()) add(db, bias.grad_data());
+           if (!dx.empty()) x.add_to_grad(dx.data(), g);
+           if (!dw.empty()) weight.add_to_grad(dw.data(), g);
+           if (!db.empty()) bias.add_to_grad(db.data(), g);
          });
   return out;
 }

@@ -1,5 +1,7 @@
 #include "autograd/tensor.hpp"
 
+#include "autograd/parallel.hpp"
+
 #include <malloc.h>
 
 #include <atomic>
@@ -136,9 +138,23 @@ float* Tensor::grad_data() const {
   auto& t = checked();
   if (!t.grad) {
     t.grad = Array::from_shape(t.data.shape());
-    std::fill(t.grad->begin(), t.grad->end(), 0.0f);
+    float* g = t.grad->data();
+    detail::parallel_for(t.grad->size(), 1 << 16, [g](size_t first, size_t last) { std::fill(g + first, g + last, 0.0f); });
   }
   return t.grad->data();
+}
+
+void Tensor::add_to_grad(const float* values, float scale) const {
+  auto& t = checked();
+  const bool fresh = !t.grad;
+  if (fresh) t.grad = Array::from_shape(t.data.shape());
+  float* g = t.grad->data();
+  detail::parallel_for(t.grad->size(), 1 << 14, [&](size_t first, size_t last) {
+    if (fresh)
+      for (size_t i = first; i < last; ++i) g[i] = scale * values[i];
+    else
+      for (size_t i = first; i < last; ++i) g[i] += scale * values[i];
+  });
 }
 
 const SparseGrad* Tensor::sparse_grad() const { return checked().sparse_grad.get(); }

@@ -77,6 +77,9 @@ class Tensor {
   const Array& grad() const;  // the dense part; throws if there is none
   // Gradient accumulation goes through const handles: a Tensor is a handle, like shared_ptr.
   float* grad_data() const;  // dense gradient buffer, allocated as zeros on first use
+  // grad += scale * values (numel() floats). The first contribution is written straight into
+  // a new buffer: no zero fill, no second pass (the output layer's [V, C] gradient).
+  void add_to_grad(const float* values, float scale) const;
   const SparseGrad* sparse_grad() const;
   SparseGrad& sparse_grad_mut() const;  // created empty on first use
   Array dense_grad() const;       // dense part plus sparse rows, as one dense array

@@ -41,9 +41,12 @@ def main():
         lines += ["## Training throughput and memory vs PyTorch", "",
                   f"PyTorch {train['rows'][0]['pytorch']['torch']}; {train['repeats']} alternating runs of "
                   f"{train['steps']} timed steps each (after 3 untimed). Loss trajectories of the two sides start from "
-                  "the same parameters and batches; the last column is their largest relative difference over the run.", "",
-                  "| model | threads | tapegrad tok/s | PyTorch tok/s | ratio | of sgemm peak (ours) | tapegrad peak MiB | PyTorch peak MiB | memory ratio | loss diff |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                  "the same parameters and batches; `loss diff` is their largest relative difference over the run. "
+                  "`measured`: the date of the row's runs and how our side threaded (`openmp`: BLAS and the ops share "
+                  "one OpenMP pool; `pthreads`: OpenBLAS's pthreads, ops on one thread); rows re-measured with "
+                  "`train_vs_torch.py --merge` are newer than the rest. The sgemm peak is from the micro-benchmarks above.", "",
+                  "| model | threads | tapegrad tok/s | PyTorch tok/s | ratio | of sgemm peak (ours) | tapegrad peak MiB | PyTorch peak MiB | memory ratio | loss diff | measured |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
         for r in train["rows"]:
             frac = ""
             if r["threads"] in peak:
@@ -51,7 +54,8 @@ def main():
             lines.append(f"| {r['config']} | {r['threads']} | {r['tapegrad']['tokens_per_s']:,.0f} | "
                          f"{r['pytorch']['tokens_per_s']:,.0f} | {r['speed_ratio']:.2f}x | {frac} | "
                          f"{r['tapegrad']['peak_rss_mib']:.0f} | {r['pytorch']['peak_rss_mib']:.0f} | "
-                         f"{r['tapegrad']['peak_rss_mib'] / r['pytorch']['peak_rss_mib']:.2f} | {r['loss_max_rel_diff']:.1e} |")
+                         f"{r['tapegrad']['peak_rss_mib'] / r['pytorch']['peak_rss_mib']:.2f} | {r['loss_max_rel_diff']:.1e} | "
+                         f"{r.get('measured', '')} {r.get('threading', '')} |")
         lines.append("")
     if w2v:
         lines += ["## word2vec vs gensim", "",

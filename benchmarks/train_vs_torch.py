@@ -2,7 +2,7 @@
 """Training throughput and peak memory, tapegrad vs PyTorch, same models, same initial
 parameters, same batches, alternating runs in one invocation.
 
-    /usr/bin/python3 benchmarks/train_vs_torch.py [--repeats 3] [--threads 1,2] [--configs ...]
+    /usr/bin/python3 benchmarks/train_vs_torch.py [--repeats 3] [--threads 1,2] [--configs ...] [--merge]
 
 For each configuration bench_train dumps its initial parameters and batches; torch_train.py
 loads them, so both sides run the same computation: their loss trajectories must agree
@@ -11,6 +11,7 @@ of each run, then the median over repeats; peak memory is /usr/bin/time's maximu
 set size of the whole process.
 """
 import argparse
+import datetime
 import json
 import os
 import re
@@ -43,6 +44,12 @@ def flops_per_token(cfg, vocab):
     return 6 * (inputs * cfg["hidden"] + vocab * cfg["hidden"] + (vocab * inputs if cfg["direct"] else 0))
 
 
+def order(row):
+    """Rows in CONFIGS order, then by threads."""
+    names = list(CONFIGS)
+    return (names.index(row["config"]) if row["config"] in names else len(names), row["threads"])
+
+
 def timed(cmd, env=None):
     res = subprocess.run(["/usr/bin/time", "-v"] + cmd, capture_output=True, text=True, env=env)
     if res.returncode != 0:
@@ -68,9 +75,21 @@ def main():
     ap.add_argument("--configs", default=",".join(CONFIGS))
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--merge", action="store_true",
+                    help="re-measure only the given configs/threads: other rows of train.json are kept, "
+                         "each with the date it was measured")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="train_bench_")
+    today = datetime.date.today().isoformat()
+    kept = []
+    previous = os.path.join(args.out, "train.json")
+    if args.merge and os.path.exists(previous):
+        old = json.load(open(previous))
+        old_date = datetime.date.fromtimestamp(os.path.getmtime(previous)).isoformat()
+        wanted = {(c, int(t)) for c in args.configs.split(",") for t in args.threads.split(",")}
+        kept = [dict(r, measured=r.get("measured", old_date)) for r in old["rows"]
+                if (r["config"], r["threads"]) not in wanted]
     rows = []
     for name in args.configs.split(","):
         for threads in [int(t) for t in args.threads.split(",")]:
@@ -96,10 +115,12 @@ def main():
                          "pytorch": {"tokens_per_s": ttps, "peak_rss_mib": statistics.median(r["peak_rss_mib"] for r in theirs),
                                      "runs": [r["tokens_per_s"] for r in theirs], "losses": lb,
                                      "torch": theirs[0]["torch"], "blas": theirs[0]["blas"]},
-                         "speed_ratio": tps / ttps, "loss_max_rel_diff": loss_diff})
+                         "speed_ratio": tps / ttps, "loss_max_rel_diff": loss_diff, "measured": today,
+                         "threading": ours[0].get("threading", "pthreads")})
             with open(os.path.join(args.out, "train.json.tmp"), "w") as f:
                 json.dump({"benchmark": "train_vs_torch", "repeats": args.repeats, "steps": args.steps,
-                           "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE", "auto"), "rows": rows}, f, indent=2)
+                           "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE", "auto"),
+                           "rows": sorted(kept + rows, key=order)}, f, indent=2)
             os.replace(os.path.join(args.out, "train.json.tmp"), os.path.join(args.out, "train.json"))
 
 

@@ -2,8 +2,10 @@
 
 #include "autograd/parallel.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 namespace tg::optim {
 
@@ -181,9 +183,21 @@ void LazyAdam::step() {
 }
 
 float clip_grad_norm(const std::vector<Tensor>& params, float max_norm) {
+  // Sums of squares over fixed chunks, in parallel, then added in chunk order: the norm does
+  // not depend on the thread count.
+  constexpr size_t kChunk = size_t{1} << 15;
   double total = 0.0;
   auto accumulate = [&](const float* g, size_t n) {
-    for (size_t i = 0; i < n; ++i) total += static_cast<double>(g[i]) * g[i];
+    std::vector<double> partial((n + kChunk - 1) / kChunk, 0.0);
+    detail::parallel_for(partial.size(), 1, [&](size_t first, size_t last) {
+      for (size_t c = first; c < last; ++c) {
+        double s = 0.0;
+        for (size_t i = c * kChunk, end = std::min(n, (c + 1) * kChunk); i < end; ++i)
+          s += static_cast<double>(g[i]) * g[i];
+        partial[c] = s;
+      }
+    });
+    for (double s : partial) total += s;
   };
   for (const auto& p : params) {
     if (p.has_dense_grad()) accumulate(p.grad().data(), p.grad().size());
@@ -195,7 +209,9 @@ float clip_grad_norm(const std::vector<Tensor>& params, float max_norm) {
   for (const auto& p : params) {
     if (p.has_dense_grad()) {
       float* g = p.grad_data();
-      for (size_t i = 0, n = p.numel(); i < n; ++i) g[i] *= coef;
+      detail::parallel_for(p.numel(), 1 << 14, [&](size_t first, size_t last) {
+        for (size_t i = first; i < last; ++i) g[i] *= coef;
+      });
     }
     if (p.sparse_grad())
       for (auto& x : p.sparse_grad_mut().values) x *= coef;
