@@ -22,7 +22,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-BENCH = os.path.join(ROOT, "build", "bin", "bench_train")
+# Another build's binary (e.g. to compare two commits): TAPEGRAD_BENCH_TRAIN=path/to/bench_train.
+BENCH = os.environ.get("TAPEGRAD_BENCH_TRAIN", os.path.join(ROOT, "build", "bin", "bench_train"))
 
 CONFIGS = {
     "gpt-tiny": ["--model", "gpt", "--d-model", "128", "--layers", "2", "--heads", "4", "--context", "64", "--batch", "32"],
@@ -88,8 +89,9 @@ def main():
         old = json.load(open(previous))
         old_date = datetime.date.fromtimestamp(os.path.getmtime(previous)).isoformat()
         wanted = {(c, int(t)) for c in args.configs.split(",") for t in args.threads.split(",")}
-        kept = [dict(r, measured=r.get("measured", old_date)) for r in old["rows"]
-                if (r["config"], r["threads"]) not in wanted]
+        # Rows from before bench_train reported its threading came from the pthreads build.
+        kept = [dict(r, measured=r.get("measured", old_date), threading=r.get("threading", "pthreads"))
+                for r in old["rows"] if (r["config"], r["threads"]) not in wanted]
     rows = []
     for name in args.configs.split(","):
         for threads in [int(t) for t in args.threads.split(",")]:
