@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "autograd/io.hpp"
+#include "optim/distributed.hpp"
 #include "experiments/cli.hpp"
 #include "experiments/exp_flags.hpp"
 #include "experiments/experiment.hpp"
@@ -153,6 +154,9 @@ int main(int argc, char** argv) {
       summary["runs"] = runs;
       study::write_json(f.out + "/summary.json", summary);
     }
+    // Rank 0 alone holds the full results (the others' output is silenced anyway): rendering
+    // on another rank failed at the end of an MPI run.
+    if (!dist::is_main()) return 0;
     std::printf("%s", report::lifecycle_section(summary).c_str());
     std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());
     return 0;

@@ -4,11 +4,12 @@
 #   scripts/reproduce.sh          quick profile (one seed, small GPT, five embedding modes, a
 #                                 short data-size sweep): about 20 minutes on 2 cores,
 #                                 results in results/quick/
-#   scripts/reproduce.sh --full   everything (3 seeds, GPT and NPLM, full sweeps, life cycle),
-#                                 results in results/
-#   scripts/reproduce.sh --target the runs that beat Bengio et al.'s 252 test perplexity: GPT d128,
-#                                 5 epochs, fine-tuned word2vec and learned embeddings, 3 seeds
-#                                 (about 55 minutes on 2 cores), results in results/target/
+#   scripts/reproduce.sh --full   everything (3 seeds, GPT and NPLM, full sweeps, life cycle,
+#                                 then the --target runs), results in results/ (REPORT.md);
+#                                 measured about 3.3 hours on 2 cores (README)
+#   scripts/reproduce.sh --target only the runs that beat Bengio et al.'s 252 test perplexity:
+#                                 GPT d128, 5 epochs, fine-tuned word2vec and learned embeddings,
+#                                 3 seeds (55 minutes on 2 cores), results in results/target/
 # --full and --target train data-parallel over one MPI rank per core when mpirun is installed
 # (scripts/setup.sh installs it); --quick stays one process with one OpenBLAS thread per core.
 set -euo pipefail
@@ -38,6 +39,10 @@ if [ "$profile" != quick ] && command -v mpirun >/dev/null && [ "$threads" -gt 1
 fi
 echo "OpenBLAS kernel: ${OPENBLAS_CORETYPE:-auto-detected}, ${run[*]:-one process}, OpenBLAS threads: $rank_threads" >&2
 start=$(date +%s)
+# The runs below 252: longer training (5 epochs, early stopping) of the two best modes.
+target=(--model gpt --d-model 128 --layers 2 --heads 4 --context 64 --batch 32 --lr 1e-3 --warmup 100 --dropout 0.2
+        --epochs 5 --patience 1 --valid-limit 50000 --threads "$rank_threads" --models gpt --seeds 3
+        --modes finetune-pretrained,learned)
 
 if [ "$profile" = quick ]; then
   out=results/quick
@@ -49,15 +54,11 @@ if [ "$profile" = quick ]; then
   build/bin/exp_lifecycle "${gpt[@]}" --epochs 2 --train-fraction 0.25 --out "$out/lifecycle"
 elif [ "$profile" = target ]; then
   out=results/target
-  "${run[@]}" build/bin/exp_embeddings --model gpt --d-model 128 --layers 2 --heads 4 --context 64 --batch 32 --lr 1e-3 \
-    --warmup 100 --dropout 0.2 --epochs 5 --patience 1 --valid-limit 50000 --threads "$rank_threads" --models gpt \
-    --seeds 3 --modes finetune-pretrained,learned --out "$out/embeddings"
+  "${run[@]}" build/bin/exp_embeddings "${target[@]}" --out "$out/embeddings"
 else
   out=results
-  # Sized from measured costs on 2 cores (SkylakeX kernel), one process with 2 threads: GPT
-  # d128 ~150 s per epoch, NPLM d96 ~90 s, ~25 s to evaluate the full splits: about 2.9 hours.
-  # On 2 MPI ranks and with the fused attention and output layer a GPT d128 epoch now takes
-  # ~100 s (--target: 5 epochs in 8.7 min with evaluation), so about 2 hours: an estimate.
+  # Measured on 2 cores, 2 MPI ranks (README): GPT embeddings 15 runs ~4 min each, NPLM 15 runs
+  # ~2.8 min, data-size sweep ~25 min, life cycle ~6 min, then the target runs 55 min.
   gpt=(--model gpt --d-model 128 --layers 2 --heads 4 --context 64 --batch 32 --lr 1e-3 --warmup 100
        --dropout 0.2 --valid-limit 50000 --patience 1 --threads "$rank_threads")
   nplm=(--model nplm --d-model 96 --ngram 5 --context 64 --batch 32 --lr 1e-3 --warmup 100
@@ -67,6 +68,8 @@ else
   "${run[@]}" build/bin/exp_data_size "${gpt[@]}" --epochs 1 --max-epochs 6 --fractions 0.05,0.25,1 --models gpt \
     --seeds 1 --out "$out/data_size"
   "${run[@]}" build/bin/exp_lifecycle "${gpt[@]}" --epochs 2 --out "$out/lifecycle"
+  # REPORT.md shows these as section 1b and in the comparison with Bengio et al.
+  "${run[@]}" build/bin/exp_embeddings "${target[@]}" --out "$out/target/embeddings"
   python3 - "$out" <<'PY'
 import json, sys, os
 out = sys.argv[1]
