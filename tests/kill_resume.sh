@@ -7,7 +7,7 @@ train_lm=$1 corpus=$2 work=$3
 mkdir -p "$work"
 rm -f "$work"/*.json "$work"/*.ckpt
 args=(--corpus-file "$corpus" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 4
-      --epochs 12 --warmup 5 --dropout 0.1 --threads 1 --seed 3 --checkpoint-every 5)
+      --epochs 40 --warmup 5 --dropout 0.1 --threads 1 --seed 3 --checkpoint-every 5)
 "$train_lm" "${args[@]}" --checkpoint "$work/whole.ckpt" --results "$work/whole.json" >/dev/null 2>&1
 
 for attempt in 1 2 3; do
