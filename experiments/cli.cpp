@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 
@@ -38,11 +39,14 @@ void LiveLine::finish(const std::string& text) {
 namespace {
 
 // Under mpirun only rank 0 talks: the other ranks' stdout and stderr go to /dev/null, but
-// their errors still reach the terminal through a saved copy of stderr.
+// their errors still reach the terminal through a saved copy of stderr. What the C library
+// or a sanitizer prints before an abort does not: TAPEGRAD_ALL_RANKS_TALK=1 keeps every
+// rank's output, for debugging a rank that dies.
 int g_error_fd = STDERR_FILENO;
 
 void quiet_other_ranks() {
   if (dist::is_main()) return;
+  if (const char* all = std::getenv("TAPEGRAD_ALL_RANKS_TALK"); all && std::string(all) == "1") return;
   g_error_fd = ::dup(STDERR_FILENO);
   const int null_fd = ::open("/dev/null", O_WRONLY);
   if (g_error_fd < 0 || null_fd < 0) return;  // keep talking rather than lose errors

@@ -79,12 +79,15 @@ int main(int argc, char** argv) {
 
     text::Word2VecOptions w2v = f.w2v;
     w2v.size = base.d_model, w2v.cbow = f.w2v_cbow == 1, w2v.seed = base.seed;
+    // Only rank 0 trains word2vec, so only its log has the scores: look them up with value()
+    // (operator[] on a const json with a missing key is undefined behaviour, which aborted
+    // rank 1 under the sanitizers and read garbage without them).
     const json w2v_log = study::pretrain_word2vec(data, w2v, f.out + "/word2vec.bin");
     const text::WordVectors vectors = text::load_vectors(f.out + "/word2vec.bin");
     const text::VectorIndex w2v_index(vectors.words, vectors.matrix);
 
     json summary = {{"experiment", "lifecycle"}, {"base_config", base.to_json()}, {"data", data.description},
-                    {"word2vec_wordsim", w2v_log["wordsim353"]}, {"word2vec", w2v_log}};
+                    {"word2vec_wordsim", w2v_log.value("wordsim353", json())}, {"word2vec", w2v_log}};
     json runs = json::array();
     for (const auto& mode : mode_list) {
       lm::TrainConfig c = base;
