@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include "autograd/blas.hpp"
@@ -342,48 +343,95 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
 
   // The loss is a scalar, so its gradients are those for an upstream 1, scaled by the upstream
   // in backward: they are computed here, chunk by chunk, while each chunk's logits are at hand.
+  //
+  // Threads: each gets a contiguous slab of rows and runs its own single-threaded products
+  // on it (BLAS does not split a product again inside a parallel region), with its own logits
+  // chunk and weight-gradient buffer, summed in slab order at the end. Splitting every product
+  // over the threads instead left them waiting on each other 54 times per GPT step and packed
+  // the weight for each half (benchmarks/HISTORY.md).
+  const size_t slabs = std::clamp<size_t>(rows / 16, 1, detail::parallel_width());
+  const size_t chunk_elems = size_t{1} << 21;  // 8 MiB of logits per thread
+  const size_t chunk = std::max<size_t>(chunk_elems / std::max<size_t>(vocab, 1), 16);
   std::vector<float> dx(grad_x ? rows * width : 0), dw(grad_w ? vocab * width : 0), db(grad_b ? vocab : 0);
-  const size_t chunk = std::clamp<size_t>((size_t{1} << 21) / std::max<size_t>(vocab, 1), 16, std::max<size_t>(rows, 16));
-  std::vector<float> logits(std::min(chunk, rows) * vocab), row_loss(std::min(chunk, rows));
-  const float inv_count = 1.0f / static_cast<float>(count), log_count = std::log(static_cast<float>(count));
-  double total = 0.0;
-  for (size_t first = 0; first < rows; first += chunk) {
-    const size_t n = std::min(chunk, rows - first);
-    const float* xs = x.data() + first * width;
-    if (bias.defined())
-      for (size_t r = 0; r < n; ++r) std::copy_n(bias.data(), vocab, logits.data() + r * vocab);
-    detail::gemm(false, true, n, vocab, width, 1.0f, xs, width, weight.data(), width, bias.defined() ? 1.0f : 0.0f,
-                 logits.data(), vocab);
-    detail::parallel_for(n, 4, [&](size_t begin, size_t end) {
-      for (size_t r = begin; r < end; ++r) {
-        float* row = logits.data() + r * vocab;
-        const int32_t target = targets.values[first + r];
-        if (target == ignore_index) {
-          if (grad) std::fill(row, row + vocab, 0.0f);
-          continue;
-        }
-        const float lse = detail::row_logsumexp(row, vocab);
-        row_loss[r] = lse - row[target];
+  std::vector<std::vector<float>> slab_dw(grad_w ? slabs - 1 : 0), slab_db(grad_b ? slabs - 1 : 0);
+  std::vector<float> row_loss(rows, 0.0f);
+  const float inv_count = 1.0f / static_cast<float>(count);
+
+  detail::parallel_for(slabs, 1, [&](size_t slab_begin, size_t slab_end) {
+    for (size_t slab = slab_begin; slab < slab_end; ++slab) {
+      const size_t begin = rows * slab / slabs, end = rows * (slab + 1) / slabs;
+      float* dw_slab = nullptr;
+      float* db_slab = nullptr;
+      if (grad_w) dw_slab = slab == 0 ? dw.data() : (slab_dw[slab - 1].resize(vocab * width), slab_dw[slab - 1].data());
+      if (grad_b) db_slab = slab == 0 ? db.data() : (slab_db[slab - 1].resize(vocab), slab_db[slab - 1].data());
+      const size_t buffer_rows = std::min(chunk, end - begin);
+      const auto logits = std::make_unique_for_overwrite<float[]>(buffer_rows * vocab);
+      std::vector<float> x_scaled(grad_w ? buffer_rows * width : 0), row_scale(buffer_rows);
+      for (size_t first = begin; first < end; first += chunk) {
+        const size_t n = std::min(chunk, end - first);
+        const float* xs = x.data() + first * width;
+        if (bias.defined())
+          for (size_t r = 0; r < n; ++r) std::copy_n(bias.data(), vocab, logits.get() + r * vocab);
+        detail::gemm(false, true, n, vocab, width, 1.0f, xs, width, weight.data(), width, bias.defined() ? 1.0f : 0.0f,
+                     logits.get(), vocab);
+        detail::parallel_for(n, 4, [&](size_t r_begin, size_t r_end) {
+          for (size_t r = r_begin; r < r_end; ++r) {
+            float* row = logits.get() + r * vocab;
+            const int32_t target = targets.values[first + r];
+            row_scale[r] = 0.0f;
+            if (target == ignore_index) {
+              if (grad) std::fill(row, row + vocab, 0.0f);
+              continue;
+            }
+            if (!grad) {
+              row_loss[first + r] = detail::row_logsumexp(row, vocab) - row[target];
+              continue;
+            }
+            // d loss / d logits = (softmax - one_hot) / count = (e - sum one_hot) / (sum count)
+            // with e = exp(logits - max). The row keeps e - sum one_hot; the factor
+            // 1 / (sum count) is applied to the small operands of the products below (the
+            // input rows, the input gradient rows), not to the vocabulary-wide row.
+            const float target_logit = row[target];
+            const float max = detail::row_max(row, vocab);
+            const float sum = detail::row_exp_shifted(row, max, row, vocab);
+            row_loss[first + r] = max + std::log(sum) - target_logit;
+            row[target] -= sum;
+            row_scale[r] = inv_count / sum;
+          }
+        });
         if (!grad) continue;
-        // d loss / d logits = (softmax - one_hot) / count, the division folded into the
-        // shift: one pass over the row instead of two.
-        detail::row_exp_shifted(row, lse + log_count, row, vocab);
-        row[target] -= inv_count;
+        if (grad_x) {
+          float* dxs = dx.data() + first * width;
+          detail::gemm(false, false, n, width, vocab, 1.0f, logits.get(), vocab, weight.data(), width, 0.0f, dxs, width);
+          for (size_t r = 0; r < n; ++r)
+            for (size_t j = 0; j < width; ++j) dxs[r * width + j] *= row_scale[r];
+        }
+        if (grad_w) {
+          for (size_t r = 0; r < n; ++r)
+            for (size_t j = 0; j < width; ++j) x_scaled[r * width + j] = xs[r * width + j] * row_scale[r];
+          detail::gemm(true, false, vocab, width, n, 1.0f, logits.get(), vocab, x_scaled.data(), width,
+                       first == begin ? 0.0f : 1.0f, dw_slab, width);
+        }
+        if (grad_b)
+          detail::parallel_for(vocab, 256, [&](size_t j_begin, size_t j_end) {
+            for (size_t r = 0; r < n; ++r)
+              for (size_t j = j_begin; j < j_end; ++j) db_slab[j] += logits[r * vocab + j] * row_scale[r];
+          });
       }
+    }
+  });
+  // The slabs' weight and bias gradients, added in slab order whatever the threads.
+  if (slabs > 1) {
+    detail::parallel_for(dw.size(), 4096, [&](size_t begin, size_t end) {
+      for (const auto& part : slab_dw)
+        for (size_t i = begin; i < end; ++i) dw[i] += part[i];
     });
-    for (size_t r = 0; r < n; ++r)  // in row order, whatever the thread count
-      if (targets.values[first + r] != ignore_index) total += row_loss[r];
-    if (!grad) continue;
-    if (grad_x) detail::gemm(false, false, n, width, vocab, 1.0f, logits.data(), vocab, weight.data(), width, 0.0f,
-                             dx.data() + first * width, width);
-    if (grad_w) detail::gemm(true, false, vocab, width, n, 1.0f, logits.data(), vocab, xs, width,
-                             first == 0 ? 0.0f : 1.0f, dw.data(), width);
-    if (grad_b)
-      detail::parallel_for(vocab, 256, [&](size_t begin, size_t end) {
-        for (size_t r = 0; r < n; ++r)
-          for (size_t j = begin; j < end; ++j) db[j] += logits[r * vocab + j];
-      });
+    for (const auto& part : slab_db)
+      for (size_t j = 0; j < db.size(); ++j) db[j] += part[j];
   }
+  double total = 0.0;
+  for (size_t r = 0; r < rows; ++r)  // in row order, whatever the thread count
+    if (targets.values[r] != ignore_index) total += row_loss[r];
   Tensor out = Tensor::scalar(static_cast<float>(total / static_cast<double>(count)));
   if (!grad) return out;
   std::vector<Tensor> inputs{x, weight};

@@ -29,6 +29,17 @@ const char* threading_backend();
 
 namespace detail {
 
+// How many blocks parallel_for would run side by side here: the thread count, or 1 inside a
+// parallel region and in builds whose loops stay serial. For ops that give each thread its
+// own scratch buffers.
+inline size_t parallel_width() {
+#if defined(TAPEGRAD_OPENMP)
+  return omp_in_parallel() ? 1 : static_cast<size_t>(std::max(omp_get_max_threads(), 1));
+#else
+  return 1;
+#endif
+}
+
 // body(begin, end) over [0, n) in one block per thread; inline when there is one thread,
 // when already inside a parallel region, or when n < 2 * grain (too little work to share).
 // Blocks never overlap: a body may write its own range without locks. Sums across the range

@@ -93,10 +93,10 @@ static void BM_cross_entropy(benchmark::State& state) {
 BENCHMARK(BM_cross_entropy)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The output layer and the loss, forward+backward, 2,048 rows of width 128 over 17,905 words:
-// linear_cross_entropy (chunked, no logits tensor) vs linear then cross_entropy.
+// linear_cross_entropy (chunked, no logits tensor) vs linear then cross_entropy. Args: fused, threads.
 static void BM_output_layer(benchmark::State& state) {
   const bool fused = state.range(0) == 1;
-  tg::set_num_threads(1);
+  set_threads(state, 1);
   const size_t rows = 2048, width = 128, vocab = 17905;
   Generator gen(1);
   Tensor x = randn({rows, width}, gen, 1.0f, true), w = randn({vocab, width}, gen, 0.02f, true);
@@ -108,9 +108,11 @@ static void BM_output_layer(benchmark::State& state) {
     backward(loss);
     x.zero_grad(), w.zero_grad();
   }
+  const double flops = 6.0 * static_cast<double>(rows * width * vocab);
+  state.counters["GFLOP/s"] = benchmark::Counter(flops * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
   state.SetLabel(fused ? "linear_cross_entropy" : "linear + cross_entropy");
 }
-BENCHMARK(BM_output_layer)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_output_layer)->Args({1, 1})->Args({0, 1})->Args({1, 2})->Args({0, 2})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Embedding lookup + backward of a 17,905 x 128 table, sparse rows vs a dense scatter.
 static void BM_embedding_fwd_bwd(benchmark::State& state) {

@@ -102,4 +102,22 @@ BOOST_AUTO_TEST_CASE(ops_with_threaded_products_match_within_rounding) {
       [&](auto& in) { return linear_cross_entropy(in[0], in[1], in[2], targets); }, 1e-5f);
 }
 
+// Many rows over a wide vocabulary: linear_cross_entropy then works in several chunks per
+// thread (29 rows of 70,000 logits), each thread on its own slab of rows with its own weight
+// gradient; ignored rows included. It must equal linear followed by cross_entropy.
+BOOST_AUTO_TEST_CASE(fused_output_layer_in_many_chunks_matches_the_unfused_ops) {
+  const size_t rows = 150, vocab = 70000, width = 8;
+  Ids targets{{rows}, std::vector<int32_t>(rows)};
+  for (size_t i = 0; i < rows; ++i) targets.values[i] = i % 11 == 5 ? -100 : static_cast<int32_t>((i * 7919) % vocab);
+  const std::vector<Shape> shapes{{rows, width}, {vocab, width}, {vocab}};
+  const Run reference = run(1, shapes, [&](auto& in) { return cross_entropy(linear(in[0], in[1], in[2]), targets, -100); });
+  for (int threads : {1, 2}) {
+    BOOST_TEST_CONTEXT("threads " << threads) {
+      check_same(reference, run(threads, shapes, [&](auto& in) { return linear_cross_entropy(in[0], in[1], in[2], targets, -100); }),
+                 1e-5f);
+    }
+  }
+  set_num_threads(1);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
