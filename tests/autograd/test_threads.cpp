@@ -103,7 +103,7 @@ BOOST_AUTO_TEST_CASE(ops_with_threaded_products_match_within_rounding) {
 }
 
 // Many rows over a wide vocabulary: linear_cross_entropy then works in several chunks per
-// thread (29 rows of 70,000 logits), each thread on its own slab of rows with its own weight
+// thread (59 rows of 70,000 logits), each thread on its own slab of rows with its own weight
 // gradient; ignored rows included. It must equal linear followed by cross_entropy.
 BOOST_AUTO_TEST_CASE(fused_output_layer_in_many_chunks_matches_the_unfused_ops) {
   const size_t rows = 150, vocab = 70000, width = 8;
