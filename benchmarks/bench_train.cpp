@@ -20,6 +20,7 @@
 using namespace tg;
 
 int main(int argc, char** argv) {
+  select_blas_kernel(argv);
   CLI::App app{"bench_train: training-step throughput on Brown"};
   lm::TrainConfig c;
   c.dropout = 0.0f;  // both sides deterministic and comparable
@@ -92,7 +93,7 @@ int main(int argc, char** argv) {
                                 {"params", model->num_parameters()}, {"tokens_per_step", c.batch * t},
                                 {"step_seconds", seconds}, {"losses", losses}, {"median_step_s", median},
                                 {"tokens_per_s", static_cast<double>(c.batch * t) / median}, {"ranks", dist::size()},
-                                {"comm_overlap", c.comm_overlap}, {"threading", threading_backend()},
+                                {"comm_overlap", c.comm_overlap}, {"threading", threading_backend()}, {"blas_kernel", blas_kernel()},
                                 {"comm_fraction", timed_comm / std::accumulate(seconds.begin(), seconds.end(), 0.0)}};
     std::printf("%s\n", out.dump().c_str());
     return 0;

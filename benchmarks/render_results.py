@@ -3,6 +3,7 @@
 import datetime
 import json
 import os
+import statistics
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 R = os.path.join(HERE, "results")
@@ -44,15 +45,21 @@ def main():
                   "the same parameters and batches; `loss diff` is their largest relative difference over the run. "
                   "`measured`: the date of the row's runs and how our side threaded (`openmp`: BLAS and the ops share "
                   "one OpenMP pool; `pthreads`: OpenBLAS's pthreads, ops on one thread); rows re-measured with "
-                  "`train_vs_torch.py --merge` are newer than the rest. The sgemm peak is from the micro-benchmarks above.", "",
-                  "| model | threads | tapegrad tok/s | PyTorch tok/s | ratio | of sgemm peak (ours) | tapegrad peak MiB | PyTorch peak MiB | memory ratio | loss diff | measured |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+                  "`train_vs_torch.py --merge` are newer than the rest. `of sgemm peak`: model FLOP/s (matmul FLOPs per "
+                  "token x tokens/s) over the 2048^3 sgemm GFLOP/s at the same thread count, measured just before each "
+                  "run (the median over runs; `sgemm GFLOP/s`: the median peak); rows without it use the "
+                  "micro-benchmarks' peak above.", "",
+                  "| model | threads | tapegrad tok/s | PyTorch tok/s | ratio | of sgemm peak (ours) | sgemm GFLOP/s | tapegrad peak MiB | PyTorch peak MiB | memory ratio | loss diff | measured |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
         for r in train["rows"]:
-            frac = ""
-            if r["threads"] in peak:
+            frac, gflops = "", ""
+            if "peak_fraction" in r:
+                frac, gflops = f"{100 * r['peak_fraction']:.0f}%", f"{statistics.median(r['sgemm_peak_gflops']):.0f}"
+            elif r["threads"] in peak:
                 frac = f"{100 * r['flops_per_token'] * r['tapegrad']['tokens_per_s'] / (peak[r['threads']] * 1e9):.0f}%"
+                gflops = f"{peak[r['threads']]:.0f} (micro)"
             lines.append(f"| {r['config']} | {r['threads']} | {r['tapegrad']['tokens_per_s']:,.0f} | "
-                         f"{r['pytorch']['tokens_per_s']:,.0f} | {r['speed_ratio']:.2f}x | {frac} | "
+                         f"{r['pytorch']['tokens_per_s']:,.0f} | {r['speed_ratio']:.2f}x | {frac} | {gflops} | "
                          f"{r['tapegrad']['peak_rss_mib']:.0f} | {r['pytorch']['peak_rss_mib']:.0f} | "
                          f"{r['tapegrad']['peak_rss_mib'] / r['pytorch']['peak_rss_mib']:.2f} | {r['loss_max_rel_diff']:.1e} | "
                          f"{r.get('measured', '')} {r.get('threading', '')} |")

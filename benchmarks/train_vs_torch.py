@@ -61,6 +61,19 @@ def timed(cmd, env=None):
     return out
 
 
+MICRO = os.path.join(os.path.dirname(BENCH), "bench_micro")
+
+
+def sgemm_peak(threads):
+    """The machine's limit right now: 2048^3 sgemm GFLOP/s at this thread count (bench_micro).
+    Measured before every repeat, because this machine's speed drifts by 30% within minutes."""
+    res = subprocess.run([MICRO, f"--benchmark_filter=BM_sgemm_peak/2048/{threads}/", "--benchmark_format=json"],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError(f"{MICRO} failed:\n{res.stderr[-2000:]}")
+    return json.loads(res.stdout)["benchmarks"][0]["GFLOP/s"]
+
+
 def torch_env(threads):
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads),
                OPENBLAS_NUM_THREADS=str(threads))
@@ -97,28 +110,32 @@ def main():
         for threads in [int(t) for t in args.threads.split(",")]:
             dump = os.path.join(tmp, f"{name}.st")
             base = [BENCH] + CONFIGS[name] + ["--threads", str(threads), "--steps", str(args.steps)]
-            ours, theirs = [], []
+            ours, theirs, peaks = [], [], []
             for rep in range(args.repeats):
+                peaks.append(sgemm_peak(threads))
                 ours.append(timed(base + (["--dump", dump] if rep == 0 else [])))
                 theirs.append(timed(["/usr/bin/python3", os.path.join(HERE, "torch_train.py"), "--dump", dump,
                                      "--threads", str(threads)], env=torch_env(threads)))
                 print(f"{name} threads {threads} repeat {rep + 1}: tapegrad {ours[-1]['tokens_per_s']:.0f} tok/s, "
-                      f"pytorch {theirs[-1]['tokens_per_s']:.0f} tok/s", file=sys.stderr)
+                      f"pytorch {theirs[-1]['tokens_per_s']:.0f} tok/s, sgemm peak {peaks[-1]:.0f} GFLOP/s", file=sys.stderr)
             cfg = ours[0]["config"]
+            flops = flops_per_token(cfg, ours[0]["vocab"])
+            # Each run against the peak measured just before it, then the median.
+            fraction = statistics.median(flops * r["tokens_per_s"] / (p * 1e9) for r, p in zip(ours, peaks))
             la, lb = ours[0]["losses"], theirs[0]["losses"]
             loss_diff = max(abs(a - b) / abs(b) for a, b in zip(la, lb))
             tps = statistics.median(r["tokens_per_s"] for r in ours)
             ttps = statistics.median(r["tokens_per_s"] for r in theirs)
             rows.append({"config": name, "threads": threads, "vocab": ours[0]["vocab"], "params": ours[0]["params"],
                          "tokens_per_step": ours[0]["tokens_per_step"],
-                         "flops_per_token": flops_per_token(cfg, ours[0]["vocab"]),
+                         "flops_per_token": flops, "sgemm_peak_gflops": peaks, "peak_fraction": fraction,
                          "tapegrad": {"tokens_per_s": tps, "peak_rss_mib": statistics.median(r["peak_rss_mib"] for r in ours),
                                       "runs": [r["tokens_per_s"] for r in ours], "losses": la},
                          "pytorch": {"tokens_per_s": ttps, "peak_rss_mib": statistics.median(r["peak_rss_mib"] for r in theirs),
                                      "runs": [r["tokens_per_s"] for r in theirs], "losses": lb,
                                      "torch": theirs[0]["torch"], "blas": theirs[0]["blas"]},
                          "speed_ratio": tps / ttps, "loss_max_rel_diff": loss_diff, "measured": today,
-                         "threading": ours[0].get("threading", "pthreads")})
+                         "threading": ours[0].get("threading", "pthreads"), "blas_kernel": ours[0].get("blas_kernel")})
             with open(os.path.join(args.out, "train.json.tmp"), "w") as f:
                 json.dump({"benchmark": "train_vs_torch", "repeats": args.repeats, "steps": args.steps,
                            "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE", "auto"),

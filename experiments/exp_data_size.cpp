@@ -18,6 +18,7 @@ using namespace tg;
 using nlohmann::json;
 
 int main(int argc, char** argv) {
+  select_blas_kernel(argv);
   CLI::App app{"exp_data_size: embedding modes across training-set sizes"};
   lm::TrainConfig base;
   lm::add_training_flags(app, base);

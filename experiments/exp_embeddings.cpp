@@ -16,6 +16,7 @@ using namespace tg;
 using nlohmann::json;
 
 int main(int argc, char** argv) {
+  select_blas_kernel(argv);
   CLI::App app{"exp_embeddings: which input embedding predicts the next word better?"};
   lm::TrainConfig base;
   lm::add_training_flags(app, base);

@@ -51,6 +51,7 @@ std::vector<std::string> neighbours(const text::VectorIndex& index, const std::s
 }  // namespace
 
 int main(int argc, char** argv) {
+  select_blas_kernel(argv);
   CLI::App app{"exp_lifecycle: the life cycle of an embedding table"};
   lm::TrainConfig base;
   lm::add_training_flags(app, base);

@@ -242,7 +242,7 @@ RunResult train_language_model(const TrainConfig& c, const text::LMData& data, c
   const int ranks = dist::size();
   const bool writer = dist::is_main();  // only rank 0 writes results and checkpoints
   json out = {{"program", "train_lm"}, {"config", c.to_json()}, {"seed", c.seed}, {"threads", c.threads},
-              {"blas", std::string("OpenBLAS, ") + threading_backend() + " threads"}, {"mpi_ranks", ranks}};
+              {"blas", std::string("OpenBLAS ") + blas_kernel() + ", " + threading_backend() + " threads"}, {"mpi_ranks", ranks}};
   out["data"] = {{"description", data.description}, {"vocab", data.vocab.size()}, {"train_tokens", data.train.size()},
                  {"valid_tokens", data.valid.size()}, {"test_tokens", data.test.size()}};
   auto model = build_model(c, data, &out);

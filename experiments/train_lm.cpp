@@ -11,6 +11,7 @@
 using namespace tg;
 
 int main(int argc, char** argv) {
+  select_blas_kernel(argv);
   CLI::App app{"train_lm: train a next-word model (GPT or Bengio et al.'s NPLM) and report perplexity"};
   lm::TrainConfig c;
   lm::add_training_flags(app, c);
