@@ -19,9 +19,9 @@ bool is_embedding_table(const std::string& name) {
 // The update of elements [first, last), a separate function so that the compiler sees
 // restrict pointers and constants in registers: inside the lambda below, captured by
 // reference, every constant was re-read after each store and the loop stayed scalar.
-void adam_block(float* __restrict p, const float* __restrict g, float* __restrict m, float* __restrict v,
-                size_t first, size_t last, float beta1, float beta2, float eps, float step_size, float bc2_sqrt,
-                float decay_factor, float l2) {
+void adam_block(float* __restrict p, const float* __restrict g, float* __restrict m,
+                float* __restrict v, size_t first, size_t last, float beta1, float beta2, float eps,
+                float step_size, float bc2_sqrt, float decay_factor, float l2) {
   for (size_t i = first; i < last; ++i) {
     const float grad = g[i] + l2 * p[i];
     const float param = p[i] * decay_factor;
@@ -42,7 +42,8 @@ void adam_update(float* p, const float* g, float* m, float* v, size_t n, const A
   const float decay_factor = decoupled ? 1.0f - lr * weight_decay : 1.0f;
   const float l2 = decoupled ? 0.0f : weight_decay;
   detail::parallel_for(n, 16384, [&](size_t first, size_t last) {
-    adam_block(p, g, m, v, first, last, o.beta1, o.beta2, o.eps, step_size, bc2_sqrt, decay_factor, l2);
+    adam_block(p, g, m, v, first, last, o.beta1, o.beta2, o.eps, step_size, bc2_sqrt, decay_factor,
+               l2);
   });
 }
 }  // namespace
