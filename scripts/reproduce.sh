@@ -28,8 +28,11 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)"
 bash scripts/fetch_brown.sh
 threads=$(nproc)
-# One MPI rank per core, one OpenBLAS thread each: measured faster than one process with all
-# cores' threads (benchmarks/RESULTS.md).
+# One MPI rank per core, one OpenBLAS thread each: the configuration results/ was produced
+# with (each rank draws its own dropout masks, so another layout gives other numbers). It was
+# the faster one then; since the output layer runs one slab per thread (benchmarks/HISTORY.md,
+# 2026-11-30), one process with all cores' threads is as fast or faster (benchmarks/RESULTS.md:
+# GPT tiny 8,567 vs 6,610 tok/s, small 3,750 vs 3,295-3,708), e.g. train_lm --threads 2.
 run=()
 rank_threads=$threads
 if [ "$profile" != quick ] && command -v mpirun >/dev/null && [ "$threads" -gt 1 ]; then
