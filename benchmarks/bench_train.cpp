@@ -8,47 +8,48 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
-#include <numeric>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <numeric>
 
-#include "experiments/cli.hpp"
-#include "experiments/flags.hpp"
-#include "experiments/lm_training.hpp"
+#include "apps/cli.hpp"
+#include "apps/flags.hpp"
 #include "optim/optimizer.hpp"
+#include "train/trainer.hpp"
 
 using namespace tg;
 
 int main(int argc, char** argv) {
   select_blas_kernel(argv);
   CLI::App app{"bench_train: training-step throughput on Brown"};
-  lm::TrainConfig c;
-  c.dropout = 0.0f;  // both sides deterministic and comparable
+  train::TrainConfig c;
+  c.model.dropout = 0.0f;  // both sides deterministic and comparable
   size_t steps = 20, warmup_steps = 3;
   std::string dump;
-  app.add_option("--model", c.model)->capture_default_str()->check(CLI::IsMember({"gpt", "nplm"}));
-  app.add_option("--d-model", c.d_model)->capture_default_str();
-  app.add_option("--layers", c.layers)->capture_default_str();
-  app.add_option("--heads", c.heads)->capture_default_str();
-  app.add_option("--context", c.context)->capture_default_str();
-  app.add_option("--ngram", c.ngram)->capture_default_str();
-  app.add_option("--hidden", c.hidden)->capture_default_str();
-  app.add_flag("--tied", c.tied);
+  app.add_option("--model", c.model.name)->capture_default_str();
+  app.add_option("--d-model", c.model.d_model)->capture_default_str();
+  app.add_option("--layers", c.model.layers)->capture_default_str();
+  app.add_option("--heads", c.model.heads)->capture_default_str();
+  app.add_option("--context", c.model.context)->capture_default_str();
+  app.add_option("--ngram", c.model.ngram)->capture_default_str();
+  app.add_option("--hidden", c.model.hidden)->capture_default_str();
+  app.add_flag("--tied", c.model.tied);
   app.add_option("--batch", c.batch)->capture_default_str();
   app.add_option("--threads", c.threads)->capture_default_str();
   app.add_option("--lr", c.lr)->capture_default_str();
   app.add_option("--steps", steps, "timed steps")->capture_default_str();
   app.add_option("--warmup-steps", warmup_steps, "untimed steps first")->capture_default_str();
   app.add_flag("--no-comm-overlap{false}", c.comm_overlap, "MPI: reduce gradients after backward");
-  app.add_option("--bucket-mb", c.bucket_mb, "MPI: gradient bucket size in MiB")->capture_default_str();
-  lm::add_data_flags(app, c.data);
+  app.add_option("--bucket-mb", c.bucket_mb, "MPI: gradient bucket size in MiB")
+      ->capture_default_str();
+  train::add_data_flags(app, c.data);
   app.add_option("--dump", dump, "write initial parameters and the batches here (safetensors)");
   CLI11_PARSE(app, argc, argv);
   return cli::guarded_main("bench_train", [&] {
     set_num_threads(static_cast<int>(c.threads));
-    const text::LMData data = lm::load_data(c.data);
-    auto model = lm::build_model(c, data);
-    const size_t t = c.context, w = model->warmup(), total = warmup_steps + steps;
+    const text::LMData data = train::load_data(c.data);
+    auto model = train::build_model(c, data);
+    const size_t t = c.model.context, w = model->warmup(), total = warmup_steps + steps;
     // Random windows of the training split, the same for every run with this seed.
     Generator gen(c.seed);
     std::vector<Ids> inputs, targets;
@@ -56,8 +57,10 @@ int main(int argc, char** argv) {
       std::vector<int32_t> in(c.batch * (w + t)), tg(c.batch * t);
       for (size_t r = 0; r < c.batch; ++r) {
         const size_t start = data.train.begin + gen.below(data.train.size() - (w + t + 1));
-        std::copy_n(data.stream.begin() + static_cast<long>(start), w + t, in.begin() + static_cast<long>(r * (w + t)));
-        std::copy_n(data.stream.begin() + static_cast<long>(start + w + 1), t, tg.begin() + static_cast<long>(r * t));
+        std::copy_n(data.stream.begin() + static_cast<long>(start), w + t,
+                    in.begin() + static_cast<long>(r * (w + t)));
+        std::copy_n(data.stream.begin() + static_cast<long>(start + w + 1), t,
+                    tg.begin() + static_cast<long>(r * t));
       }
       inputs.emplace_back(Shape{c.batch, w + t}, std::move(in));
       targets.emplace_back(Shape{c.batch, t}, std::move(tg));
@@ -73,28 +76,39 @@ int main(int argc, char** argv) {
       save_safetensors(dump, f);
     }
     optim::Adam opt(optim::decay_groups(*model, c.weight_decay), {.lr = c.lr}, true);
-    const std::unique_ptr<dist::GradientSync> sync = lm::make_gradient_sync(c, *model);
+    const std::unique_ptr<dist::GradientSync> sync = train::make_gradient_sync(c, *model);
     std::vector<double> seconds, losses;
     double timed_comm = 0.0;
     for (size_t s = 0; s < total; ++s) {
       const auto t0 = std::chrono::steady_clock::now();
       const double comm0 = sync ? sync->stats().comm_seconds : 0.0;
       opt.zero_grad();
-      losses.push_back(lm::forward_backward(*model, inputs[s], targets[s], sync.get()));
+      losses.push_back(train::forward_backward(*model, inputs[s], targets[s], sync.get()));
       optim::clip_grad_norm(model->trainable_parameters(), 1.0f);
       opt.step();
-      const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (s >= warmup_steps) seconds.push_back(dt), timed_comm += sync ? sync->stats().comm_seconds - comm0 : 0.0;
+      const double dt =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (s >= warmup_steps)
+        seconds.push_back(dt), timed_comm += sync ? sync->stats().comm_seconds - comm0 : 0.0;
     }
     std::vector<double> sorted = seconds;
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted[sorted.size() / 2];
-    const nlohmann::json out = {{"side", "tapegrad"}, {"config", c.to_json()}, {"vocab", data.vocab.size()},
-                                {"params", model->num_parameters()}, {"tokens_per_step", c.batch * t},
-                                {"step_seconds", seconds}, {"losses", losses}, {"median_step_s", median},
-                                {"tokens_per_s", static_cast<double>(c.batch * t) / median}, {"ranks", dist::size()},
-                                {"comm_overlap", c.comm_overlap}, {"threading", threading_backend()}, {"blas_kernel", blas_kernel()},
-                                {"comm_fraction", timed_comm / std::accumulate(seconds.begin(), seconds.end(), 0.0)}};
+    const nlohmann::json out = {
+        {"side", "tapegrad"},
+        {"config", c.to_json()},
+        {"vocab", data.vocab.size()},
+        {"params", model->num_parameters()},
+        {"tokens_per_step", c.batch * t},
+        {"step_seconds", seconds},
+        {"losses", losses},
+        {"median_step_s", median},
+        {"tokens_per_s", static_cast<double>(c.batch * t) / median},
+        {"ranks", dist::size()},
+        {"comm_overlap", c.comm_overlap},
+        {"threading", threading_backend()},
+        {"blas_kernel", blas_kernel()},
+        {"comm_fraction", timed_comm / std::accumulate(seconds.begin(), seconds.end(), 0.0)}};
     std::printf("%s\n", out.dump().c_str());
     return 0;
   });

@@ -8,11 +8,11 @@
 
 namespace tg::nn {
 
-class CausalSelfAttention : public Module {
+class CausalSelfAttention : public Layer {
  public:
   CausalSelfAttention(size_t d_model, size_t heads, float dropout,
                       std::shared_ptr<Generator> dropout_gen, Generator& init);
-  Tensor forward(const Tensor& x) const;  // [B, T, C] -> [B, T, C]
+  Tensor forward(const Tensor& x) const override;  // [B, T, C] -> [B, T, C]
 
   const Linear& qkv() const { return *qkv_; }
   const Linear& proj() const { return *proj_; }

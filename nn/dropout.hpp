@@ -8,13 +8,14 @@
 
 namespace tg::nn {
 
-class Dropout : public Module {
+class Dropout : public Layer {
  public:
   Dropout(float p, std::shared_ptr<Generator> gen) : p_(p), gen_(std::move(gen)) {
     if (!(p >= 0.0f && p < 1.0f))
-      throw std::invalid_argument("Dropout: probability " + std::to_string(p) + " is not in [0, 1)");
+      throw std::invalid_argument("Dropout: probability " + std::to_string(p) +
+                                  " is not in [0, 1)");
   }
-  Tensor forward(const Tensor& x) const { return dropout(x, p_, training(), *gen_); }
+  Tensor forward(const Tensor& x) const override { return dropout(x, p_, training(), *gen_); }
   float p() const { return p_; }
   Generator& generator() const { return *gen_; }
 

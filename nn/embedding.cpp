@@ -7,9 +7,10 @@ Embedding::Embedding(size_t vocab, size_t dim, Generator& gen, EmbeddingOptions 
 
 Embedding::Embedding(const Tensor& matrix, EmbeddingOptions options) : options_(options) {
   if (matrix.dim() != 2 || matrix.size(0) == 0 || matrix.size(1) == 0)
-    throw std::invalid_argument("Embedding: the table must be a non-empty [vocab, dim] matrix, got " +
-                                to_string(matrix.shape()));
-  weight_ = register_parameter("weight", matrix);
+    throw std::invalid_argument(
+        "Embedding: the table must be a non-empty [vocab, dim] matrix, got " +
+        to_string(matrix.shape()));
+  weight_ = register_parameter("weight", matrix, ParamRole::embedding);
 }
 
 std::shared_ptr<Embedding> Embedding::from_pretrained(const Tensor& matrix, bool freeze,
@@ -29,7 +30,8 @@ std::shared_ptr<Embedding> make_token_embedding(size_t vocab, size_t dim, Embedd
   const EmbeddingOptions options{init_std, sparse};
   if (is_pretrained(mode)) {
     if (!pretrained.defined())
-      throw std::invalid_argument("embedding mode " + to_string(mode) + " needs pretrained vectors");
+      throw std::invalid_argument("embedding mode " + to_string(mode) +
+                                  " needs pretrained vectors");
     if (pretrained.shape() != Shape{vocab, dim})
       throw std::invalid_argument("pretrained vectors have shape " + to_string(pretrained.shape()) +
                                   " but the model needs [" + std::to_string(vocab) + ", " +

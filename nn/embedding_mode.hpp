@@ -1,9 +1,9 @@
 // How a language model gets its input embedding table: the variable of the experiments.
 #pragma once
 
-#include <stdexcept>
 #include <string>
 
+#include "autograd/enum_names.hpp"
 #include "autograd/tensor.hpp"
 
 namespace tg::nn {
@@ -24,22 +24,17 @@ inline bool is_frozen(EmbeddingMode m) {
   return m == EmbeddingMode::frozen_random || m == EmbeddingMode::frozen_pretrained;
 }
 
-inline std::string to_string(EmbeddingMode m) {
-  switch (m) {
-    case EmbeddingMode::learned: return "learned";
-    case EmbeddingMode::frozen_random: return "frozen-random";
-    case EmbeddingMode::frozen_pretrained: return "frozen-pretrained";
-    case EmbeddingMode::finetune_pretrained: return "finetune-pretrained";
-  }
-  return "?";
-}
+inline constexpr NameTable<EmbeddingMode, 4> kEmbeddingModeNames{
+    {{EmbeddingMode::learned, "learned"},
+     {EmbeddingMode::frozen_random, "frozen-random"},
+     {EmbeddingMode::frozen_pretrained, "frozen-pretrained"},
+     {EmbeddingMode::finetune_pretrained, "finetune-pretrained"}}};
 
+inline std::string to_string(EmbeddingMode m) {
+  return name_of(kEmbeddingModeNames, m);
+}
 inline EmbeddingMode parse_embedding_mode(const std::string& s) {
-  for (auto m : {EmbeddingMode::learned, EmbeddingMode::frozen_random,
-                 EmbeddingMode::frozen_pretrained, EmbeddingMode::finetune_pretrained})
-    if (to_string(m) == s) return m;
-  throw std::invalid_argument("unknown embedding mode '" + s +
-                              "' (use learned, frozen-random, frozen-pretrained or finetune-pretrained)");
+  return parse_name(kEmbeddingModeNames, s, "embedding mode");
 }
 
 }  // namespace tg::nn

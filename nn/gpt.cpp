@@ -22,36 +22,43 @@ GPT::GPT(const GPTConfig& config, const Tensor& pretrained) : config_(config) {
   Generator init(config.seed);
   dropout_gen_ = std::make_shared<Generator>(config.seed ^ 0xD50F0D50Full);
   const size_t c = config.d_model;
-  wte_ = register_module("wte", make_token_embedding(config.vocab, c, config.embedding, pretrained,
-                                                     config.sparse_embedding_grad && !config.tied,
-                                                     init, 0.02f));
-  wpe_ = register_module("wpe", std::make_shared<Embedding>(config.context, c, init,
-                                                            EmbeddingOptions{0.02f, false}));
+  wte_ = register_module(
+      "wte", make_token_embedding(config.vocab, c, config.embedding, pretrained,
+                                  config.sparse_embedding_grad && !config.tied, init, 0.02f));
+  wpe_ = register_module(
+      "wpe", std::make_shared<Embedding>(config.context, c, init, EmbeddingOptions{0.02f, false}));
   drop_ = register_module("drop", std::make_shared<Dropout>(config.dropout, dropout_gen_));
-  for (size_t l = 0; l < config.layers; ++l)
-    blocks_.push_back(register_module("blocks." + std::to_string(l),
-                                      std::make_shared<TransformerBlock>(c, config.heads, config.dropout,
-                                                                         dropout_gen_, init)));
-  ln_f_ = register_module("ln_f", std::make_shared<LayerNorm>(c));
+  for (size_t l = 0; l < config.layers; ++l) {
+    const BlockContext ctx{
+        c, config.heads, config.context, l, config.layers, config.dropout, dropout_gen_, init};
+    blocks_.push_back(
+        register_module("blocks." + std::to_string(l), make_block(ctx, config.parts)));
+  }
+  const BlockContext final_ctx{
+      c,   config.heads, config.context, config.layers, config.layers, config.dropout, dropout_gen_,
+      init};
+  ln_f_ = register_module("ln_f", make_norm(final_ctx, config.parts));
   if (!config.tied)
     lm_head_ = register_module("lm_head", std::make_shared<Linear>(c, config.vocab, init, false));
+  init_gpt2(*this, config.layers, init);  // the token table was set above
+}
 
-  // GPT-2 initialisation of every Linear (the token table was set above).
-  const float residual_std = 0.02f / std::sqrt(2.0f * static_cast<float>(config.layers));
-  for (const auto& [name, p] : named_parameters()) {
-    const bool embedding_table = name.rfind("wte.", 0) == 0 || name.rfind("wpe.", 0) == 0;
-    if (embedding_table || p.dim() != 2) continue;  // tables set above; norms stay 1 and 0
-    const bool residual = name.find("attn.proj.") != std::string::npos ||
-                          name.find("mlp.proj.") != std::string::npos;
-    normal_(p, init, residual ? residual_std : 0.02f);
+void init_gpt2(const Module& model, size_t layers, Generator& gen) {
+  const float residual_std =
+      0.02f / std::sqrt(2.0f * static_cast<float>(std::max<size_t>(layers, 1)));
+  const auto params = model.parameters_with_roles();
+  for (const auto& p : params) {
+    if (p.role == ParamRole::weight) normal_(p.tensor, gen, 0.02f);
+    if (p.role == ParamRole::residual_weight) normal_(p.tensor, gen, residual_std);
   }
-  for (const auto& [name, p] : named_parameters())
-    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".bias") == 0) zeros_(p);
+  for (const auto& p : params)
+    if (p.role == ParamRole::bias) zeros_(p.tensor);
 }
 
 Tensor GPT::features(const Ids& inputs) {
   if (inputs.shape.size() != 2)
-    throw std::invalid_argument("GPT: inputs must be [batch, time], got " + to_string(inputs.shape));
+    throw std::invalid_argument("GPT: inputs must be [batch, time], got " +
+                                to_string(inputs.shape));
   const size_t t = inputs.shape[1];
   if (t == 0 || t > config_.context)
     throw std::invalid_argument("GPT: sequence length " + std::to_string(t) + " is outside [1, " +
@@ -64,7 +71,9 @@ Tensor GPT::features(const Ids& inputs) {
   return ln_f_->forward(x);
 }
 
-Tensor GPT::logits(const Ids& inputs) { return linear(features(inputs), output_matrix()); }
+Tensor GPT::logits(const Ids& inputs) {
+  return linear(features(inputs), output_matrix());
+}
 
 Tensor GPT::loss(const Ids& inputs, const Ids& targets) {
   return linear_cross_entropy(features(inputs), output_matrix(), Tensor(), targets);

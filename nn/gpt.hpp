@@ -1,8 +1,8 @@
 // A small GPT (GPT-2 architecture): token + learned position embeddings, pre-LN transformer
 // blocks, a final layer norm and an output projection that is either its own matrix
 // (untied) or the token embedding itself (tied: one parameter, one summed gradient, one
-// optimizer state). Initialisation as GPT-2: N(0, 0.02) weights, residual projections
-// scaled by 1/sqrt(2 * layers), zero biases.
+// optimizer state). The blocks' attention, feed-forward and norm (or whole blocks) come from
+// config.parts (nn/block.hpp); every part gets GPT-2's initialisation (init_gpt2).
 #pragma once
 
 #include <vector>
@@ -23,7 +23,13 @@ struct GPTConfig {
   EmbeddingMode embedding = EmbeddingMode::learned;
   bool sparse_embedding_grad = true;  // untied token table keeps a row-sparse gradient
   uint64_t seed = 0;
+  GPTParts parts;  // empty factories: GPT-2's own
 };
+
+// GPT-2's initialisation, by parameter role (nn/module.hpp): weights N(0, 0.02), residual
+// projections N(0, 0.02 / sqrt(2 * layers)), biases zero; embeddings and norms are left as
+// their layers made them. Draws from `gen` in registration order.
+void init_gpt2(const Module& model, size_t layers, Generator& gen);
 
 class GPT : public LanguageModel {
  public:
@@ -36,7 +42,9 @@ class GPT : public LanguageModel {
   Tensor logits(const Ids& inputs) override;
   Tensor loss(const Ids& inputs, const Ids& targets) override;
   const Embedding& input_embedding() const override { return *wte_; }
-  Tensor output_matrix() const override { return config_.tied ? wte_->weight() : lm_head_->weight(); }
+  Tensor output_matrix() const override {
+    return config_.tied ? wte_->weight() : lm_head_->weight();
+  }
   bool tied() const override { return config_.tied; }
   Generator& dropout_generator() override { return *dropout_gen_; }
   const GPTConfig& config() const { return config_; }
@@ -46,8 +54,8 @@ class GPT : public LanguageModel {
   GPTConfig config_;
   std::shared_ptr<Generator> dropout_gen_;
   std::shared_ptr<Embedding> wte_, wpe_;
-  std::vector<std::shared_ptr<TransformerBlock>> blocks_;
-  std::shared_ptr<LayerNorm> ln_f_;
+  std::vector<std::shared_ptr<Layer>> blocks_;
+  std::shared_ptr<Layer> ln_f_;
   std::shared_ptr<Linear> lm_head_;  // null when tied
   std::shared_ptr<Dropout> drop_;
 };

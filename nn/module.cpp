@@ -5,28 +5,34 @@
 
 namespace tg::nn {
 
-Tensor Module::register_parameter(const std::string& name, Tensor tensor) {
-  for (const auto& [n, _] : params_)
-    if (n == name) throw std::logic_error("Module: parameter '" + name + "' registered twice");
+Tensor Module::register_parameter(const std::string& name, Tensor tensor, ParamRole role) {
+  for (const auto& p : params_)
+    if (p.name == name) throw std::logic_error("Module: parameter '" + name + "' registered twice");
   tensor.set_name(name);
-  params_.emplace_back(name, tensor);
+  params_.push_back({name, tensor, role});
   return tensor;
 }
 
-void Module::collect(const std::string& prefix, std::vector<std::pair<std::string, Tensor>>& out,
+void Module::collect(const std::string& prefix, std::vector<NamedParameter>& out,
                      std::vector<const TensorImpl*>& seen) const {
-  for (const auto& [name, t] : params_) {
-    if (std::find(seen.begin(), seen.end(), t.impl()) != seen.end()) continue;
-    seen.push_back(t.impl());
-    out.emplace_back(prefix + name, t);
+  for (const auto& p : params_) {
+    if (std::find(seen.begin(), seen.end(), p.tensor.impl()) != seen.end()) continue;
+    seen.push_back(p.tensor.impl());
+    out.push_back({prefix + p.name, p.tensor, p.role});
   }
   for (const auto& [name, child] : children_) child->collect(prefix + name + ".", out, seen);
 }
 
-std::vector<std::pair<std::string, Tensor>> Module::named_parameters() const {
-  std::vector<std::pair<std::string, Tensor>> out;
+std::vector<NamedParameter> Module::parameters_with_roles() const {
+  std::vector<NamedParameter> out;
   std::vector<const TensorImpl*> seen;
   collect("", out, seen);
+  return out;
+}
+
+std::vector<std::pair<std::string, Tensor>> Module::named_parameters() const {
+  std::vector<std::pair<std::string, Tensor>> out;
+  for (auto& p : parameters_with_roles()) out.emplace_back(std::move(p.name), std::move(p.tensor));
   return out;
 }
 
@@ -80,14 +86,14 @@ void Module::set_all_requires_grad(bool requires_grad) {
 void Module::set_requires_grad(const std::string& name_or_prefix, bool requires_grad) {
   bool matched = false;
   for (auto& [name, t] : named_parameters()) {
-    const bool under = name == name_or_prefix ||
-                       name.rfind(name_or_prefix + ".", 0) == 0;
+    const bool under = name == name_or_prefix || name.rfind(name_or_prefix + ".", 0) == 0;
     if (!under) continue;
     t.set_requires_grad(requires_grad);
     matched = true;
   }
   if (!matched)
-    throw std::out_of_range("set_requires_grad: no parameter named or under '" + name_or_prefix + "'");
+    throw std::out_of_range("set_requires_grad: no parameter named or under '" + name_or_prefix +
+                            "'");
 }
 
 }  // namespace tg::nn

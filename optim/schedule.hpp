@@ -2,8 +2,8 @@
 #pragma once
 
 #include <cmath>
-#include <stdexcept>
-#include <string>
+
+#include "autograd/enum_names.hpp"
 
 namespace tg::optim {
 
@@ -18,7 +18,8 @@ struct WarmupCosine {
   float operator()(long step) const {
     if (step < warmup) return lr * static_cast<float>(step + 1) / static_cast<float>(warmup);
     if (step >= total) return min_lr;
-    const double progress = static_cast<double>(step - warmup) / static_cast<double>(std::max(1L, total - warmup));
+    const double progress =
+        static_cast<double>(step - warmup) / static_cast<double>(std::max(1L, total - warmup));
     return min_lr + static_cast<float>(0.5 * (1.0 + std::cos(M_PI * progress))) * (lr - min_lr);
   }
 };
@@ -30,9 +31,15 @@ struct InverseDecay {
   float operator()(long step) const { return lr / (1.0f + decay * static_cast<float>(step)); }
 };
 
-// One type for the CLI: "constant", "cosine" (warm-up + cosine) or "inverse" (Bengio).
+enum class ScheduleKind { constant, cosine, inverse };
+inline constexpr NameTable<ScheduleKind, 3> kScheduleNames{{{ScheduleKind::constant, "constant"},
+                                                            {ScheduleKind::cosine, "cosine"},
+                                                            {ScheduleKind::inverse, "inverse"}}};
+
+// The schedule a training run uses: "constant" (after warm-up), "cosine" (warm-up + cosine)
+// or "inverse" (Bengio).
 struct Schedule {
-  std::string kind = "cosine";
+  ScheduleKind kind = ScheduleKind::cosine;
   float lr = 1e-3f;
   long warmup = 0;
   long total = 1;
@@ -40,10 +47,15 @@ struct Schedule {
   float decay = 1e-8f;  // r of the inverse schedule
 
   float operator()(long step) const {
-    if (kind == "constant") return step < warmup ? lr * static_cast<float>(step + 1) / static_cast<float>(warmup) : lr;
-    if (kind == "cosine") return WarmupCosine{lr, warmup, total, min_lr}(step);
-    if (kind == "inverse") return InverseDecay{lr, decay}(step);
-    throw std::invalid_argument("unknown schedule '" + kind + "' (use constant, cosine or inverse)");
+    switch (kind) {
+      case ScheduleKind::constant:
+        return step < warmup ? lr * static_cast<float>(step + 1) / static_cast<float>(warmup) : lr;
+      case ScheduleKind::cosine:
+        return WarmupCosine{lr, warmup, total, min_lr}(step);
+      case ScheduleKind::inverse:
+        return InverseDecay{lr, decay}(step);
+    }
+    return lr;
   }
 };
 

@@ -1,0 +1,56 @@
+#include "apps/cli.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+
+#include "dist/distributed.hpp"
+
+namespace tg::cli {
+
+namespace {
+
+// Under mpirun only rank 0 talks: the other ranks' stdout and stderr go to /dev/null, but
+// their errors still reach the terminal through a saved copy of stderr. What the C library
+// or a sanitizer prints before an abort does not: TAPEGRAD_ALL_RANKS_TALK=1 keeps every
+// rank's output, for debugging a rank that dies.
+int g_error_fd = STDERR_FILENO;
+
+void quiet_other_ranks() {
+  if (dist::is_main()) return;
+  if (const char* all = std::getenv("TAPEGRAD_ALL_RANKS_TALK"); all && std::string(all) == "1")
+    return;
+  g_error_fd = ::dup(STDERR_FILENO);
+  const int null_fd = ::open("/dev/null", O_WRONLY);
+  if (g_error_fd < 0 || null_fd < 0) return;  // keep talking rather than lose errors
+  std::fflush(stdout), std::fflush(stderr);
+  ::dup2(null_fd, STDOUT_FILENO);
+  ::dup2(null_fd, STDERR_FILENO);
+  ::close(null_fd);
+}
+
+}  // namespace
+
+int guarded_main(const char* program, const std::function<int()>& body) {
+  try {
+    dist::init();
+    quiet_other_ranks();
+    const int code = body();
+    std::fflush(stdout);
+    return code;
+  } catch (const std::exception& e) {
+    std::string text = "\n" + std::string(program) + ": error: ";
+    if (dist::size() > 1) text += "rank " + std::to_string(dist::rank()) + ": ";
+    text += std::string(e.what()) + "\n";
+    std::cerr.flush();
+    [[maybe_unused]] const ssize_t written = ::write(g_error_fd, text.data(), text.size());
+    // A failed rank must take the others down, or they wait in a collective for ever.
+    if (dist::size() > 1) dist::abort(1);
+    return 1;
+  }
+}
+
+}  // namespace tg::cli

@@ -1,0 +1,93 @@
+// build/bin/exp_embeddings: learned (untied, tied) vs frozen word2vec vs fine-tuned word2vec vs
+// frozen random embeddings, for the GPT and the NPLM, over seeds. Writes one JSON per run and
+// summary.json into --out, and prints the table.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <sstream>
+
+#include "apps/cli.hpp"
+#include "apps/exp_flags.hpp"
+#include "apps/experiment.hpp"
+#include "apps/flags.hpp"
+#include "apps/programs.hpp"
+#include "apps/report_render.hpp"
+#include "autograd/io.hpp"
+
+using namespace tg;
+using nlohmann::json;
+
+int tg::apps::exp_embeddings_main(int argc, char** argv) {
+  CLI::App app{"exp_embeddings: which input embedding predicts the next word better?"};
+  train::TrainConfig base;
+  train::add_training_flags(app, base);
+  study::CommonFlags f;
+  study::add_common_flags(app, f, "results/embeddings");
+  std::string modes = "learned,learned-tied,frozen-pretrained,finetune-pretrained,frozen-random";
+  app.add_option("--modes", modes, "rows to run")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  return cli::guarded_main("exp_embeddings", [&] {
+    std::fprintf(stderr, "exp_embeddings %s\n", train::describe_flags(app).c_str());
+    const auto mode_list = study::parse_modes(modes);
+    const std::vector<std::string> models = study::split_commas(f.models);
+    study::make_dirs(f.out);
+    const text::LMData data = train::load_data(base.data);
+    std::fprintf(stderr, "%s\n", data.description.c_str());
+
+    json summary = {{"experiment", "embeddings"},
+                    {"base_config", base.to_json()},
+                    {"data", data.description},
+                    {"vocab", data.vocab.size()},
+                    {"seeds", f.seeds}};
+    std::string vectors;
+    bool needs_vectors = false;
+    for (const auto& m : mode_list)
+      needs_vectors = needs_vectors || nn::is_pretrained(nn::parse_embedding_mode(m.embedding));
+    if (needs_vectors) {
+      text::Word2VecOptions o = f.w2v;
+      o.size = base.model.d_model, o.cbow = f.w2v_cbow == 1, o.seed = base.seed;
+      vectors = f.out + "/word2vec_d" + std::to_string(base.model.d_model) + ".bin";
+      summary["word2vec"] = study::pretrain_word2vec(data, o, vectors);
+    }
+    std::vector<json> runs;
+    auto save_summary = [&] {
+      summary["runs"] = runs;
+      summary["rows"] = study::aggregate(runs, {"model", "mode"},
+                                         {"valid_ppl", "test_ppl", "train_ppl", "trainable_params",
+                                          "wall_s", "train_tokens_per_s"});
+      study::write_json(f.out + "/summary.json", summary);
+    };
+    for (const auto& model : models)
+      for (const auto& mode : mode_list)
+        for (size_t seed = 1; seed <= f.seeds; ++seed) {
+          train::TrainConfig c = base;
+          c.model.name = model, c.model.embedding = nn::parse_embedding_mode(mode.embedding),
+          c.model.tied = mode.tied, c.seed = base.seed + seed - 1;
+          c.model.vectors =
+              nn::is_pretrained(nn::parse_embedding_mode(mode.embedding)) ? vectors : "";
+          if (model == "nplm")
+            c.model.hidden =
+                c.model.d_model;  // so that tying (U = C) is possible with one architecture
+          const std::string label = model + " " + mode.name + " seed " + std::to_string(c.seed);
+          const std::string file =
+              f.out + "/" + model + "_" + mode.name + "_seed" + std::to_string(c.seed) + ".json";
+          const json r = study::run_one(c, data, label, file);
+          runs.push_back({{"model", model},
+                          {"mode", mode.name},
+                          {"seed", c.seed},
+                          {"file", file},
+                          {"valid_ppl", r["valid_ppl"]},
+                          {"test_ppl", r["test_ppl"]},
+                          {"train_ppl", r["train_ppl"]},
+                          {"trainable_params", r["trainable_params"]},
+                          {"total_params", r["total_params"]},
+                          {"wall_s", r["wall_s"]},
+                          {"train_tokens_per_s", r["train_tokens_per_s"]},
+                          {"best_epoch", r["best_epoch"]},
+                          {"epochs", r["epochs"]}});
+          save_summary();
+        }
+    std::printf("%s", report::embeddings_table(summary).c_str());
+    std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());
+    return 0;
+  });
+}

@@ -1,0 +1,156 @@
+#include "apps/experiment.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "apps/cli.hpp"
+#include "autograd/io.hpp"
+#include "dist/distributed.hpp"
+#include "text/similarity.hpp"
+#include "text/vectors.hpp"
+#include "train/progress.hpp"
+
+namespace tg::study {
+
+using nlohmann::json;
+
+std::vector<std::string> split_commas(const std::string& list) {
+  std::vector<std::string> parts;
+  std::stringstream in(list);
+  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
+  return parts;
+}
+
+std::string data_path(const std::string& name) {
+  return std::string(TAPEGRAD_SOURCE_DIR) + "/data/" + name;
+}
+
+void make_dirs(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error(dir + ": cannot create directory: " + ec.message());
+}
+
+std::vector<Mode> parse_modes(const std::string& list) {
+  std::vector<Mode> modes;
+  for (const std::string& name : split_commas(list)) {
+    if (name == "learned")
+      modes.push_back({name, "learned", false});
+    else if (name == "learned-tied")
+      modes.push_back({name, "learned", true});
+    else if (name == "frozen-pretrained" || name == "finetune-pretrained" ||
+             name == "frozen-random")
+      modes.push_back({name, name, false});
+    else if (name == "frozen-pretrained-full" || name == "finetune-pretrained-full")
+      modes.push_back({name, name.substr(0, name.size() - 5), false, true});
+    else
+      throw std::invalid_argument(
+          "--modes: unknown mode '" + name +
+          "' (use learned, learned-tied, frozen-pretrained, finetune-pretrained, frozen-random, "
+          "frozen-pretrained-full, finetune-pretrained-full)");
+  }
+  if (modes.empty()) throw std::invalid_argument("--modes: no mode given");
+  return modes;
+}
+
+void write_json(const std::string& path, const json& value) {
+  if (dist::is_main()) atomic_write(path, [&](std::ostream& o) { o << value.dump(2) << "\n"; });
+}
+
+json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const std::string& path) {
+  // Under MPI rank 0 trains and writes the vectors; the others wait, then read the file.
+  if (!dist::is_main()) {
+    dist::barrier();
+    return {{"file", path}};
+  }
+  const text::Tokens tokens = data.train_tokens();
+  train::LiveLine line;
+  const std::string label = "[word2vec " + std::to_string(tokens.size()) + " tokens] ";
+  const text::Word2VecResult r =
+      text::train_word2vec(tokens, o, [&](const text::Word2VecProgress& p) {
+        char buf[120];
+        std::snprintf(buf, sizeof buf, "%5.1f%%  %.0fk words/s", 100 * p.fraction,
+                      p.words_per_s / 1000);
+        line.update(label + buf);
+      });
+  text::save_vectors(path, r.words, r.input, text::VectorFormat::binary);
+  const text::VectorIndex index(r.words, r.input);
+  const auto ws = text::evaluate_similarity(index, data_path("wordsim353.tsv"));
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "done in %.1f s, %zu words, WordSim-353 %.3f (%.0f%% OOV)",
+                r.seconds, r.words.size(), ws.spearman, 100 * ws.oov_ratio());
+  line.finish(label + buf);
+  dist::barrier();
+  return {{"file", path},
+          {"tokens", tokens.size()},
+          {"words", r.words.size()},
+          {"seconds", r.seconds},
+          {"words_per_s", r.words_per_s},
+          {"wordsim353", ws.spearman},
+          {"wordsim353_oov", ws.oov_ratio()},
+          {"options",
+           {{"size", o.size},
+            {"window", o.window},
+            {"negative", o.negative},
+            {"sample", o.sample},
+            {"iter", o.iter},
+            {"min_count", o.min_count},
+            {"cbow", o.cbow},
+            {"seed", o.seed}}}};
+}
+
+json run_one(train::TrainConfig c, const text::LMData& data, const std::string& label,
+             const std::string& json_path, const train::TrainHooks& hooks) {
+  c.label = label;
+  c.results = json_path;
+  train::RunResult r = train::train_language_model(c, data, hooks);
+  std::fprintf(stderr,
+               "[%s] valid ppl %.1f, test ppl %.1f, %zu trainable parameters, %.0f tok/s, %s\n",
+               label.c_str(), r.valid_ppl, r.test_ppl, r.json["trainable_params"].get<size_t>(),
+               r.json["train_tokens_per_s"].get<double>(),
+               train::format_duration(r.json["wall_s"].get<double>()).c_str());
+  return r.json;
+}
+
+json aggregate(const std::vector<json>& runs, const std::vector<std::string>& keys,
+               const std::vector<std::string>& metrics) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const json*>> groups;
+  for (const auto& run : runs) {
+    std::string id;
+    for (const auto& k : keys) id += run.at(k).dump() + "|";
+    if (!groups.count(id)) order.push_back(id);
+    groups[id].push_back(&run);
+  }
+  json rows = json::array();
+  for (const auto& id : order) {
+    const auto& g = groups[id];
+    json row;
+    for (const auto& k : keys) row[k] = g.front()->at(k);
+    row["runs"] = g.size();
+    for (const auto& m : metrics) {
+      std::vector<double> v;
+      for (const json* run : g)
+        if (run->contains(m) && run->at(m).is_number()) v.push_back(run->at(m).get<double>());
+      if (v.empty()) continue;
+      double mean = 0;
+      for (double x : v) mean += x;
+      mean /= static_cast<double>(v.size());
+      double var = 0;
+      for (double x : v) var += (x - mean) * (x - mean);
+      const double sd = v.size() > 1 ? std::sqrt(var / static_cast<double>(v.size() - 1)) : 0.0;
+      row[m] = {{"mean", mean},
+                {"std", sd},
+                {"min", *std::min_element(v.begin(), v.end())},
+                {"max", *std::max_element(v.begin(), v.end())},
+                {"n", v.size()}};
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace tg::study

@@ -1,0 +1,50 @@
+// What the experiment binaries share: pretraining word2vec on exactly the language model's
+// training tokens, running one configuration with a labelled progress line and a summary
+// line, and aggregating runs over seeds.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "text/word2vec.hpp"
+#include "train/trainer.hpp"
+
+namespace tg::study {
+
+// A row of the comparison: an embedding mode, tied or not, and which word2vec vectors.
+struct Mode {
+  std::string name;       // "learned", "learned-tied", "frozen-pretrained", ...
+  std::string embedding;  // the nn::EmbeddingMode name
+  bool tied = false;
+  bool full_vectors = false;  // word2vec trained on the full training split, not the subset
+};
+// "learned,learned-tied,frozen-pretrained,finetune-pretrained,frozen-random" (any subset),
+// plus "frozen-pretrained-full" and "finetune-pretrained-full" for the data-size sweep.
+std::vector<Mode> parse_modes(const std::string& list);
+
+// Trains skip-gram word2vec (dimension = d_model) on the training range of `data` (words as
+// the LM sees them, rare ones as <unk>), writes it to `path` (binary) and returns a log entry
+// with the time and WordSim-353 Spearman of the vectors.
+nlohmann::json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions options,
+                                 const std::string& path);
+
+// Writes `value` to `path` atomically, from rank 0 only under MPI.
+void write_json(const std::string& path, const nlohmann::json& value);
+
+// Runs one configuration, prints a one-line summary, writes the run's JSON to json_path.
+nlohmann::json run_one(train::TrainConfig config, const text::LMData& data,
+                       const std::string& label, const std::string& json_path,
+                       const train::TrainHooks& hooks = {});
+
+// Mean, sample standard deviation, min and max of each metric over runs grouped by the
+// values of `keys` (e.g. {"model", "mode"}), in first-seen order.
+nlohmann::json aggregate(const std::vector<nlohmann::json>& runs,
+                         const std::vector<std::string>& keys,
+                         const std::vector<std::string>& metrics);
+
+std::vector<std::string> split_commas(const std::string& list);  // "a,b" -> {"a", "b"}
+std::string data_path(const std::string& name);                  // the repository's data/ folder
+void make_dirs(const std::string& dir);
+
+}  // namespace tg::study

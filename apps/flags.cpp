@@ -1,0 +1,158 @@
+#include "apps/flags.hpp"
+
+#include <map>
+
+#include "train/models.hpp"
+
+namespace tg::train {
+
+void add_data_flags(CLI::App& app, text::LMDataOptions& d) {
+  app.add_option("--corpus", d.corpus, "built-in corpus: brown (Bengio et al. 2003 protocol)")
+      ->capture_default_str();
+  app.add_option("--corpus-file", d.corpus_file, "your own plain text (whitespace tokens) instead")
+      ->check(CLI::ExistingFile);
+  app.add_option("--split", d.split, "train,valid,test fractions for --corpus-file")
+      ->capture_default_str();
+  app.add_option("--min-count", d.min_count, "rarer words map to <unk>")->capture_default_str();
+  app.add_option("--vocab-counts", d.vocab_counts,
+                 "count word frequencies on 'all' tokens (Bengio) or 'train' only")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"all", "train"}));
+  app.add_option("--train-fraction", d.train_fraction,
+                 "use the first fraction of the training split")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+}
+
+namespace {
+
+// An option whose value is a name from an enum's table, converted once, here.
+template <class E, size_t N>
+CLI::Option* add_enum_option(CLI::App& app, const std::string& flag, E& value,
+                             const NameTable<E, N>& table, const std::string& help) {
+  std::map<std::string, E> names;
+  std::string choices;
+  for (const auto& [v, name] : table)
+    names.emplace(name, v), choices += (choices.empty() ? "" : " | ") + std::string(name);
+  return app.add_option(flag, value, help.empty() ? choices : choices + " (" + help + ")")
+      ->transform(CLI::CheckedTransformer(names))
+      ->default_str(name_of(table, value));
+}
+
+}  // namespace
+
+void add_training_flags(CLI::App& app, TrainConfig& c) {
+  ModelConfig& m = c.model;
+  app.add_option("--model", m.name, "a registered model: " + model_help())
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& name) {
+            if (has_model(name)) return std::string();
+            std::string names;
+            for (const auto& n : model_names()) names += (names.empty() ? "" : ", ") + n;
+            return "unknown model '" + name + "' (registered: " + names + ")";
+          },
+          "MODEL"));
+  app.add_option_function<std::vector<std::string>>(
+         "--model-option",
+         [&m](const std::vector<std::string>& pairs) {
+           for (const std::string& kv : pairs) {
+             const size_t eq = kv.find('=');
+             if (eq == 0 || eq == std::string::npos)
+               throw CLI::ValidationError("--model-option", "'" + kv + "' is not KEY=VALUE");
+             m.options[kv.substr(0, eq)] = kv.substr(eq + 1);
+           }
+         },
+         "a registered model's own setting (repeatable)")
+      ->type_name("KEY=VALUE");
+  app.add_option("--d-model", m.d_model, "embedding / residual width")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--layers", m.layers, "GPT: transformer blocks")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--heads", m.heads, "GPT: attention heads")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--context", m.context, "tokens per training window (GPT: its context size)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--ngram", m.ngram, "NPLM: n (predicts from n-1 words)")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 64));
+  app.add_option("--hidden", m.hidden, "NPLM: hidden units")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--direct", m.direct, "NPLM: direct input-to-output connections");
+  add_enum_option(app, "--embedding", m.embedding, nn::kEmbeddingModeNames, "");
+  app.add_option("--vectors", m.vectors, "word2vec file (text or binary) for the pretrained modes")
+      ->check(CLI::ExistingFile);
+  app.add_flag("--tied", m.tied, "output matrix = token embedding (GPT-2 style)");
+  app.add_option("--dropout", m.dropout, "dropout probability")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.99));
+  add_enum_option(app, "--optimizer", c.optimizer, kOptimizerNames, "");
+  app.add_option("--lr", c.lr, "peak learning rate")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--weight-decay", c.weight_decay,
+                 "AdamW: on matrices, not embeddings/biases/norms")
+      ->capture_default_str();
+  app.add_option("--momentum", c.momentum, "SGD momentum")->capture_default_str();
+  app.add_option("--warmup", c.warmup, "linear warm-up steps")->capture_default_str();
+  add_enum_option(app, "--schedule", c.schedule, optim::kScheduleNames,
+                  "inverse: Bengio's lr/(1+r t)");
+  app.add_option("--min-lr-ratio", c.min_lr_ratio, "cosine floor as a fraction of --lr")
+      ->capture_default_str();
+  app.add_option("--lr-decay", c.lr_decay, "r of the inverse schedule")->capture_default_str();
+  app.add_option("--clip", c.clip, "global gradient-norm clip (0 = off)")->capture_default_str();
+  app.add_option("--epochs", c.epochs, "passes over the training split")->capture_default_str();
+  app.add_option("--steps", c.steps, "train this many steps instead of --epochs")
+      ->capture_default_str();
+  app.add_option("--batch", c.batch, "windows per step")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--patience", c.patience,
+                 "early stopping: epochs without a better validation loss (0 = off)")
+      ->capture_default_str();
+  app.add_option("--valid-limit", c.valid_limit,
+                 "per-epoch validation on the first N valid tokens (0 = all)")
+      ->capture_default_str();
+  app.add_option("--eval-every", c.eval_every, "also report validation perplexity every N steps")
+      ->capture_default_str();
+  app.add_option("--seed", c.seed, "random seed (initialisation, batches, dropout)")
+      ->capture_default_str();
+  app.add_option("--threads", c.threads, "OpenBLAS threads")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--detect-anomaly", c.detect_anomaly,
+               "stop at the first op that produces NaN/inf, naming it");
+  app.add_option("--bucket-mb", c.bucket_mb, "MPI: gradient bucket size in MiB")
+      ->capture_default_str();
+  app.add_flag("--no-comm-overlap{false}", c.comm_overlap,
+               "MPI: reduce gradients after backward, not during it");
+  app.add_option("--checkpoint", c.checkpoint,
+                 "save model + optimizer + training state here (safetensors)");
+  app.add_option("--checkpoint-every", c.checkpoint_every, "also save every N steps")
+      ->capture_default_str();
+  app.add_option("--resume", c.resume, "continue from a checkpoint")->check(CLI::ExistingFile);
+  app.add_option("--results", c.results, "write the results JSON here");
+  add_data_flags(app, c.data);
+}
+
+std::string describe_flags(const CLI::App& app) {
+  std::string out;
+  for (const CLI::Option* o : app.get_options()) {
+    if (o->get_name() == "--help" || o->get_lnames().empty()) continue;
+    // A flag expects no value (CLI11 2.1 still reports a type size of 1 for bool flags).
+    const bool flag = o->get_items_expected_max() == 0;
+    if (flag && !o->count()) continue;  // unset flags are off: do not list them
+    const std::string value =
+        flag ? "" : (o->count() ? o->as<std::string>() : o->get_default_str());
+    if (!flag && value.empty()) continue;  // unset and without a default (e.g. --vectors)
+    out += (out.empty() ? "" : " ") + o->get_name() + (value.empty() ? "" : " " + value);
+  }
+  return out;
+}
+
+}  // namespace tg::train

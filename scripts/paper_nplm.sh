@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Bengio et al. (2003), Table 1 (Brown): the MLP rows without the trigram mixture, trained to
+# convergence (early stopping on the whole validation split). Resumable: each finished row
+# writes OUT/<row>_seed<S>.json and is skipped when invoked again; the row in progress
+# checkpoints every CKPT_EVERY steps into OUT/ckpt/ and resumes from there.
+#   scripts/paper_nplm.sh [--bin DIR] [--out DIR] [--threads N] [--seed S] [ROW...]
+# Rows (n, hidden h, features m, direct connections; the paper's test perplexity):
+#   mlp9 5,100,30,no (276)  mlp1 5,50,60,yes (268)  mlp5 5,50,30,yes (279)
+#   mlp7 3,50,30,yes (293)  mlp3 5,0,60,yes (310; h=0 is not built: see docs)
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=$here/build/bin
+out=$here/results/paper_nplm
+threads=1
+seed=1
+rows=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bin) bin=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    --seed) seed=$2; shift 2 ;;
+    mlp1|mlp5|mlp7|mlp9) rows+=("$1"); shift ;;
+    *) echo "paper_nplm.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+[ ${#rows[@]} -eq 0 ] && rows=(mlp9 mlp1 mlp5 mlp7)
+mkdir -p "$out/ckpt"
+
+# Optimisation (ours; the paper used plain SGD with batch 1): AdamW, 16 windows x 32
+# predictions per step (1,562 steps per epoch), lr 1e-3 / (1 + 1e-4 t), no dropout.
+common=(--model nplm --dropout 0 --optimizer adamw --lr 1e-3 --weight-decay 0.01 --schedule inverse --lr-decay 1e-4
+        --warmup 200 --batch 16 --context 32 --epochs 40 --patience 2 --threads "$threads" --seed "$seed")
+ckpt_every=500
+for row in "${rows[@]}"; do
+  case "$row" in
+    mlp1) arch=(--ngram 5 --hidden 50 --d-model 60 --direct) ;;
+    mlp5) arch=(--ngram 5 --hidden 50 --d-model 30 --direct) ;;
+    mlp7) arch=(--ngram 3 --hidden 50 --d-model 30 --direct) ;;
+    mlp9) arch=(--ngram 5 --hidden 100 --d-model 30) ;;
+  esac
+  result=$out/${row}_seed$seed.json
+  ckpt=$out/ckpt/${row}_seed$seed.ckpt
+  if [ -f "$result" ]; then
+    echo "$row seed $seed: done ($result), skipped" >&2
+    continue
+  fi
+  resume=()
+  if [ -f "$ckpt" ]; then
+    echo "$row seed $seed: resuming from $ckpt" >&2
+    resume=(--resume "$ckpt")
+  fi
+  "$bin/train_lm" "${common[@]}" "${arch[@]}" "${resume[@]}" --checkpoint "$ckpt" --checkpoint-every "$ckpt_every" \
+    --results "$result"
+done

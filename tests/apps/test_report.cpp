@@ -1,0 +1,123 @@
+// Aggregation over seeds and the Markdown renderer, on fixed JSON input.
+#include <boost/test/unit_test.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "apps/experiment.hpp"
+#include "apps/report_render.hpp"
+
+using namespace tg;
+using nlohmann::json;
+
+namespace {
+json run(const std::string& model, const std::string& mode, double valid, double test) {
+  return {{"model", model},
+          {"mode", mode},
+          {"valid_ppl", valid},
+          {"test_ppl", test},
+          {"train_ppl", valid - 50},
+          {"trainable_params", 1500000},
+          {"wall_s", 120.0},
+          {"train_tokens_per_s", 5000.0},
+          {"epochs", json::array({{{"epoch", 1}, {"valid_ppl", valid + 20}},
+                                  {{"epoch", 2}, {"valid_ppl", valid}}})},
+          {"seed", 1}};
+}
+const std::vector<std::string> kMetrics = {"valid_ppl",        "test_ppl", "train_ppl",
+                                           "trainable_params", "wall_s",   "train_tokens_per_s"};
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(experiments_report)
+
+BOOST_AUTO_TEST_CASE(aggregate_mean_and_sample_std) {
+  const json rows =
+      study::aggregate({run("gpt", "learned", 300, 310), run("gpt", "learned", 310, 314),
+                        run("gpt", "frozen-random", 500, 520)},
+                       {"model", "mode"}, kMetrics);
+  BOOST_REQUIRE(rows.size() == 2u);
+  BOOST_TEST(rows[0]["mode"] == "learned");  // first-seen order
+  BOOST_TEST(rows[0]["runs"] == 2);
+  BOOST_TEST(rows[0]["test_ppl"]["mean"].get<double>() == 312.0);
+  BOOST_TEST(rows[0]["test_ppl"]["std"].get<double>() == std::sqrt(8.0),
+             boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(rows[1]["test_ppl"]["std"].get<double>() == 0.0);
+  BOOST_TEST(report::mean_spread(rows[0], "test_ppl") == "312.0 ± 2.8");
+  BOOST_TEST(report::mean_spread(rows[1], "test_ppl") == "520.0");
+  BOOST_TEST(report::mean_spread(rows[1], "missing") == "-");
+}
+
+BOOST_AUTO_TEST_CASE(tables_render_from_summary_json) {
+  json summary = {{"rows", study::aggregate({run("gpt", "learned", 300, 310),
+                                             run("nplm", "learned-tied", 400, 410)},
+                                            {"model", "mode"}, kMetrics)}};
+  const std::string table = report::embeddings_table(summary);
+  BOOST_TEST(table.find("| gpt | learned | 1.50M | 300.0 | 310.0 | 250.0 | 2.0 min | 5000 | 1 |") !=
+                 std::string::npos,
+             table);
+  BOOST_TEST(table.find("| nplm | learned-tied |") != std::string::npos);
+  const std::string bengio = report::bengio_reference_table(&summary);
+  BOOST_TEST(bengio.find("| 252 |") != std::string::npos);
+  BOOST_TEST(
+      bengio.find("best row of section 1, gpt learned (1 run) | 310.0 |") != std::string::npos,
+      bengio);
+  json longer = {
+      {"rows", study::aggregate({run("gpt", "learned", 270, 249), run("gpt", "learned", 272, 251)},
+                                {"model", "mode"}, kMetrics)}};
+  const std::string both = report::bengio_reference_table(&summary, &longer);
+  BOOST_TEST(
+      both.find("longer training (section 1b), gpt learned (2 runs, mean) | 250.0 ± 1.4 |") !=
+          std::string::npos,
+      both);
+
+  json size = {{"fractions", {0.05, 1.0}}};
+  json r1 = run("gpt", "learned", 600, 650), r2 = run("gpt", "learned", 300, 310);
+  r1["fraction"] = 0.05, r1["train_tokens"] = 40000, r2["fraction"] = 1.0,
+  r2["train_tokens"] = 800000;
+  size["rows"] =
+      study::aggregate({r1, r2}, {"model", "mode", "fraction", "train_tokens"}, {"test_ppl"});
+  const std::string st = report::data_size_table(size);
+  BOOST_TEST(st.find("| model | embedding | 5% | 100% |") != std::string::npos, st);
+  BOOST_TEST(st.find("| gpt | learned | 650.0 | 310.0 |") != std::string::npos, st);
+}
+
+BOOST_AUTO_TEST_CASE(report_shows_the_longer_runs_of_a_target_folder) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("tapegrad_report_target_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "embeddings");
+  fs::create_directories(dir / "target" / "embeddings");
+  json summary = {
+      {"rows", study::aggregate({run("gpt", "learned", 300, 310)}, {"model", "mode"}, kMetrics)}};
+  std::ofstream(dir / "embeddings" / "summary.json") << summary.dump();
+  json longer = {
+      {"rows", study::aggregate({run("gpt", "finetune-pretrained", 270, 247)}, {"model", "mode"},
+                                kMetrics)},
+      {"base_config", {{"model", "gpt"}, {"d_model", 128}, {"epochs", 5}, {"patience", 1}}}};
+  std::ofstream(dir / "target" / "embeddings" / "summary.json") << longer.dump();
+  const std::string md = report::render_report(dir.string(), false);
+  BOOST_TEST(md.find("## 1b. Longer training") != std::string::npos, md);
+  BOOST_TEST(md.find("gpt, d_model 128") != std::string::npos, md);
+  BOOST_TEST(md.find("| gpt | finetune-pretrained |") != std::string::npos, md);
+  BOOST_TEST(md.find("longer training (section 1b), gpt finetune-pretrained (1 run) | 247.0 |") !=
+                 std::string::npos,
+             md);
+  fs::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_CASE(report_refuses_an_empty_folder_and_corrupt_json) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("tapegrad_report_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "embeddings");
+  BOOST_CHECK_THROW(report::render_report(dir.string(), false), std::runtime_error);
+  std::ofstream(dir / "embeddings" / "summary.json") << "{ not json";
+  try {
+    report::render_report(dir.string(), false);
+    BOOST_FAIL("accepted corrupt JSON");
+  } catch (const std::runtime_error& e) {
+    BOOST_TEST(std::string(e.what()).find("summary.json") != std::string::npos, e.what());
+  }
+  fs::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

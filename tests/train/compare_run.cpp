@@ -1,0 +1,40 @@
+// compare_run GOLDEN RESULT: exits 0 when every number GOLDEN records (perplexities, steps,
+// parameter count, the per-epoch losses) is bit-identical in RESULT (a train_lm results
+// file), and prints each difference otherwise. The golden files were written before the
+// trainer moved into train/: the move must not change a single bit.
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: compare_run GOLDEN RESULT\n");
+    return 2;
+  }
+  json golden, result;
+  try {
+    std::ifstream(argv[1]) >> golden;
+    std::ifstream(argv[2]) >> result;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "compare_run: %s\n", e.what());
+    return 2;
+  }
+  int differences = 0;
+  auto check = [&](const std::string& what, const json& want, const json& got) {
+    if (want == got) return;
+    std::printf("%s: golden %s, now %s\n", what.c_str(), want.dump().c_str(), got.dump().c_str());
+    ++differences;
+  };
+  for (const char* key : {"valid_ppl", "test_ppl", "train_ppl", "steps", "trainable_params"})
+    check(key, golden.at(key), result.value(key, json()));
+  const json& epochs = golden.at("epochs");
+  check("epochs", epochs.size(), result.at("epochs").size());
+  for (size_t i = 0; i < epochs.size() && i < result.at("epochs").size(); ++i)
+    for (const auto& [key, value] : epochs[i].items())
+      check("epoch " + std::to_string(i + 1) + " " + key, value,
+            result["epochs"][i].value(key, json()));
+  std::printf("%s: %d differences\n", argv[2], differences);
+  return differences == 0 ? 0 : 1;
+}

@@ -1,0 +1,139 @@
+// The training loop on the toy corpus: the results file, determinism, exact resume from a
+// checkpoint, early stopping and the pretrained path.
+#include <boost/test/unit_test.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "text/vectors.hpp"
+#include "train/toy_data.hpp"
+#include "train/trainer.hpp"
+
+using namespace tg;
+namespace fs = std::filesystem;
+
+namespace {
+const text::LMData& toy() {
+  return testing::toy_data();
+}
+
+train::TrainConfig tiny(const std::string& model) {
+  train::TrainConfig c;
+  c.model.name = model;
+  c.model.d_model = 16, c.model.layers = 1, c.model.heads = 2, c.model.context = 16,
+  c.model.ngram = 3, c.model.hidden = 16;
+  c.batch = 8, c.epochs = 2, c.warmup = 5, c.lr = 3e-3f, c.model.dropout = 0.1f, c.quiet = true,
+  c.seed = 4;
+  return c;
+}
+
+std::vector<double> losses(const nlohmann::json& j) {
+  std::vector<double> out;
+  for (const auto& e : j["epochs"])
+    out.push_back(e["train_loss"].get<double>()), out.push_back(e["valid_loss"].get<double>());
+  return out;
+}
+
+std::string temp(const std::string& name) {
+  return (fs::temp_directory_path() / ("tapegrad_train_" + std::to_string(::getpid()) + "_" + name))
+      .string();
+}
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(train_training)
+
+BOOST_AUTO_TEST_CASE(results_file_has_the_documented_keys_and_training_helps) {
+  for (const std::string model : {"gpt", "nplm"}) {
+    train::TrainConfig c = tiny(model);
+    c.results = temp(model + ".json");
+    const train::RunResult r = train::train_language_model(c, toy());
+    std::ifstream in(c.results);
+    const nlohmann::json j = nlohmann::json::parse(in);
+    for (const char* key : {"valid_ppl", "test_ppl", "trainable_params", "train_tokens_per_s",
+                            "wall_s", "epochs", "config", "seed"})
+      BOOST_TEST(j.contains(key), model << " results lack " << key);
+    BOOST_TEST(j["epochs"].size() == 2u);
+    BOOST_TEST(j["config"]["model"] == model);
+    // Uniform guessing scores the vocabulary size.
+    BOOST_TEST(r.valid_ppl < 0.75 * static_cast<double>(toy().vocab.size()),
+               model << " did not learn: ppl " << r.valid_ppl << " for " << toy().vocab.size()
+                     << " words");
+    BOOST_TEST(j["epochs"][1]["train_loss"].get<double>() <
+               j["epochs"][0]["train_loss"].get<double>());
+    fs::remove(c.results);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(same_seed_same_numbers_bit_for_bit) {
+  const auto a = train::train_language_model(tiny("gpt"), toy());
+  const auto b = train::train_language_model(tiny("gpt"), toy());
+  BOOST_TEST(losses(a.json) == losses(b.json), boost::test_tools::per_element());
+  train::TrainConfig other = tiny("gpt");
+  other.seed = 5;
+  BOOST_TEST(losses(train::train_language_model(other, toy()).json) != losses(a.json));
+}
+
+// Crash mid-epoch (step 7) and right after an epoch boundary (where the checkpoint is written
+// after the epoch's evaluation), resume to the end: the same losses as one uninterrupted run.
+BOOST_AUTO_TEST_CASE(resume_continues_exactly) {
+  for (const std::string model : {"gpt", "nplm"})
+    for (const bool at_boundary : {false, true}) {
+      const auto whole = train::train_language_model(tiny(model), toy());
+      const long crash = at_boundary ? whole.json["steps_per_epoch"].get<long>() : 7;
+      // A run with checkpoints every 7 steps that crashes at step 7, then a resume.
+      train::TrainConfig full_schedule = tiny(model);
+      full_schedule.checkpoint_every = crash;
+      train::TrainConfig killed = full_schedule;
+      killed.checkpoint = temp(model + "_every.ckpt");
+      train::TrainHooks stop_at_7;
+      stop_at_7.after_backward = [&](long step, nn::LanguageModel&) {
+        if (step == crash) throw std::runtime_error("simulated crash");
+      };
+      BOOST_CHECK_THROW(train::train_language_model(killed, toy(), stop_at_7), std::runtime_error);
+      train::TrainConfig resumed = tiny(model);
+      resumed.resume = killed.checkpoint;
+      const auto rest = train::train_language_model(resumed, toy());
+      BOOST_TEST(losses(rest.json) == losses(whole.json), boost::test_tools::per_element());
+      BOOST_TEST(rest.test_ppl == whole.test_ppl,
+                 model << (at_boundary ? " at an epoch boundary" : " mid-epoch"));
+      fs::remove(killed.checkpoint);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(pretrained_modes_and_config_errors) {
+  const std::string vectors = temp("vec.txt");
+  Generator gen(2);
+  std::vector<std::string> words;
+  for (size_t i = 1; i < toy().vocab.size(); i += 2)
+    words.push_back(toy().vocab.word(static_cast<int32_t>(i)));
+  text::save_vectors(vectors, words, randn({words.size(), 16}, gen), text::VectorFormat::text);
+  train::TrainConfig c = tiny("gpt");
+  c.model.embedding = nn::EmbeddingMode::frozen_pretrained;
+  c.model.vectors = vectors;
+  const auto r = train::train_language_model(c, toy());
+  BOOST_TEST(r.json["pretrained"]["found"].get<size_t>() == words.size());
+  BOOST_TEST(r.json["trainable_params"].get<size_t>() ==
+             r.json["total_params"].get<size_t>() - toy().vocab.size() * 16);
+  c.model.d_model = 32;
+  BOOST_CHECK_THROW(train::train_language_model(c, toy()),
+                    std::invalid_argument);  // dimension mismatch
+  c = tiny("gpt");
+  c.model.embedding = nn::EmbeddingMode::finetune_pretrained;
+  BOOST_CHECK_THROW(c.validate(), std::invalid_argument);  // no vectors
+  c = tiny("gpt");
+  c.model.context = 5000;
+  BOOST_CHECK_THROW(train::train_language_model(c, toy()),
+                    std::invalid_argument);  // corpus shorter than a window
+  fs::remove(vectors);
+}
+
+BOOST_AUTO_TEST_CASE(early_stopping_keeps_the_best_epoch) {
+  train::TrainConfig c = tiny("nplm");
+  c.epochs = 30, c.patience = 1, c.lr = 3e-2f, c.model.dropout = 0.0f;
+  const auto r = train::train_language_model(c, toy());
+  BOOST_TEST(r.json["stopped_early"].get<bool>());
+  double best = INFINITY;
+  for (const auto& e : r.json["epochs"]) best = std::min(best, e["valid_loss"].get<double>());
+  BOOST_TEST(r.valid_ppl == std::exp(best), boost::test_tools::tolerance(1e-9));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,40 @@
+#include "train/batcher.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace tg::train {
+
+Batcher::Batcher(const text::LMData& data, size_t warmup, size_t predictions, size_t batch)
+    : data_(data), warmup_(warmup), t_(predictions), batch_(batch) {
+  const size_t need = warmup + predictions + 1;
+  if (data.train.size() < need + predictions)
+    throw std::invalid_argument("the training split has " + std::to_string(data.train.size()) +
+                                " tokens, too few for windows of " + std::to_string(need) +
+                                " tokens (context " + std::to_string(predictions) +
+                                "); use a shorter --context");
+  chunks_ = (data.train.size() - predictions - need) / predictions + 1;  // for any offset < T
+}
+
+void Batcher::start_epoch(Generator& gen) {
+  offset_ = static_cast<size_t>(gen.below(t_));
+  order_.resize(chunks_);
+  for (size_t i = 0; i < chunks_; ++i) order_[i] = i;
+  for (size_t i = chunks_; i > 1; --i) std::swap(order_[i - 1], order_[gen.below(i)]);
+}
+
+std::pair<Ids, Ids> Batcher::batch(size_t index) const {
+  const size_t first = index * batch_, rows = std::min(batch_, chunks_ - first), len = warmup_ + t_;
+  std::vector<int32_t> inputs(rows * len), targets(rows * t_);
+  for (size_t r = 0; r < rows; ++r) {
+    const size_t start = data_.train.begin + offset_ + order_[first + r] * t_;
+    std::copy_n(data_.stream.begin() + static_cast<long>(start), len,
+                inputs.begin() + static_cast<long>(r * len));
+    std::copy_n(data_.stream.begin() + static_cast<long>(start + warmup_ + 1), t_,
+                targets.begin() + static_cast<long>(r * t_));
+  }
+  return {Ids({rows, len}, std::move(inputs)), Ids({rows, t_}, std::move(targets))};
+}
+
+}  // namespace tg::train

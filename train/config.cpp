@@ -1,0 +1,74 @@
+#include "train/config.hpp"
+
+#include "dist/distributed.hpp"
+#include "train/models.hpp"
+
+namespace tg::train {
+
+using nlohmann::json;
+
+json TrainConfig::to_json() const {
+  const ModelConfig& m = model;
+  json j = {{"model", m.name},
+            {"d_model", m.d_model},
+            {"layers", m.layers},
+            {"heads", m.heads},
+            {"context", m.context},
+            {"ngram", m.ngram},
+            {"hidden", m.hidden},
+            {"direct", m.direct},
+            {"embedding", to_string(m.embedding)},
+            {"vectors", m.vectors},
+            {"tied", m.tied},
+            {"dropout", m.dropout},
+            {"optimizer", name_of(kOptimizerNames, optimizer)},
+            {"lr", lr},
+            {"weight_decay", weight_decay},
+            {"momentum", momentum},
+            {"clip", clip},
+            {"schedule", name_of(optim::kScheduleNames, schedule)},
+            {"warmup", warmup},
+            {"min_lr_ratio", min_lr_ratio},
+            {"lr_decay", lr_decay},
+            {"epochs", epochs},
+            {"steps", steps},
+            {"batch", batch},
+            {"patience", patience},
+            {"eval_every", eval_every},
+            {"valid_limit", valid_limit},
+            {"seed", seed},
+            {"threads", threads},
+            {"comm_overlap", comm_overlap},
+            {"bucket_mb", bucket_mb},
+            {"corpus", data.corpus_file.empty() ? data.corpus : data.corpus_file},
+            {"split", data.split},
+            {"min_count", data.min_count},
+            {"vocab_counts", data.vocab_counts},
+            {"train_fraction", data.train_fraction}};
+  if (!m.options.empty()) j["model_options"] = m.options;
+  return j;
+}
+
+void TrainConfig::validate() const {
+  auto bad = [](const std::string& what) { throw std::invalid_argument(what); };
+  if (!has_model(model.name)) {
+    std::string names;
+    for (const auto& n : model_names()) names += (names.empty() ? "" : ", ") + n;
+    bad("--model: unknown model '" + model.name + "' (registered: " + names + ")");
+  }
+  if (nn::is_pretrained(model.embedding) && model.vectors.empty())
+    bad("--embedding " + to_string(model.embedding) + " needs --vectors FILE");
+  if (!nn::is_pretrained(model.embedding) && !model.vectors.empty())
+    bad("--vectors is only used with the pretrained embedding modes");
+  if (batch == 0 || model.context == 0) bad("--batch and --context must be positive");
+  if (epochs == 0 && steps <= 0) bad("give --epochs or --steps");
+  if (!(model.dropout >= 0.0f && model.dropout < 1.0f)) bad("--dropout must be in [0, 1)");
+  if (!(lr > 0.0f)) bad("--lr must be positive");
+  if (threads == 0) bad("--threads must be positive");
+  if (!(bucket_mb > 0.0f)) bad("--bucket-mb must be positive");
+  if (batch < static_cast<size_t>(dist::size()))
+    bad("--batch " + std::to_string(batch) + " is smaller than the number of MPI ranks (" +
+        std::to_string(dist::size()) + "): every rank needs at least one row of each batch");
+}
+
+}  // namespace tg::train

@@ -1,0 +1,73 @@
+// The configuration of a training run: one typed struct that every program fills from its
+// flags (apps/flags.cpp converts names to enums once, at the command line) and that a results
+// file and a checkpoint record as JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "autograd/enum_names.hpp"
+#include "nn/embedding_mode.hpp"
+#include "optim/schedule.hpp"
+#include "text/lm_data.hpp"
+
+namespace tg::train {
+
+enum class OptimizerKind { adamw, adam, sgd, lazy_adam };
+inline constexpr NameTable<OptimizerKind, 4> kOptimizerNames{
+    {{OptimizerKind::adamw, "adamw"},
+     {OptimizerKind::adam, "adam"},
+     {OptimizerKind::sgd, "sgd"},
+     {OptimizerKind::lazy_adam, "lazy-adam"}}};
+
+// What a model factory gets (train/models.hpp): the architecture knobs. A user's model reads
+// the ones it needs; `options` carries its own (--model-option key=value).
+struct ModelConfig {
+  std::string name = "gpt";  // a registered model: gpt, nplm or a user's
+  size_t d_model = 128, layers = 2, heads = 4, context = 64;  // GPT
+  size_t ngram = 5, hidden = 100;                             // NPLM
+  bool direct = false;
+  nn::EmbeddingMode embedding = nn::EmbeddingMode::learned;
+  std::string vectors;  // word2vec file for the pretrained modes
+  bool tied = false;
+  float dropout = 0.1f;
+  std::map<std::string, std::string> options;
+};
+
+struct TrainConfig {
+  ModelConfig model;
+  // Optimisation.
+  OptimizerKind optimizer = OptimizerKind::adamw;
+  float lr = 1e-3f, weight_decay = 0.1f, momentum = 0.0f, clip = 1.0f;
+  optim::ScheduleKind schedule = optim::ScheduleKind::cosine;
+  long warmup = 100;
+  float min_lr_ratio = 0.1f;  // cosine floor, as a fraction of lr
+  float lr_decay = 1e-5f;     // r of the inverse schedule lr / (1 + r t)
+  size_t epochs = 1;
+  long steps = 0;  // > 0: train this many steps instead of whole epochs
+  size_t batch = 32;
+  size_t patience = 0;  // > 0: stop after this many epochs without a better validation loss
+  long eval_every = 0;  // > 0: also evaluate every N steps (logged, not used for stopping)
+  size_t eval_batch = 32;
+  size_t valid_limit =
+      0;  // > 0: per-epoch validation on the first N valid tokens (final numbers use all)
+  uint64_t seed = 1;
+  size_t threads = 1;
+  bool detect_anomaly = false;
+  // Under mpirun (see dist/distributed.hpp).
+  bool comm_overlap = true;  // reduce gradient buckets while backward runs
+  float bucket_mb = 4.0f;
+  // Files.
+  std::string checkpoint;  // written at the end (and every checkpoint_every steps)
+  long checkpoint_every = 0;
+  std::string resume;
+  std::string results;  // JSON
+  bool quiet = false;   // print nothing
+  std::string label;    // experiments: only a live line, prefixed "[label] "
+  text::LMDataOptions data;
+
+  nlohmann::json to_json() const;
+  void validate() const;  // throws naming the bad flag
+};
+
+}  // namespace tg::train

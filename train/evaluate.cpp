@@ -1,0 +1,95 @@
+#include "train/evaluate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "dist/distributed.hpp"
+
+namespace tg::train {
+
+double evaluate_nll(nn::LanguageModel& model, const text::LMData& data, const text::Range& range,
+                    size_t batch_rows) {
+  NoGrad no_grad;
+  const bool was_training = model.training();
+  model.eval();
+  const size_t w = model.warmup(), t = std::min<size_t>(model.max_predictions(), 256);
+  // About 2,048 predictions per forward pass: the logits of one batch are rows x t x V floats.
+  batch_rows = std::max<size_t>(1, std::min(batch_rows, 2048 / t));
+  const size_t first = std::max(range.begin, w + 1);
+  // The batches, as (first target positions, length); under MPI each rank evaluates every
+  // size()-th batch and the sums are added up.
+  std::vector<std::pair<std::vector<size_t>, size_t>> batches(1);
+  size_t p = first;
+  for (; p + t <= range.end; p += t) {
+    if (batches.back().first.size() == batch_rows) batches.emplace_back();
+    batches.back().first.push_back(p), batches.back().second = t;
+  }
+  if (p < range.end) batches.push_back({{p}, range.end - p});
+  double sums[2] = {0.0, 0.0};  // total loss, predictions
+  for (size_t b = static_cast<size_t>(dist::rank()); b < batches.size();
+       b += static_cast<size_t>(dist::size())) {
+    const auto& [starts, len] = batches[b];
+    if (starts.empty()) continue;
+    std::vector<int32_t> inputs, targets;
+    for (size_t s : starts) {
+      inputs.insert(inputs.end(), data.stream.begin() + static_cast<long>(s - 1 - w),
+                    data.stream.begin() + static_cast<long>(s - 1 + len));
+      targets.insert(targets.end(), data.stream.begin() + static_cast<long>(s),
+                     data.stream.begin() + static_cast<long>(s + len));
+    }
+    const size_t rows = starts.size();
+    const Tensor loss =
+        model.loss(Ids({rows, w + len}, std::move(inputs)), Ids({rows, len}, std::move(targets)));
+    sums[0] += static_cast<double>(loss.item()) * static_cast<double>(rows * len);
+    sums[1] += static_cast<double>(rows * len);
+  }
+  dist::sum(sums, 2);
+  model.train(was_training);
+  if (sums[1] == 0) throw std::invalid_argument("evaluation range has no predictable tokens");
+  return sums[0] / sums[1];
+}
+
+std::string sample_text(nn::LanguageModel& model, const text::Vocabulary& vocab,
+                        const std::string& prompt, size_t count, float temperature, size_t top_k,
+                        uint64_t seed) {
+  if (!(temperature > 0.0f)) throw std::invalid_argument("--temperature must be positive");
+  NoGrad no_grad;
+  model.eval();
+  std::vector<int32_t> ids;
+  std::istringstream words(prompt);
+  for (std::string w; words >> w;) ids.push_back(vocab.id(w));
+  const size_t need = model.warmup() + 1;
+  while (ids.size() < need)
+    ids.insert(ids.begin(), vocab.id("."));  // pad short prompts with sentence ends
+  Generator gen(seed);
+  std::string out = prompt;
+  const size_t window = model.warmup() + std::min<size_t>(model.max_predictions(), 64);
+  for (size_t i = 0; i < count; ++i) {
+    const size_t len = std::min(ids.size(), window);
+    std::vector<int32_t> input(ids.end() - static_cast<long>(len), ids.end());
+    const Tensor logits = model.logits(Ids({1, len}, input));
+    const size_t v = logits.size(-1), last = logits.numel() / v - 1;
+    std::vector<std::pair<float, int32_t>> scored(v);
+    for (size_t j = 0; j < v; ++j)
+      scored[j] = {logits.data()[last * v + j] / temperature, static_cast<int32_t>(j)};
+    std::sort(scored.begin(), scored.end(), std::greater<>());
+    if (top_k > 0 && top_k < v) scored.resize(top_k);
+    double z = 0.0;
+    for (auto& [s, id] : scored) z += std::exp(s - scored[0].first);
+    double u = gen.uniform_double() * z;
+    int32_t next = scored.back().second;
+    for (auto& [s, id] : scored)
+      if ((u -= std::exp(s - scored[0].first)) <= 0) {
+        next = id;
+        break;
+      }
+    ids.push_back(next);
+    out += " " + vocab.word(next);
+  }
+  return out;
+}
+
+}  // namespace tg::train

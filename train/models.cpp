@@ -1,0 +1,91 @@
+#include "train/models.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace tg::train {
+
+namespace {
+
+struct Entry {
+  std::string name, description;
+  ModelFactory factory;
+};
+
+// A function-local registry, so that registering from another translation unit's static
+// initialiser cannot run before it exists.
+std::vector<Entry>& registry() {
+  static std::vector<Entry> entries = {
+      {"gpt", "GPT-2 architecture",
+       [](const ModelSpec& s) { return std::make_unique<nn::GPT>(gpt_config(s), s.pretrained); }},
+      {"nplm", "Bengio et al. 2003",
+       [](const ModelSpec& s) { return std::make_unique<nn::NPLM>(nplm_config(s), s.pretrained); }},
+  };
+  return entries;
+}
+
+}  // namespace
+
+void register_model(const std::string& name, ModelFactory factory, const std::string& description) {
+  if (name.empty() || name.find_first_of(" ,") != std::string::npos)
+    throw std::invalid_argument("register_model: '" + name +
+                                "' is not a usable model name (no spaces or commas)");
+  if (!factory) throw std::invalid_argument("register_model: no factory for '" + name + "'");
+  auto& entries = registry();
+  auto it =
+      std::find_if(entries.begin(), entries.end(), [&](const Entry& e) { return e.name == name; });
+  if (it != entries.end())
+    *it = {name, description, std::move(factory)};
+  else
+    entries.push_back({name, description, std::move(factory)});
+}
+
+bool has_model(const std::string& name) {
+  const auto& entries = registry();
+  return std::any_of(entries.begin(), entries.end(),
+                     [&](const Entry& e) { return e.name == name; });
+}
+
+std::vector<std::string> model_names() {
+  std::vector<std::string> names;
+  for (const auto& e : registry()) names.push_back(e.name);
+  return names;
+}
+
+std::string model_help() {
+  std::string out;
+  for (const auto& e : registry())
+    out += (out.empty() ? "" : ", ") + e.name +
+           (e.description.empty() ? "" : " (" + e.description + ")");
+  return out;
+}
+
+std::unique_ptr<nn::LanguageModel> make_model(const ModelSpec& spec) {
+  for (const auto& e : registry())
+    if (e.name == spec.config.name) return e.factory(spec);
+  std::string names;
+  for (const auto& n : model_names()) names += (names.empty() ? "" : ", ") + n;
+  throw std::invalid_argument("--model: unknown model '" + spec.config.name +
+                              "' (registered: " + names + ")");
+}
+
+nn::GPTConfig gpt_config(const ModelSpec& s) {
+  const ModelConfig& c = s.config;
+  nn::GPTConfig g;
+  g.vocab = s.vocab, g.context = c.context, g.d_model = c.d_model, g.layers = c.layers,
+  g.heads = c.heads;
+  g.dropout = c.dropout, g.tied = c.tied, g.embedding = c.embedding, g.seed = s.seed;
+  return g;
+}
+
+nn::NPLMConfig nplm_config(const ModelSpec& s) {
+  const ModelConfig& c = s.config;
+  nn::NPLMConfig n;
+  n.vocab = s.vocab, n.ngram = c.ngram, n.d_model = c.d_model, n.hidden = c.hidden,
+  n.direct = c.direct;
+  n.tied = c.tied, n.dropout = c.dropout, n.embedding = c.embedding, n.seed = s.seed;
+  n.max_predictions = std::max<size_t>(c.context, 256);
+  return n;
+}
+
+}  // namespace tg::train

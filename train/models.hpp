@@ -1,0 +1,49 @@
+// The model registry: every program that trains (train_lm, the experiments, bench_train)
+// builds its model by name through here, so a model a user registers gets every flag,
+// checkpoint, MPI and report feature of the built-in ones.
+//
+//   train::register_model("my-gpt", [](const train::ModelSpec& s) {
+//     nn::GPTConfig g = train::gpt_config(s);
+//     g.parts.mlp = [](const nn::BlockContext& b) { return std::make_shared<SwiGLU>(b); };
+//     return std::make_unique<nn::GPT>(g, s.pretrained);
+//   });
+//   return apps::train_lm_main(argc, argv);   // now accepts --model my-gpt
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nn/gpt.hpp"
+#include "nn/language_model.hpp"
+#include "nn/nplm.hpp"
+#include "train/config.hpp"
+
+namespace tg::train {
+
+// Everything a factory needs: the architecture flags, the vocabulary size, the seed, and the
+// pretrained table ([vocab, d_model]) when the embedding mode loads one (undefined otherwise).
+struct ModelSpec {
+  const ModelConfig& config;
+  size_t vocab;
+  uint64_t seed;
+  Tensor pretrained;
+};
+
+using ModelFactory = std::function<std::unique_ptr<nn::LanguageModel>(const ModelSpec&)>;
+
+// Registers (or replaces) a model under `name`; `description` is shown by --help.
+void register_model(const std::string& name, ModelFactory factory,
+                    const std::string& description = "");
+bool has_model(const std::string& name);
+std::vector<std::string> model_names();  // built-in first, then in registration order
+std::string model_help();                // "gpt (GPT-2 ...), nplm (...), my-gpt"
+// Throws naming the registered models when `spec.config.name` is unknown.
+std::unique_ptr<nn::LanguageModel> make_model(const ModelSpec& spec);
+
+// The built-in models' configurations from the flags, for factories that start from them.
+nn::GPTConfig gpt_config(const ModelSpec& spec);
+nn::NPLMConfig nplm_config(const ModelSpec& spec);
+
+}  // namespace tg::train

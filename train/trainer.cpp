@@ -1,0 +1,411 @@
+#include "train/trainer.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+#include "optim/checkpoint.hpp"
+#include "text/vectors.hpp"
+#include "train/evaluate.hpp"
+#include "train/models.hpp"
+
+namespace tg::train {
+
+using nlohmann::json;
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+json generator_state(const Generator::State& s) {
+  return {{"s", {s.s[0], s.s[1], s.s[2], s.s[3]}}, {"has_spare", s.has_spare}, {"spare", s.spare}};
+}
+Generator::State generator_state(const json& j) {
+  Generator::State s{};
+  for (int i = 0; i < 4; ++i) s.s[i] = j.at("s").at(static_cast<size_t>(i)).get<uint64_t>();
+  s.has_spare = j.at("has_spare").get<bool>();
+  s.spare = j.at("spare").get<float>();
+  return s;
+}
+
+// Rows [begin, end) of a [rows, len] batch of ids.
+Ids row_slice(const Ids& ids, size_t begin, size_t end) {
+  const size_t len = ids.shape[1];
+  return Ids({end - begin, len},
+             std::vector<int32_t>(ids.values.begin() + static_cast<long>(begin * len),
+                                  ids.values.begin() + static_cast<long>(end * len)));
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+// Validates, and sets the process-wide switches a run depends on, before anything is built.
+const TrainConfig& prepared(const TrainConfig& c) {
+  c.validate();
+  set_num_threads(static_cast<int>(c.threads));
+  set_detect_anomaly(c.detect_anomaly);
+  return c;
+}
+
+}  // namespace
+
+json TrainState::to_json(const Generator::State& next_epoch,
+                         const Generator::State& dropout) const {
+  return {{"step", step},
+          {"epoch", epoch},
+          {"batch_in_epoch", batch_in_epoch},
+          {"epoch_gen_state", generator_state(next_epoch)},
+          {"dropout_gen_state", generator_state(dropout)},
+          {"best_valid", best_valid},
+          {"since_best", since_best},
+          {"curve", curve},
+          {"epoch_loss", epoch_loss},
+          {"epoch_batches", epoch_batches},
+          {"train_seconds", train_seconds}};
+}
+
+Generator::State TrainState::from_json(const json& j) {
+  step = j.at("step"), epoch = j.at("epoch"), batch_in_epoch = j.at("batch_in_epoch");
+  epoch_gen_state = generator_state(j.at("epoch_gen_state"));
+  best_valid = j.at("best_valid").is_null() ? INFINITY : j.at("best_valid").get<double>();
+  since_best = j.at("since_best"), curve = j.at("curve"), train_seconds = j.at("train_seconds");
+  epoch_loss = j.at("epoch_loss"), epoch_batches = j.at("epoch_batches");
+  return generator_state(j.at("dropout_gen_state"));
+}
+
+text::LMData load_data(const text::LMDataOptions& options) {
+  std::optional<text::LMData> data;
+  dist::rank0_first([&] { data.emplace(text::load_lm_data(options)); });
+  return std::move(*data);
+}
+
+std::unique_ptr<nn::LanguageModel> build_model(const TrainConfig& c, const text::LMData& data,
+                                               json* log) {
+  const ModelConfig& m = c.model;
+  Tensor pretrained;
+  if (nn::is_pretrained(m.embedding)) {
+    const text::WordVectors vectors = text::load_vectors(m.vectors);
+    Generator gen(c.seed ^ 0x5EEDull);
+    text::AlignStats stats;
+    pretrained = text::align_to_vocab(vectors, data.vocab, m.d_model, gen, &stats);
+    if (log)
+      (*log)["pretrained"] = {{"file", m.vectors},
+                              {"found", stats.found},
+                              {"missing", stats.missing},
+                              {"missing_init_std", stats.init_std}};
+    if (!c.quiet && c.label.empty())
+      std::fprintf(stderr,
+                   "pretrained vectors %s: %zu of %zu vocabulary words found, %zu missing "
+                   "(initialised N(0, %.4f^2))\n",
+                   m.vectors.c_str(), stats.found, data.vocab.size(), stats.missing,
+                   stats.init_std);
+  }
+  return make_model({m, data.vocab.size(), c.seed, pretrained});
+}
+
+std::unique_ptr<optim::Optimizer> make_optimizer(const TrainConfig& c,
+                                                 const nn::LanguageModel& model) {
+  const optim::AdamOptions adam{.lr = c.lr};
+  switch (c.optimizer) {
+    case OptimizerKind::adamw:
+      return std::make_unique<optim::Adam>(optim::decay_groups(model, c.weight_decay), adam, true);
+    case OptimizerKind::adam:
+      return std::make_unique<optim::Adam>(optim::single_group(model, c.weight_decay), adam, false);
+    case OptimizerKind::sgd:
+      return std::make_unique<optim::SGD>(optim::single_group(model, c.weight_decay),
+                                          optim::SGDOptions{c.lr, c.momentum});
+    case OptimizerKind::lazy_adam:
+      return std::make_unique<optim::LazyAdam>(optim::decay_groups(model, c.weight_decay), adam);
+  }
+  throw std::logic_error("make_optimizer: unhandled optimizer");
+}
+
+std::unique_ptr<dist::GradientSync> make_gradient_sync(const TrainConfig& c,
+                                                       const nn::LanguageModel& model) {
+  if (dist::size() == 1) return nullptr;
+  return std::make_unique<dist::GradientSync>(
+      model.trainable_parameters(),
+      dist::SyncOptions{.bucket_bytes = static_cast<size_t>(c.bucket_mb * 1048576.0f),
+                        .overlap = c.comm_overlap});
+}
+
+double forward_backward(nn::LanguageModel& model, const Ids& inputs, const Ids& targets,
+                        dist::GradientSync* sync) {
+  if (!sync) {
+    const Tensor loss = model.loss(inputs, targets);
+    backward(loss);
+    return loss.item();
+  }
+  // This rank's rows; its gradient counts in proportion to its share of the batch.
+  const size_t rows = inputs.shape[0];
+  const auto [begin, end] = dist::shard(rows);
+  const double share = static_cast<double>(end - begin) / static_cast<double>(rows);
+  double l = 0.0;
+  if (end > begin) {
+    const Tensor loss = model.loss(row_slice(inputs, begin, end), row_slice(targets, begin, end));
+    sync->backward(loss, share);
+    l = loss.item() * share;
+  } else {
+    sync->contribute_nothing();
+  }
+  return dist::sum(l);  // the same on every rank
+}
+
+Trainer::Trainer(const TrainConfig& config, const text::LMData& data, TrainHooks hooks)
+    : Trainer(config, data, nullptr, std::move(hooks)) {}
+
+Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
+                 std::unique_ptr<nn::LanguageModel> model, TrainHooks hooks)
+    : c_(prepared(config)),
+      data_(data),
+      hooks_(std::move(hooks)),
+      out_({{"program", "train_lm"},
+            {"config", c_.to_json()},
+            {"seed", c_.seed},
+            {"threads", c_.threads},
+            {"blas",
+             std::string("OpenBLAS ") + blas_kernel() + ", " + threading_backend() + " threads"},
+            {"mpi_ranks", dist::size()}}),
+      model_(model ? std::move(model) : build_model(c_, data, &out_)),
+      opt_(make_optimizer(c_, *model_)),
+      params_(model_->named_parameters()),
+      batcher_(data, model_->warmup(), std::min(c_.model.context, model_->max_predictions()),
+               c_.batch),
+      per_epoch_(static_cast<long>(batcher_.steps_per_epoch())),
+      total_(c_.steps > 0 ? c_.steps : per_epoch_ * static_cast<long>(c_.epochs)),
+      schedule_{c_.schedule, c_.lr, c_.warmup, total_, c_.lr * c_.min_lr_ratio, c_.lr_decay},
+      data_gen_(c_.seed ^ 0xDA7Aull),
+      epoch_valid_{data.valid.begin,
+                   c_.valid_limit > 0 ? std::min(data.valid.end, data.valid.begin + c_.valid_limit)
+                                      : data.valid.end},
+      chatty_(!c_.quiet && c_.label.empty() && dist::is_main()),
+      prefix_(c_.label.empty() ? "" : "[" + c_.label + "] "),
+      skip_(std::min<long>(5, total_ / 10)),
+      wall_start_(now_s()) {
+  out_["data"] = {{"description", data.description},
+                  {"vocab", data.vocab.size()},
+                  {"train_tokens", data.train.size()},
+                  {"valid_tokens", data.valid.size()},
+                  {"test_tokens", data.test.size()}};
+  out_["trainable_params"] = model_->num_trainable_parameters();
+  out_["total_params"] = model_->num_parameters();
+  out_["steps_per_epoch"] = per_epoch_;
+  out_["tokens_per_step"] = c_.batch * batcher_.predictions();
+  state_.epoch_gen_state = data_gen_.state();
+  if (!c_.resume.empty()) load_checkpoint(c_.resume);
+  if (dist::size() > 1) {
+    // Every rank built the same model from the same seed; rank 0's copy is authoritative anyway.
+    for (const auto& [n, p] : params_) dist::broadcast(Tensor(p).data(), p.numel());
+    // Each rank drops out different units of its own rows: its own stream, derived from the
+    // (saved or initial) state of rank 0's.
+    if (dist::rank() > 0) {
+      Generator::State s = model_->dropout_generator().state();
+      Generator derived(s.s[0] ^ (0x9E3779B97F4A7C15ull * static_cast<uint64_t>(dist::rank())));
+      model_->dropout_generator().set_state(derived.state());
+    }
+    sync_ = make_gradient_sync(c_, *model_);
+  }
+}
+
+Trainer::~Trainer() = default;
+
+void Trainer::save_checkpoint(const std::string& path) const {
+  if (!dist::is_main()) return;  // only rank 0 writes results and checkpoints
+  // Between epochs the next epoch starts from the data generator's current state; inside one,
+  // from the state its shuffle was drawn with (the resumed run draws it again).
+  const Generator::State next_epoch =
+      state_.batch_in_epoch == 0 ? data_gen_.state() : state_.epoch_gen_state;
+  const json state = state_.to_json(next_epoch, model_->dropout_generator().state());
+  std::map<std::string, Tensor> extra;
+  for (size_t i = 0; i < state_.best.size(); ++i)
+    extra["best." + params_[i].first] = state_.best[i];
+  optim::save_checkpoint(path, *model_, opt_.get(),
+                         {{"config", c_.to_json().dump()}, {"train_state", state.dump()}}, extra);
+}
+
+void Trainer::load_checkpoint(const std::string& path) {
+  std::map<std::string, Tensor> extra;
+  const auto meta = optim::load_checkpoint(path, *model_, opt_.get(), &extra);
+  if (!meta.count("train_state"))
+    throw std::runtime_error(path + ": no training state in this checkpoint");
+  model_->dropout_generator().set_state(state_.from_json(json::parse(meta.at("train_state"))));
+  data_gen_.set_state(state_.epoch_gen_state);
+  state_.best.clear();
+  for (const auto& [n, p] : params_)
+    if (extra.count("best." + n)) state_.best.push_back(extra.at("best." + n).clone());
+  if (!state_.best.empty() && state_.best.size() != params_.size())
+    throw std::runtime_error(path + ": incomplete best-parameter snapshot");
+  if (chatty_)
+    std::fprintf(stderr, "resumed from %s at step %ld (epoch %zu, batch %zu)\n", path.c_str(),
+                 state_.step, state_.epoch + 1, state_.batch_in_epoch);
+}
+
+// The step loop.
+RunResult Trainer::run() {
+  if (chatty_)
+    std::fprintf(stderr,
+                 "%s\nmodel %s: %zu parameters, %zu trainable; %ld steps of %zu windows x %zu "
+                 "tokens (%ld per epoch)\n",
+                 data_.description.c_str(), c_.model.name.c_str(), model_->num_parameters(),
+                 model_->num_trainable_parameters(), total_, c_.batch, batcher_.predictions(),
+                 per_epoch_);
+  while (state_.step < total_ && !stopped_early_) {
+    begin_epoch();
+    for (size_t b = state_.batch_in_epoch;
+         b < static_cast<size_t>(per_epoch_) && state_.step < total_; ++b) {
+      train_step(b);
+      const long step = state_.step;
+      if (c_.eval_every > 0 && step % c_.eval_every == 0 && step < total_) {
+        const double v = evaluate_nll(*model_, data_, epoch_valid_, c_.eval_batch);
+        if (chatty_)
+          line_.finish("step " + std::to_string(step) + ": valid ppl " +
+                       std::to_string(std::exp(v)));
+      }
+      // Mid-epoch checkpoints here; at an epoch's end, after its evaluation (end_epoch).
+      if (!c_.checkpoint.empty() && c_.checkpoint_every > 0 && step % c_.checkpoint_every == 0 &&
+          state_.batch_in_epoch < static_cast<size_t>(per_epoch_))
+        save_checkpoint(c_.checkpoint);
+    }
+    end_epoch();
+  }
+  return finish();
+}
+
+void Trainer::begin_epoch() {
+  if (state_.batch_in_epoch == 0) state_.epoch_gen_state = data_gen_.state();
+  data_gen_.set_state(state_.epoch_gen_state);
+  batcher_.start_epoch(data_gen_);
+  if (state_.batch_in_epoch == 0) state_.epoch_loss = 0.0, state_.epoch_batches = 0;
+}
+
+double Trainer::train_step(size_t b) {
+  const double t0 = now_s();
+  const auto [inputs, targets] = batcher_.batch(b);
+  opt_->set_lr(schedule_(state_.step));
+  opt_->zero_grad();
+  const double l = forward_backward(*model_, inputs, targets, sync_.get());
+  if (c_.clip > 0) optim::clip_grad_norm(model_->trainable_parameters(), c_.clip);
+  if (hooks_.after_backward) hooks_.after_backward(state_.step, *model_);
+  opt_->step();
+  const double dt = now_s() - t0;
+  state_.train_seconds += dt;
+  if (state_.step >= skip_) step_times_.push_back(dt);
+  ++state_.step;
+  state_.batch_in_epoch = b + 1;
+  if (!std::isfinite(l))
+    throw std::runtime_error("training diverged: loss is " + std::to_string(l) + " at step " +
+                             std::to_string(state_.step) +
+                             " (lower --lr, or --detect-anomaly to find the op)");
+  state_.epoch_loss += l;
+  ++state_.epoch_batches;
+  report_progress(l, inputs.shape[0], dt);
+  return l;
+}
+
+void Trainer::report_progress(double l, size_t rows, double dt) {
+  ema_ = std::isnan(ema_) ? l : 0.95 * ema_ + 0.05 * l;
+  if (c_.quiet) return;
+  const double tps = static_cast<double>(rows * batcher_.predictions()) / dt;
+  const double eta = state_.train_seconds / static_cast<double>(state_.step) *
+                     static_cast<double>(total_ - state_.step);
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "epoch %zu step %ld/%ld  loss %.4f  lr %.2e  %.0f tok/s  elapsed %s  ETA %s",
+                state_.epoch + 1, state_.step, total_, ema_, opt_->lr(), tps,
+                format_duration(now_s() - wall_start_).c_str(), format_duration(eta).c_str());
+  line_.update(prefix_ + buf);
+}
+
+void Trainer::end_epoch() {
+  TrainState& s = state_;
+  const bool epoch_done = s.batch_in_epoch == static_cast<size_t>(per_epoch_);
+  const double valid = evaluate_nll(*model_, data_, epoch_valid_, c_.eval_batch);
+  s.curve.push_back(
+      {{"epoch", s.epoch + 1},
+       {"step", s.step},
+       {"complete", epoch_done},
+       {"train_loss", s.epoch_batches ? s.epoch_loss / static_cast<double>(s.epoch_batches) : NAN},
+       {"valid_loss", valid},
+       {"valid_ppl", std::exp(valid)},
+       {"lr", opt_->lr()},
+       {"elapsed_s", now_s() - wall_start_}});
+  if (valid < s.best_valid) {
+    s.best_valid = valid;
+    s.since_best = 0;
+    s.best.clear();
+    for (const auto& [n, p] : params_) s.best.push_back(p.clone());
+  } else {
+    ++s.since_best;
+  }
+  if (chatty_) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "epoch %zu done at step %ld: train loss %.4f, valid ppl %.2f%s",
+                  s.epoch + 1, s.step, s.curve.back()["train_loss"].get<double>(), std::exp(valid),
+                  s.since_best == 0 ? " (best)" : "");
+    line_.finish(buf);
+  }
+  if (hooks_.after_epoch) hooks_.after_epoch(s.epoch, *model_, s.curve.back());
+  if (epoch_done) {
+    ++s.epoch;
+    s.batch_in_epoch = 0;
+  }
+  if (c_.patience > 0 && s.since_best >= c_.patience) stopped_early_ = true;
+  if (!c_.checkpoint.empty() && (c_.checkpoint_every > 0 || s.step >= total_ || stopped_early_))
+    save_checkpoint(c_.checkpoint);
+}
+
+RunResult Trainer::finish() {
+  // The reported numbers come from the parameters with the best validation loss.
+  for (size_t i = 0; i < state_.best.size(); ++i) {
+    Tensor dst = params_[i].second;
+    std::copy(state_.best[i].data(), state_.best[i].data() + state_.best[i].numel(), dst.data());
+  }
+  RunResult r;
+  const double best_valid = state_.best_valid;
+  r.valid_ppl = std::exp(
+      c_.valid_limit > 0 ? evaluate_nll(*model_, data_, data_.valid, c_.eval_batch) : best_valid);
+  r.test_ppl = std::exp(evaluate_nll(*model_, data_, data_.test, c_.eval_batch));
+  // Train perplexity measured like validation (eval mode, whole windows), on the first
+  // 50,000 training tokens, so that train vs valid shows over-fitting without dropout noise.
+  const text::Range train_probe{data_.train.begin,
+                                std::min(data_.train.end, data_.train.begin + 50000)};
+  json& out = out_;
+  out["train_ppl"] = std::exp(evaluate_nll(*model_, data_, train_probe, c_.eval_batch));
+  out["valid_ppl"] = r.valid_ppl;
+  out["test_ppl"] = r.test_ppl;
+  out["train_tokens_per_s"] =
+      static_cast<double>(c_.batch * batcher_.predictions()) / median(step_times_);
+  out["train_seconds"] = state_.train_seconds;
+  out["wall_s"] = now_s() - wall_start_;
+  out["steps"] = state_.step;
+  out["epochs"] = state_.curve;
+  out["stopped_early"] = stopped_early_;
+  size_t best_epoch = 0;
+  for (const auto& e : state_.curve)
+    if (e["valid_loss"].get<double>() == best_valid) best_epoch = e["epoch"].get<size_t>();
+  out["best_epoch"] = best_epoch;
+  if (sync_) {
+    out["mpi_comm_s"] = sync_->stats().comm_seconds;
+    out["mpi_comm_fraction"] =
+        state_.train_seconds > 0 ? sync_->stats().comm_seconds / state_.train_seconds : 0.0;
+  }
+  if (!c_.results.empty() && dist::is_main())
+    atomic_write(c_.results, [&](std::ostream& o) { o << out.dump(2) << "\n"; });
+  r.json = std::move(out);
+  r.model = std::move(model_);
+  return r;
+}
+
+RunResult train_language_model(const TrainConfig& config, const text::LMData& data,
+                               const TrainHooks& hooks) {
+  return Trainer(config, data, hooks).run();
+}
+
+}  // namespace tg::train

@@ -1,0 +1,132 @@
+// The Trainer: trains any next-word model (nn/language_model.hpp) on an LMData split and
+// reports perplexity. Every program that trains (train_lm, the experiments) runs through it,
+// so they share one definition of a step, an epoch, early stopping, checkpoints, MPI data
+// parallelism, throughput and the results file.
+//
+//   train::Trainer trainer(config, data);   // builds config.model.name from the registry
+//   train::RunResult r = trainer.run();
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "dist/distributed.hpp"
+#include "nn/language_model.hpp"
+#include "optim/optimizer.hpp"
+#include "optim/schedule.hpp"
+#include "text/lm_data.hpp"
+#include "train/batcher.hpp"
+#include "train/config.hpp"
+#include "train/progress.hpp"
+
+namespace tg::train {
+
+// Where user code plugs in (all optional).
+struct TrainHooks {
+  // After backward and clipping, before the optimizer step: gradients are readable.
+  std::function<void(long step, nn::LanguageModel&)> after_backward;
+  // After each epoch's validation (the model holds the epoch's final parameters). Fields
+  // added to `record` are kept in the results file's "epochs" curve: user metrics go here.
+  std::function<void(size_t epoch, nn::LanguageModel&, nlohmann::json& record)> after_epoch;
+};
+
+// Everything a resumed run needs to continue exactly; saved and restored in one place.
+struct TrainState {
+  long step = 0;
+  size_t epoch = 0, batch_in_epoch = 0;
+  Generator::State epoch_gen_state{};  // the data generator at the start of the current epoch
+  double best_valid = INFINITY;
+  size_t since_best = 0;  // epochs without a better validation loss
+  nlohmann::json curve = nlohmann::json::array();
+  double epoch_loss = 0.0;  // running sum over the current epoch's batches
+  size_t epoch_batches = 0;
+  double train_seconds = 0.0;
+  std::vector<Tensor> best;  // parameters at the best validation loss (model order)
+
+  nlohmann::json to_json(const Generator::State& next_epoch, const Generator::State& dropout) const;
+  // Restores the fields; returns the dropout generator's state.
+  Generator::State from_json(const nlohmann::json& j);
+};
+
+struct RunResult {
+  nlohmann::json json;  // everything, as written to the results file
+  double valid_ppl = 0, test_ppl = 0;
+  std::unique_ptr<nn::LanguageModel> model;  // with the best validation parameters
+};
+
+// text::load_lm_data, with rank 0 first under MPI (it may fetch the corpus into the shared
+// cache), then the other ranks.
+text::LMData load_data(const text::LMDataOptions& options);
+
+// Builds config.model through the registry (train/models.hpp), loading and aligning the
+// pretrained vectors when the embedding mode needs them.
+std::unique_ptr<nn::LanguageModel> build_model(const TrainConfig& config, const text::LMData& data,
+                                               nlohmann::json* log = nullptr);
+
+std::unique_ptr<optim::Optimizer> make_optimizer(const TrainConfig& config,
+                                                 const nn::LanguageModel& model);
+
+// The gradient averaging for a run under mpirun (bucket size and overlap from the config);
+// null in a single process.
+std::unique_ptr<dist::GradientSync> make_gradient_sync(const TrainConfig& config,
+                                                       const nn::LanguageModel& model);
+
+// Forward and backward of one global batch: in one process, or (sync given) this rank's rows
+// with the gradients averaged over all ranks. Returns the mean loss over the whole batch.
+double forward_backward(nn::LanguageModel& model, const Ids& inputs, const Ids& targets,
+                        dist::GradientSync* sync);
+
+class Trainer {
+ public:
+  // Builds the model named by config.model.name; or trains `model`, built by the caller.
+  Trainer(const TrainConfig& config, const text::LMData& data, TrainHooks hooks = {});
+  Trainer(const TrainConfig& config, const text::LMData& data,
+          std::unique_ptr<nn::LanguageModel> model, TrainHooks hooks = {});
+  ~Trainer();
+
+  // Trains (from config.resume when given), then evaluates the best-validation parameters
+  // and writes config.results. Call once.
+  RunResult run();
+
+  nn::LanguageModel& model() { return *model_; }
+  const TrainState& state() const { return state_; }
+  void save_checkpoint(const std::string& path) const;  // rank 0 writes; others return
+  void load_checkpoint(const std::string& path);
+
+ private:
+  void begin_epoch();
+  double train_step(size_t batch_index);  // returns the batch's mean loss
+  void report_progress(double loss, size_t rows, double seconds);
+  void end_epoch();
+  RunResult finish();
+
+  TrainConfig c_;
+  const text::LMData& data_;
+  TrainHooks hooks_;
+  nlohmann::json out_;
+  std::unique_ptr<nn::LanguageModel> model_;
+  std::unique_ptr<optim::Optimizer> opt_;
+  std::unique_ptr<dist::GradientSync> sync_;
+  std::vector<std::pair<std::string, Tensor>> params_;
+  Batcher batcher_;
+  long per_epoch_, total_;
+  optim::Schedule schedule_;
+  Generator data_gen_;
+  TrainState state_;
+  text::Range epoch_valid_;
+  bool stopped_early_ = false, chatty_;
+  std::string prefix_;
+  LiveLine line_;
+  std::vector<double> step_times_;
+  long skip_;
+  double ema_ = NAN, wall_start_;
+};
+
+// Trainer(config, data, hooks).run().
+RunResult train_language_model(const TrainConfig& config, const text::LMData& data,
+                               const TrainHooks& hooks = {});
+
+}  // namespace tg::train
