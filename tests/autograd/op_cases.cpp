@@ -9,59 +9,174 @@
 namespace tg::testing {
 
 namespace {
-Tensor causal_softmax(const Tensor& x) { return softmax(causal_mask(x), -1); }
+Tensor causal_softmax(const Tensor& x) {
+  return softmax(causal_mask(x), -1);
+}
 }  // namespace
+
+namespace {
+InputSpec spec(Shape shape, InputSpec::Kind kind, float scale = 1.0f, float mean = 0.0f,
+               std::vector<float> values = {}) {
+  InputSpec s;
+  s.shape = std::move(shape), s.kind = kind, s.scale = scale, s.mean = mean,
+  s.values = std::move(values);
+  return s;
+}
+}  // namespace
+
+InputSpec normal(Shape shape, float std, float mean) {
+  return spec(std::move(shape), InputSpec::normal, std, mean);
+}
+InputSpec away_from_zero(Shape shape, float low) {
+  return spec(std::move(shape), InputSpec::away_from_zero, low);
+}
+InputSpec positive(Shape shape) {
+  return spec(std::move(shape), InputSpec::positive);
+}
+InputSpec separated(Shape shape) {
+  return spec(std::move(shape), InputSpec::separated);
+}
+InputSpec constant(Shape shape, std::vector<float> values) {
+  return spec(std::move(shape), InputSpec::constant, 0.0f, 0.0f, std::move(values));
+}
+
+CaseData make_inputs(const OpCase& c) {
+  uint64_t seed = 1469598103934665603ull;  // FNV-1a of the name: one stream per case
+  for (unsigned char ch : c.name) seed = (seed ^ ch) * 1099511628211ull;
+  Generator gen(seed);
+  CaseData data;
+  for (const InputSpec& in : c.inputs) {
+    Tensor t = Tensor::zeros(in.shape);
+    const size_t n = t.numel();
+    float* v = t.data();
+    switch (in.kind) {
+      case InputSpec::normal:
+        for (size_t i = 0; i < n; ++i) v[i] = in.mean + in.scale * gen.normal();
+        break;
+      case InputSpec::away_from_zero:  // |x| in [low, 1.5): off kinks (relu) and poles (div)
+        for (size_t i = 0; i < n; ++i)
+          v[i] = (in.scale + (1.5f - in.scale) * gen.uniform()) * (gen.below(2) ? 1.0f : -1.0f);
+        break;
+      case InputSpec::positive:
+        for (size_t i = 0; i < n; ++i) v[i] = 0.5f + 1.5f * gen.uniform();
+        break;
+      case InputSpec::separated: {  // distinct values 0.1 apart: the max is never a near-tie
+        std::vector<size_t> order(n);
+        for (size_t i = 0; i < n; ++i) order[i] = i;
+        for (size_t i = n; i > 1; --i) std::swap(order[i - 1], order[gen.below(i)]);
+        for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(order[i]) * 0.1f - 1.0f;
+        break;
+      }
+      case InputSpec::constant:
+        if (in.values.size() != n)
+          throw std::logic_error(c.name + ": constant input has the wrong number of values");
+        std::copy(in.values.begin(), in.values.end(), v);
+        break;
+    }
+    const bool differentiable = in.kind != InputSpec::constant;
+    data.inputs.push_back(t.set_requires_grad(differentiable));
+    data.differentiable.push_back(differentiable);
+  }
+  data.ids = c.ids;
+  return data;
+}
 
 const std::vector<OpCase>& op_cases() {
   using V = const std::vector<Tensor>&;
   using I = const Ids&;
+  const Ids repeated_ids({2, 5}, {1, 4, 1, 0, 5, 4, 4, 2, 1, 3});
+  const Ids targets({2, 3}, {3, 0, 6, -100, 2, 6});
   static const std::vector<OpCase> cases = {
-      {"add_same", [](V t, I) { return t[0] + t[1]; }},
-      {"add_broadcast", [](V t, I) { return t[0] + t[1]; }},
-      {"add_broadcast_both", [](V t, I) { return t[0] + t[1]; }},
-      {"sub_broadcast", [](V t, I) { return t[0] - t[1]; }},
-      {"mul_broadcast", [](V t, I) { return t[0] * t[1]; }},
-      {"div_broadcast", [](V t, I) { return t[0] / t[1]; }},
-      {"neg", [](V t, I) { return -t[0]; }},
-      {"add_scalar", [](V t, I) { return t[0] + 2.5f; }},
-      {"mul_scalar", [](V t, I) { return t[0] * -1.5f; }},
-      {"pow", [](V t, I) { return pow(t[0], 2.5f); }},
-      {"exp", [](V t, I) { return exp(t[0]); }},
-      {"log", [](V t, I) { return log(t[0]); }},
-      {"sqrt", [](V t, I) { return sqrt(t[0]); }},
-      {"tanh", [](V t, I) { return tanh(t[0]); }},
-      {"sigmoid", [](V t, I) { return sigmoid(t[0]); }},
-      {"relu", [](V t, I) { return relu(t[0]); }},
-      {"gelu", [](V t, I) { return gelu(t[0]); }},
-      {"matmul_2d", [](V t, I) { return matmul(t[0], t[1]); }},
-      {"matmul_batched", [](V t, I) { return matmul(t[0], t[1]); }},
-      {"matmul_broadcast", [](V t, I) { return matmul(t[0], t[1]); }},
-      {"matmul_shared_rhs", [](V t, I) { return matmul(t[0], t[1]); }},
-      {"linear", [](V t, I) { return linear(t[0], t[1], t[2]); }},
-      {"linear_nobias", [](V t, I) { return linear(t[0], t[1]); }},
-      {"reshape", [](V t, I) { return reshape(t[0], {6, -1}); }},
-      {"permute", [](V t, I) { return permute(t[0], {2, 0, 1}); }},
-      {"transpose", [](V t, I) { return transpose(t[0], 1, 2); }},
-      {"narrow", [](V t, I) { return narrow(t[0], 1, 1, 3); }},
-      {"concat", [](V t, I) { return concat(t, 1); }},
-      {"sum_all", [](V t, I) { return sum(t[0]); }},
-      {"sum_axes_keepdim", [](V t, I) { return sum(t[0], {0, 2}, true); }},
-      {"mean_axis", [](V t, I) { return mean(t[0], {1}); }},
-      {"max_axis", [](V t, I) { return max(t[0], 1); }},
-      {"max_axis0_keepdim", [](V t, I) { return max(t[0], 0, true); }},
-      {"softmax_last", [](V t, I) { return softmax(t[0], -1); }},
-      {"softmax_axis0", [](V t, I) { return softmax(t[0], 0); }},
-      {"log_softmax_last", [](V t, I) { return log_softmax(t[0], -1); }},
-      {"log_softmax_axis1", [](V t, I) { return log_softmax(t[0], 1); }},
-      {"layer_norm", [](V t, I) { return layer_norm(t[0], t[1], t[2], 1e-5f); }},
-      {"embedding", [](V t, I ids) { return embedding(t[0], ids); }},
-      {"embedding_sparse", [](V t, I ids) { return embedding(t[0], ids, /*sparse_grad=*/true); }},
-      {"masked_fill", [](V t, I) { return masked_fill(t[0], t[1], -5.0f); }},
-      {"causal_softmax", [](V t, I) { return causal_softmax(t[0]); }},
-      {"causal_softmax_wide", [](V t, I) { return causal_softmax(t[0]); }},
-      {"cross_entropy", [](V t, I ids) { return cross_entropy(t[0], ids); }},
-      {"linear_cross_entropy", [](V t, I ids) { return linear_cross_entropy(t[0], t[1], t[2], ids); }},
-      {"causal_attention", [](V t, I) {
+      {"add_same", {normal({3, 4}), normal({3, 4})}, [](V t, I) { return t[0] + t[1]; }},
+      {"add_broadcast", {normal({2, 3, 4}), normal({4})}, [](V t, I) { return t[0] + t[1]; }},
+      {"add_broadcast_both", {normal({3, 1}), normal({1, 4})}, [](V t, I) { return t[0] + t[1]; }},
+      {"sub_broadcast", {normal({2, 3}), normal({2, 1})}, [](V t, I) { return t[0] - t[1]; }},
+      {"mul_broadcast", {normal({2, 3, 4}), normal({3, 1})}, [](V t, I) { return t[0] * t[1]; }},
+      {"div_broadcast",
+       {normal({3, 4}), away_from_zero({4}, 0.5f)},
+       [](V t, I) { return t[0] / t[1]; }},
+      {"neg", {normal({3, 4})}, [](V t, I) { return -t[0]; }},
+      {"add_scalar", {normal({3, 4})}, [](V t, I) { return t[0] + 2.5f; }},
+      {"mul_scalar", {normal({3, 4})}, [](V t, I) { return t[0] * -1.5f; }},
+      {"pow", {positive({3, 4})}, [](V t, I) { return pow(t[0], 2.5f); }},
+      {"exp", {normal({3, 4})}, [](V t, I) { return exp(t[0]); }},
+      {"log", {positive({3, 4})}, [](V t, I) { return log(t[0]); }},
+      {"sqrt", {positive({3, 4})}, [](V t, I) { return sqrt(t[0]); }},
+      {"tanh", {normal({3, 4})}, [](V t, I) { return tanh(t[0]); }},
+      {"sigmoid", {normal({3, 4})}, [](V t, I) { return sigmoid(t[0]); }},
+      {"relu", {away_from_zero({3, 4})}, [](V t, I) { return relu(t[0]); }},
+      {"gelu", {normal({3, 4})}, [](V t, I) { return gelu(t[0]); }},
+      {"matmul_2d", {normal({3, 4}), normal({4, 5})}, [](V t, I) { return matmul(t[0], t[1]); }},
+      {"matmul_batched",
+       {normal({2, 3, 4}), normal({2, 4, 5})},
+       [](V t, I) { return matmul(t[0], t[1]); }},
+      {"matmul_broadcast",
+       {normal({2, 1, 3, 4}), normal({3, 4, 2})},
+       [](V t, I) { return matmul(t[0], t[1]); }},
+      {"matmul_shared_rhs",
+       {normal({2, 3, 4}), normal({4, 5})},
+       [](V t, I) { return matmul(t[0], t[1]); }},
+      {"linear",
+       {normal({2, 3, 4}), normal({5, 4}), normal({5})},
+       [](V t, I) { return linear(t[0], t[1], t[2]); }},
+      {"linear_nobias",
+       {normal({3, 4}), normal({5, 4})},
+       [](V t, I) { return linear(t[0], t[1]); }},
+      {"reshape",
+       {normal({2, 3, 4})},
+       [](V t, I) {
+         return reshape(t[0], {6, -1});
+       }},
+      {"permute",
+       {normal({2, 3, 4})},
+       [](V t, I) {
+         return permute(t[0], {2, 0, 1});
+       }},
+      {"transpose", {normal({2, 3, 4})}, [](V t, I) { return transpose(t[0], 1, 2); }},
+      {"narrow", {normal({3, 5, 2})}, [](V t, I) { return narrow(t[0], 1, 1, 3); }},
+      {"concat",
+       {normal({2, 3}), normal({2, 1}), normal({2, 2})},
+       [](V t, I) { return concat(t, 1); }},
+      {"sum_all", {normal({2, 3, 4})}, [](V t, I) { return sum(t[0]); }},
+      {"sum_axes_keepdim",
+       {normal({2, 3, 4})},
+       [](V t, I) {
+         return sum(t[0], {0, 2}, true);
+       }},
+      {"mean_axis", {normal({2, 3, 4})}, [](V t, I) { return mean(t[0], {1}); }},
+      {"max_axis", {separated({3, 5})}, [](V t, I) { return max(t[0], 1); }},
+      {"max_axis0_keepdim", {separated({4, 3})}, [](V t, I) { return max(t[0], 0, true); }},
+      {"softmax_last", {normal({3, 5})}, [](V t, I) { return softmax(t[0], -1); }},
+      {"softmax_axis0", {normal({3, 4, 2})}, [](V t, I) { return softmax(t[0], 0); }},
+      {"log_softmax_last", {normal({3, 5})}, [](V t, I) { return log_softmax(t[0], -1); }},
+      {"log_softmax_axis1", {normal({2, 4, 3})}, [](V t, I) { return log_softmax(t[0], 1); }},
+      {"layer_norm",
+       {normal({2, 3, 8}), normal({8}, 0.1f, 1.0f), normal({8}, 0.1f)},
+       [](V t, I) { return layer_norm(t[0], t[1], t[2], 1e-5f); }},
+      {"embedding",
+       {normal({6, 4})},
+       [](V t, I ids) { return embedding(t[0], ids); },
+       repeated_ids},
+      {"embedding_sparse",
+       {normal({6, 4})},
+       [](V t, I ids) { return embedding(t[0], ids, /*sparse_grad=*/true); },
+       repeated_ids},
+      {"masked_fill",
+       {normal({3, 4}), constant({1, 4}, {0, 1, 0, 1})},
+       [](V t, I) { return masked_fill(t[0], t[1], -5.0f); }},
+      {"causal_softmax", {normal({2, 4, 4})}, [](V t, I) { return causal_softmax(t[0]); }},
+      {"causal_softmax_wide", {normal({2, 3, 5})}, [](V t, I) { return causal_softmax(t[0]); }},
+      {"cross_entropy",
+       {normal({2, 3, 7})},
+       [](V t, I ids) { return cross_entropy(t[0], ids); },
+       targets},
+      {"linear_cross_entropy",
+       {normal({2, 3, 4}), normal({7, 4}), normal({7})},
+       [](V t, I ids) { return linear_cross_entropy(t[0], t[1], t[2], ids); },
+       targets},
+      {"causal_attention",
+       {normal({2, 5, 12})},
+       [](V t, I) {
          Generator unused(0);
          return causal_attention(t[0], 2, 0.0f, true, unused);
        }},
@@ -105,7 +220,8 @@ const TensorFile& golden_block() {
   return file;
 }
 
-void check_close(const std::string& what, const Array& got, const Array& want, double atol, double rtol) {
+void check_close(const std::string& what, const Array& got, const Array& want, double atol,
+                 double rtol) {
   const Comparison c = compare(got, want, atol, rtol);
   BOOST_TEST_MESSAGE(what << ": max |diff| = " << c.max_abs_diff);
   BOOST_TEST(c.ok, what << " differs from the reference at " << c.where);
@@ -124,7 +240,9 @@ Comparison compare(const Array& got, const Array& want, double atol, double rtol
     const double diff = std::fabs(g - w);
     if (!(diff <= c.max_abs_diff)) c.max_abs_diff = diff;  // NaN propagates as a failure
     if (!(diff <= atol + rtol * std::fabs(w))) {
-      if (c.ok) c.where = "index " + std::to_string(i) + ": got " + std::to_string(g) + ", want " + std::to_string(w);
+      if (c.ok)
+        c.where = "index " + std::to_string(i) + ": got " + std::to_string(g) + ", want " +
+                  std::to_string(w);
       c.ok = false;
     }
   }
@@ -154,7 +272,8 @@ Tensor block_loss(const std::map<std::string, Tensor>& p, const Ids& ids, const 
     Tensor qkv = linear(hn, at(n + "qkv.w"), at(n + "qkv.b"));
     Tensor q = heads(narrow(qkv, 2, 0, c)), k = heads(narrow(qkv, 2, c, c)),
            v = heads(narrow(qkv, 2, 2 * c, c));
-    Tensor att = softmax(causal_mask(matmul(q, transpose(k, -2, -1)) * (1.0f / std::sqrt(float(d)))), -1);
+    Tensor att =
+        softmax(causal_mask(matmul(q, transpose(k, -2, -1)) * (1.0f / std::sqrt(float(d)))), -1);
     Tensor y = reshape(permute(matmul(att, v), {0, 2, 1, 3}), {b, t, c});
     x = x + linear(y, at(n + "proj.w"), at(n + "proj.b"));
     hn = layer_norm(x, at(n + "ln2.w"), at(n + "ln2.b"));

@@ -9,6 +9,7 @@ The C++ side has a case of the same name that must compute the same function.
 """
 import math
 import os
+import zlib
 
 import numpy as np
 import torch
@@ -19,6 +20,13 @@ from safetensors_io import save
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "golden")
 rng = np.random.default_rng(2003)
+
+
+def seed(name):
+    """One random stream per case (and per file below): adding or editing a case changes no
+    other case's data."""
+    global rng
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
 
 
 def randn(*shape):
@@ -45,55 +53,57 @@ def separated(*shape):
 CASES = {}
 
 
-def case(name, inputs, fn, ids=None, differentiable=None):
+def case(name, make_inputs, fn, ids=None, differentiable=None):
+    seed(name)
+    inputs = make_inputs()
     differentiable = differentiable or [True] * len(inputs)
     CASES[name] = (inputs, differentiable, ids, fn)
 
 
-case("add_same", [randn(3, 4), randn(3, 4)], lambda t, _: t[0] + t[1])
-case("add_broadcast", [randn(2, 3, 4), randn(4)], lambda t, _: t[0] + t[1])
-case("add_broadcast_both", [randn(3, 1), randn(1, 4)], lambda t, _: t[0] + t[1])
-case("sub_broadcast", [randn(2, 3), randn(2, 1)], lambda t, _: t[0] - t[1])
-case("mul_broadcast", [randn(2, 3, 4), randn(3, 1)], lambda t, _: t[0] * t[1])
-case("div_broadcast", [randn(3, 4), away_from_zero(4, low=0.5)], lambda t, _: t[0] / t[1])
-case("neg", [randn(3, 4)], lambda t, _: -t[0])
-case("add_scalar", [randn(3, 4)], lambda t, _: t[0] + 2.5)
-case("mul_scalar", [randn(3, 4)], lambda t, _: t[0] * -1.5)
-case("pow", [positive(3, 4)], lambda t, _: t[0] ** 2.5)
-case("exp", [randn(3, 4)], lambda t, _: torch.exp(t[0]))
-case("log", [positive(3, 4)], lambda t, _: torch.log(t[0]))
-case("sqrt", [positive(3, 4)], lambda t, _: torch.sqrt(t[0]))
-case("tanh", [randn(3, 4)], lambda t, _: torch.tanh(t[0]))
-case("sigmoid", [randn(3, 4)], lambda t, _: torch.sigmoid(t[0]))
-case("relu", [away_from_zero(3, 4)], lambda t, _: torch.relu(t[0]))
-case("gelu", [randn(3, 4)], lambda t, _: F.gelu(t[0], approximate="tanh"))
-case("matmul_2d", [randn(3, 4), randn(4, 5)], lambda t, _: t[0] @ t[1])
-case("matmul_batched", [randn(2, 3, 4), randn(2, 4, 5)], lambda t, _: t[0] @ t[1])
-case("matmul_broadcast", [randn(2, 1, 3, 4), randn(3, 4, 2)], lambda t, _: t[0] @ t[1])
-case("matmul_shared_rhs", [randn(2, 3, 4), randn(4, 5)], lambda t, _: t[0] @ t[1])
-case("linear", [randn(2, 3, 4), randn(5, 4), randn(5)], lambda t, _: F.linear(t[0], t[1], t[2]))
-case("linear_nobias", [randn(3, 4), randn(5, 4)], lambda t, _: F.linear(t[0], t[1]))
-case("reshape", [randn(2, 3, 4)], lambda t, _: t[0].reshape(6, -1))
-case("permute", [randn(2, 3, 4)], lambda t, _: t[0].permute(2, 0, 1))
-case("transpose", [randn(2, 3, 4)], lambda t, _: t[0].transpose(1, 2))
-case("narrow", [randn(3, 5, 2)], lambda t, _: t[0].narrow(1, 1, 3))
-case("concat", [randn(2, 3), randn(2, 1), randn(2, 2)], lambda t, _: torch.cat(t, dim=1))
-case("sum_all", [randn(2, 3, 4)], lambda t, _: t[0].sum())
-case("sum_axes_keepdim", [randn(2, 3, 4)], lambda t, _: t[0].sum(dim=(0, 2), keepdim=True))
-case("mean_axis", [randn(2, 3, 4)], lambda t, _: t[0].mean(dim=1))
-case("max_axis", [separated(3, 5)], lambda t, _: t[0].max(dim=1).values)
-case("max_axis0_keepdim", [separated(4, 3)], lambda t, _: t[0].max(dim=0, keepdim=True).values)
-case("softmax_last", [randn(3, 5)], lambda t, _: torch.softmax(t[0], dim=-1))
-case("softmax_axis0", [randn(3, 4, 2)], lambda t, _: torch.softmax(t[0], dim=0))
-case("log_softmax_last", [randn(3, 5)], lambda t, _: torch.log_softmax(t[0], dim=-1))
-case("log_softmax_axis1", [randn(2, 4, 3)], lambda t, _: torch.log_softmax(t[0], dim=1))
-case("layer_norm", [randn(2, 3, 8), 1.0 + 0.1 * randn(8), 0.1 * randn(8)],
+case("add_same", lambda: [randn(3, 4), randn(3, 4)], lambda t, _: t[0] + t[1])
+case("add_broadcast", lambda: [randn(2, 3, 4), randn(4)], lambda t, _: t[0] + t[1])
+case("add_broadcast_both", lambda: [randn(3, 1), randn(1, 4)], lambda t, _: t[0] + t[1])
+case("sub_broadcast", lambda: [randn(2, 3), randn(2, 1)], lambda t, _: t[0] - t[1])
+case("mul_broadcast", lambda: [randn(2, 3, 4), randn(3, 1)], lambda t, _: t[0] * t[1])
+case("div_broadcast", lambda: [randn(3, 4), away_from_zero(4, low=0.5)], lambda t, _: t[0] / t[1])
+case("neg", lambda: [randn(3, 4)], lambda t, _: -t[0])
+case("add_scalar", lambda: [randn(3, 4)], lambda t, _: t[0] + 2.5)
+case("mul_scalar", lambda: [randn(3, 4)], lambda t, _: t[0] * -1.5)
+case("pow", lambda: [positive(3, 4)], lambda t, _: t[0] ** 2.5)
+case("exp", lambda: [randn(3, 4)], lambda t, _: torch.exp(t[0]))
+case("log", lambda: [positive(3, 4)], lambda t, _: torch.log(t[0]))
+case("sqrt", lambda: [positive(3, 4)], lambda t, _: torch.sqrt(t[0]))
+case("tanh", lambda: [randn(3, 4)], lambda t, _: torch.tanh(t[0]))
+case("sigmoid", lambda: [randn(3, 4)], lambda t, _: torch.sigmoid(t[0]))
+case("relu", lambda: [away_from_zero(3, 4)], lambda t, _: torch.relu(t[0]))
+case("gelu", lambda: [randn(3, 4)], lambda t, _: F.gelu(t[0], approximate="tanh"))
+case("matmul_2d", lambda: [randn(3, 4), randn(4, 5)], lambda t, _: t[0] @ t[1])
+case("matmul_batched", lambda: [randn(2, 3, 4), randn(2, 4, 5)], lambda t, _: t[0] @ t[1])
+case("matmul_broadcast", lambda: [randn(2, 1, 3, 4), randn(3, 4, 2)], lambda t, _: t[0] @ t[1])
+case("matmul_shared_rhs", lambda: [randn(2, 3, 4), randn(4, 5)], lambda t, _: t[0] @ t[1])
+case("linear", lambda: [randn(2, 3, 4), randn(5, 4), randn(5)], lambda t, _: F.linear(t[0], t[1], t[2]))
+case("linear_nobias", lambda: [randn(3, 4), randn(5, 4)], lambda t, _: F.linear(t[0], t[1]))
+case("reshape", lambda: [randn(2, 3, 4)], lambda t, _: t[0].reshape(6, -1))
+case("permute", lambda: [randn(2, 3, 4)], lambda t, _: t[0].permute(2, 0, 1))
+case("transpose", lambda: [randn(2, 3, 4)], lambda t, _: t[0].transpose(1, 2))
+case("narrow", lambda: [randn(3, 5, 2)], lambda t, _: t[0].narrow(1, 1, 3))
+case("concat", lambda: [randn(2, 3), randn(2, 1), randn(2, 2)], lambda t, _: torch.cat(t, dim=1))
+case("sum_all", lambda: [randn(2, 3, 4)], lambda t, _: t[0].sum())
+case("sum_axes_keepdim", lambda: [randn(2, 3, 4)], lambda t, _: t[0].sum(dim=(0, 2), keepdim=True))
+case("mean_axis", lambda: [randn(2, 3, 4)], lambda t, _: t[0].mean(dim=1))
+case("max_axis", lambda: [separated(3, 5)], lambda t, _: t[0].max(dim=1).values)
+case("max_axis0_keepdim", lambda: [separated(4, 3)], lambda t, _: t[0].max(dim=0, keepdim=True).values)
+case("softmax_last", lambda: [randn(3, 5)], lambda t, _: torch.softmax(t[0], dim=-1))
+case("softmax_axis0", lambda: [randn(3, 4, 2)], lambda t, _: torch.softmax(t[0], dim=0))
+case("log_softmax_last", lambda: [randn(3, 5)], lambda t, _: torch.log_softmax(t[0], dim=-1))
+case("log_softmax_axis1", lambda: [randn(2, 4, 3)], lambda t, _: torch.log_softmax(t[0], dim=1))
+case("layer_norm", lambda: [randn(2, 3, 8), 1.0 + 0.1 * randn(8), 0.1 * randn(8)],
      lambda t, _: F.layer_norm(t[0], (8,), t[1], t[2], eps=1e-5))
 repeated_ids = np.array([[1, 4, 1, 0, 5], [4, 4, 2, 1, 3]], dtype=np.int64)
-case("embedding", [randn(6, 4)], lambda t, ids: F.embedding(ids, t[0]), ids=repeated_ids)
-case("embedding_sparse", [randn(6, 4)], lambda t, ids: F.embedding(ids, t[0]), ids=repeated_ids)
+case("embedding", lambda: [randn(6, 4)], lambda t, ids: F.embedding(ids, t[0]), ids=repeated_ids)
+case("embedding_sparse", lambda: [randn(6, 4)], lambda t, ids: F.embedding(ids, t[0]), ids=repeated_ids)
 column_mask = np.array([[0, 1, 0, 1]], dtype=np.float32)
-case("masked_fill", [randn(3, 4), column_mask],
+case("masked_fill", lambda: [randn(3, 4), column_mask],
      lambda t, _: t[0].masked_fill(t[1] != 0, -5.0), differentiable=[True, False])
 
 
@@ -103,10 +113,10 @@ def causal(x):
     return x.masked_fill(~keep, float("-inf"))
 
 
-case("causal_softmax", [randn(2, 4, 4)], lambda t, _: torch.softmax(causal(t[0]), dim=-1))
-case("causal_softmax_wide", [randn(2, 3, 5)], lambda t, _: torch.softmax(causal(t[0]), dim=-1))
+case("causal_softmax", lambda: [randn(2, 4, 4)], lambda t, _: torch.softmax(causal(t[0]), dim=-1))
+case("causal_softmax_wide", lambda: [randn(2, 3, 5)], lambda t, _: torch.softmax(causal(t[0]), dim=-1))
 targets = np.array([[3, 0, 6], [-100, 2, 6]], dtype=np.int64)
-case("cross_entropy", [randn(2, 3, 7)],
+case("cross_entropy", lambda: [randn(2, 3, 7)],
      lambda t, ids: F.cross_entropy(t[0].reshape(-1, 7), ids.reshape(-1), ignore_index=-100),
      ids=targets)
 
@@ -120,8 +130,8 @@ def attention(qkv, heads):
     return (att @ v).permute(0, 2, 1, 3).reshape(b, t, c)
 
 
-case("causal_attention", [randn(2, 5, 12)], lambda t, _: attention(t[0], 2))
-case("linear_cross_entropy", [randn(2, 3, 4), randn(7, 4), randn(7)],
+case("causal_attention", lambda: [randn(2, 5, 12)], lambda t, _: attention(t[0], 2))
+case("linear_cross_entropy", lambda: [randn(2, 3, 4), randn(7, 4), randn(7)],
      lambda t, ids: F.cross_entropy(F.linear(t[0], t[1], t[2]).reshape(-1, 7), ids.reshape(-1), ignore_index=-100),
      ids=targets)
 
@@ -130,6 +140,7 @@ def run_case(name, inputs, differentiable, ids, fn, out):
     tensors = [torch.tensor(x, requires_grad=d) for x, d in zip(inputs, differentiable)]
     id_tensor = torch.tensor(ids) if ids is not None else None
     y = fn(tensors, id_tensor)
+    seed(name + "/upstream")
     upstream = rng.uniform(-1.0, 1.0, tuple(y.shape)).astype(np.float32)
     y.backward(torch.tensor(upstream))
     for i, (x, t) in enumerate(zip(inputs, tensors)):
@@ -187,6 +198,7 @@ def main():
         run_case(name, inputs, differentiable, ids, fn, out)
     save(os.path.join(GOLDEN, "ops.safetensors"), out, {"torch": torch.__version__})
 
+    seed("block")
     params = block_params()
     ids = rng.integers(0, VOCAB, (BATCH, TIME)).astype(np.int64)
     targets = rng.integers(0, VOCAB, (BATCH, TIME)).astype(np.int64)
@@ -205,6 +217,7 @@ def main():
 
 def extending_golden():
     """docs/extending.md's RMSNorm example: y = x * rsqrt(mean(x^2) + eps) * w."""
+    seed("extending")
     x = torch.tensor(randn(3, 6), requires_grad=True)
     w = torch.tensor(1.0 + 0.2 * randn(6), requires_grad=True)
     y = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
