@@ -46,22 +46,47 @@ GradcheckResult gradcheck(const std::function<Tensor(const std::vector<Tensor>&)
       const double numeric = (up - down) / span;
       const double got = analytic.data()[i];
       const double error = std::fabs(numeric - got);
-      const double allowed = options.atol + options.rtol * std::max(std::fabs(numeric), std::fabs(got));
+      const double allowed =
+          options.atol + options.rtol * std::max(std::fabs(numeric), std::fabs(got));
       result.max_abs_error = std::max(result.max_abs_error, error);
       if (error - allowed > worst_excess) {
         worst_excess = error - allowed;
         std::ostringstream msg;
-        msg << "input " << k << " " << to_string(xs[k].shape()) << " element " << i
-            << ": analytic " << got << " vs numeric " << numeric << " (|diff| " << error
-            << ", allowed " << allowed << ")";
+        msg << "input " << k << " " << to_string(xs[k].shape()) << " element " << i << ": analytic "
+            << got << " vs numeric " << numeric << " (|diff| " << error << ", allowed " << allowed
+            << ")";
         result.report = msg.str();
       }
       if (error > allowed) result.ok = false;
     }
   }
-  if (result.ok) result.report = "max |analytic - numeric| = " + std::to_string(result.max_abs_error);
-  else result.report = "gradient mismatch at " + result.report;
+  if (result.ok)
+    result.report = "max |analytic - numeric| = " + std::to_string(result.max_abs_error);
+  else
+    result.report = "gradient mismatch at " + result.report;
   return result;
+}
+
+Comparison compare(const Array& got, const Array& want, double atol, double rtol) {
+  Comparison c{true, 0.0, ""};
+  if (got.shape() != want.shape()) {
+    std::ostringstream msg;
+    msg << "shape mismatch: got " << got.size() << " values, want " << want.size();
+    return {false, INFINITY, msg.str()};
+  }
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double g = got.data()[i], w = want.data()[i];
+    if (std::isinf(w) && g == w) continue;
+    const double diff = std::fabs(g - w);
+    if (!(diff <= c.max_abs_diff)) c.max_abs_diff = diff;  // NaN propagates as a failure
+    if (!(diff <= atol + rtol * std::fabs(w))) {
+      if (c.ok)
+        c.where = "index " + std::to_string(i) + ": got " + std::to_string(g) + ", want " +
+                  std::to_string(w);
+      c.ok = false;
+    }
+  }
+  return c;
 }
 
 }  // namespace tg

@@ -1,4 +1,5 @@
-// Finite-difference gradient check, for testing ops and layers (including your own).
+// Testing ops and layers (including your own): a finite-difference gradient check, and an
+// element-wise comparison with reference values (e.g. PyTorch's, read with load_safetensors).
 //
 // It forms the scalar L = sum(f(inputs) * W) with a fixed random W, gets dL/dx from
 // backward(), and compares every element with the central difference
@@ -15,7 +16,7 @@
 namespace tg {
 
 struct GradcheckOptions {
-  float step = 1e-2f;   // h relative to max(1, |x|): balances truncation against float rounding
+  float step = 1e-2f;  // h relative to max(1, |x|): balances truncation against float rounding
   double atol = 1e-3;
   double rtol = 1e-2;
   uint64_t seed = 1234;  // for the projection W
@@ -31,5 +32,14 @@ struct GradcheckResult {
 // gradient are checked.
 GradcheckResult gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f,
                           const std::vector<Tensor>& inputs, const GradcheckOptions& options = {});
+
+// Element-wise |got - want| <= atol + rtol * |want|, with the largest difference and the
+// first failing element; -inf == -inf counts as equal, NaN never does.
+struct Comparison {
+  bool ok;
+  double max_abs_diff;
+  std::string where;
+};
+Comparison compare(const Array& got, const Array& want, double atol, double rtol);
 
 }  // namespace tg

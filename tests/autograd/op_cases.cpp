@@ -227,28 +227,6 @@ void check_close(const std::string& what, const Array& got, const Array& want, d
   BOOST_TEST(c.ok, what << " differs from the reference at " << c.where);
 }
 
-Comparison compare(const Array& got, const Array& want, double atol, double rtol) {
-  Comparison c{true, 0.0, ""};
-  if (got.shape() != want.shape()) {
-    std::ostringstream msg;
-    msg << "shape mismatch: got " << got.size() << " values, want " << want.size();
-    return {false, INFINITY, msg.str()};
-  }
-  for (size_t i = 0; i < got.size(); ++i) {
-    const double g = got.data()[i], w = want.data()[i];
-    if (std::isinf(w) && g == w) continue;
-    const double diff = std::fabs(g - w);
-    if (!(diff <= c.max_abs_diff)) c.max_abs_diff = diff;  // NaN propagates as a failure
-    if (!(diff <= atol + rtol * std::fabs(w))) {
-      if (c.ok)
-        c.where = "index " + std::to_string(i) + ": got " + std::to_string(g) + ", want " +
-                  std::to_string(w);
-      c.ok = false;
-    }
-  }
-  return c;
-}
-
 }  // namespace tg::testing
 
 namespace tg::testing {

@@ -60,13 +60,6 @@ CaseData load_case(const TensorFile& golden, const std::string& name);
 const TensorFile& golden_ops();
 const TensorFile& golden_block();
 
-// Element-wise comparison printing the max difference; -inf == -inf counts as equal.
-struct Comparison {
-  bool ok;
-  double max_abs_diff;
-  std::string where;
-};
-Comparison compare(const Array& got, const Array& want, double atol, double rtol);
 // compare() as a Boost.Test check that logs the max difference under `what`.
 void check_close(const std::string& what, const Array& got, const Array& want, double atol,
                  double rtol);

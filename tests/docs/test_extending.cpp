@@ -23,7 +23,7 @@ BOOST_AUTO_TEST_CASE(rms_norm_matches_pytorch) {
   const Tensor out = example::rms_norm(x, w);
   backward(out, g.tensor("rms_norm/upstream"));
   for (const auto& [name, got] : {std::pair{"out", out.array()}, std::pair{"grad_x", x.grad()}, std::pair{"grad_w", w.grad()}}) {
-    const auto c = testing::compare(got, g.tensor(std::string("rms_norm/") + name).array(), 1e-5, 1e-4);
+    const auto c = compare(got, g.tensor(std::string("rms_norm/") + name).array(), 1e-5, 1e-4);
     BOOST_TEST_MESSAGE(name << ": max |diff| = " << c.max_abs_diff);
     BOOST_TEST(c.ok, name << " differs at " << c.where);
   }

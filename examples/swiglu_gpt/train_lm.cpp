@@ -1,0 +1,12 @@
+// The library's train_lm, with "swiglu-gpt" registered: every flag, checkpoints, MPI and the
+// results file work for it as for the built-in models.
+//   swiglu_train_lm --model swiglu-gpt --corpus-file text.txt --epochs 2
+#include "apps/programs.hpp"
+#include "autograd/parallel.hpp"
+#include "swiglu.hpp"
+
+int main(int argc, char** argv) {
+  tg::select_blas_kernel(argv);
+  swiglu::register_swiglu_gpt();
+  return tg::apps::train_lm_main(argc, argv);
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The examples as a user builds them: install tapegrad from BUILD into a fresh prefix, then
+# configure, build and run each example as its own CMake project against the installed
+# package (find_package), and one with tapegrad's source tree as a sub-project
+# (add_subdirectory). Checks what each prints.
+#   tests/examples.sh SOURCE_DIR BUILD_DIR WORK_DIR
+set -euo pipefail
+src=$1 build=$2 work=$3
+toy=$src/tests/fixtures/toy_corpus.txt
+rm -rf "$work"
+mkdir -p "$work"
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+
+fail() { echo "examples.sh: $*" >&2; exit 1; }
+configure_and_build() {  # name, build dir, extra cmake arguments...
+  local name=$1 dir=$2
+  shift 2
+  cmake -S "$src/examples/$name" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >"$dir.log" 2>&1 ||
+    { cat "$dir.log" >&2; fail "$name: configure failed"; }
+  cmake --build "$dir" -j2 >>"$dir.log" 2>&1 || { tail -30 "$dir.log" >&2; fail "$name: build failed"; }
+}
+expect() {  # what, output, regex
+  grep -Eq "$3" <<<"$2" || { echo "$2" >&2; fail "$1: output does not match '$3'"; }
+}
+first_last_train_loss_falls() {  # what, output
+  local losses
+  losses=$(grep -Eo 'train loss [0-9.]+' <<<"$2" | awk '{print $3}')
+  [ "$(wc -l <<<"$losses")" -ge 2 ] || fail "$1: fewer than two epochs reported"
+  awk 'NR==1{first=$1} {last=$1} END{exit !(last < first)}' <<<"$losses" ||
+    fail "$1: the training loss did not fall ($(tr '\n' ' ' <<<"$losses"))"
+}
+swiglu_flags=(--corpus-file "$toy" --min-count 2 --d-model 24 --layers 1 --heads 2 --context 16 --batch 8 --warmup 2)
+
+run_examples() {  # build-dir prefix, cmake arguments...
+  local at=$1
+  shift
+  configure_and_build mlp "$at-mlp" "$@"
+  out=$("$at-mlp/mlp")
+  expect "mlp" "$out" '^accuracy (0\.9[5-9][0-9]|1\.000)$'
+
+  configure_and_build swiglu_gpt "$at-swiglu" "$@"
+  out=$("$at-swiglu/swiglu_train_lm" --model swiglu-gpt "${swiglu_flags[@]}" --epochs 3 --lr 3e-3 \
+        --checkpoint "$work/swiglu.ckpt" --results "$work/swiglu.json" 2>&1)
+  expect "swiglu_train_lm" "$out" 'valid_ppl [0-9.]+  test_ppl'
+  first_last_train_loss_falls "swiglu_train_lm" "$out"
+  expect "swiglu_train_lm results" "$(cat "$work/swiglu.json")" '"model": "swiglu-gpt"'
+  out=$("$at-swiglu/swiglu_exp_embeddings" --models swiglu-gpt --modes learned,learned-tied "${swiglu_flags[@]}" \
+        --epochs 1 --out "$work/swiglu_exp" 2>&1)
+  expect "swiglu_exp_embeddings" "$out" '\| swiglu-gpt \| learned-tied \|'
+
+  configure_and_build char_gpt "$at-char" "$@"
+  out=$("$at-char/char_gpt" "$toy" --epochs 3 --sample 80 --prompt "the " 2>&1)
+  expect "char_gpt" "$out" 'valid_ppl [0-9.]+  test_ppl [0-9.]+ \(per character\)'
+  expect "char_gpt sample" "$out" '^the .{10,}'
+  first_last_train_loss_falls "char_gpt" "$out"
+}
+
+run_examples "$work/installed" -DCMAKE_PREFIX_PATH="$work/prefix"
+echo "examples against the installed package: mlp, swiglu_gpt (train_lm, exp_embeddings), char_gpt: ok"
+# As a sub-project: tapegrad's libraries compiled inside the example's own build.
+configure_and_build swiglu_gpt "$work/subproject-swiglu" -DTAPEGRAD_SOURCE="$src"
+out=$("$work/subproject-swiglu/swiglu_train_lm" --model swiglu-gpt "${swiglu_flags[@]}" --epochs 2 2>&1)
+first_last_train_loss_falls "swiglu_train_lm (add_subdirectory)" "$out"
+echo "swiglu_gpt with tapegrad as a sub-project: ok"
