@@ -10,11 +10,6 @@
 namespace tg::optim {
 
 namespace {
-bool is_embedding_table(const std::string& name) {
-  return name.find("wte") != std::string::npos || name.find("wpe") != std::string::npos ||
-         name.find("embedding") != std::string::npos;
-}
-
 // p -= wd-decayed Adam step on `n` contiguous elements (dense rule of torch.optim.Adam[W]).
 // The update of elements [first, last), a separate function so that the compiler sees
 // restrict pointers and constants in registers: inside the lambda below, captured by
@@ -60,10 +55,10 @@ std::vector<ParamGroup> decay_groups(const nn::Module& model, float weight_decay
                                      bool decay_embeddings) {
   ParamGroup decay, no_decay;
   decay.weight_decay = weight_decay;
-  for (const auto& [name, t] : model.named_parameters()) {
-    if (!t.requires_grad()) continue;
-    const bool decays = t.dim() >= 2 && (decay_embeddings || !is_embedding_table(name));
-    (decays ? decay : no_decay).params.push_back({name, t});
+  for (const auto& p : model.parameters_with_roles()) {
+    if (!p.tensor.requires_grad()) continue;
+    const bool decays = p.tensor.dim() >= 2 && (decay_embeddings || p.role != nn::ParamRole::embedding);
+    (decays ? decay : no_decay).params.push_back({p.name, p.tensor});
   }
   return {decay, no_decay};
 }

@@ -24,7 +24,7 @@ struct ParamGroup {
 // All trainable parameters of `model` in one group.
 std::vector<ParamGroup> single_group(const nn::Module& model, float weight_decay = 0.0f);
 // Two groups, as in GPT-2/nanoGPT: matrices (rank >= 2) decay; biases and norm scales do not;
-// embedding tables (names containing "wte", "wpe" or "embedding") decay only if asked.
+// embedding tables (ParamRole::embedding) decay only if asked.
 std::vector<ParamGroup> decay_groups(const nn::Module& model, float weight_decay,
                                      bool decay_embeddings = false);
 

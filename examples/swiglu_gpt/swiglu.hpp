@@ -10,6 +10,7 @@
 #include "nn/block.hpp"
 #include "train/models.hpp"
 
+// BEGIN DOC EXAMPLE
 namespace swiglu {
 
 using namespace tg;
@@ -72,3 +73,4 @@ inline void register_swiglu_gpt() {
 }
 
 }  // namespace swiglu
+// END DOC EXAMPLE

@@ -5,8 +5,10 @@
 #include "autograd/parallel.hpp"
 #include "swiglu.hpp"
 
+// BEGIN DOC EXAMPLE
 int main(int argc, char** argv) {
   tg::select_blas_kernel(argv);
   swiglu::register_swiglu_gpt();
   return tg::apps::train_lm_main(argc, argv);
 }
+// END DOC EXAMPLE

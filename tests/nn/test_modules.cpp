@@ -1,5 +1,6 @@
 // Module bookkeeping, embedding semantics (sparse rows, frozen, from_pretrained), errors.
 #include <boost/test/unit_test.hpp>
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -156,6 +157,71 @@ BOOST_AUTO_TEST_CASE(dropout_only_in_training_and_seeded) {
   a.eval();
   const Tensor e1 = a.logits(ids), e2 = a.logits(ids);
   BOOST_TEST(same_bits(e1, e2));
+}
+
+// A user's feed-forward: a Layer with one plain and one residual projection and a bias.
+struct TwoLayer : Layer {
+  std::shared_ptr<Linear> up, down;
+  explicit TwoLayer(const BlockContext& ctx) {
+    up = register_module("up", std::make_shared<Linear>(ctx.d_model, 3 * ctx.d_model, ctx.init));
+    down = register_module("down", std::make_shared<Linear>(3 * ctx.d_model, ctx.d_model, ctx.init, true,
+                                                            ParamRole::residual_weight));
+  }
+  Tensor forward(const Tensor& x) const override { return down->forward(relu(up->forward(x))); }
+};
+
+double std_of(const Tensor& t) {
+  double s = 0.0;
+  for (size_t i = 0; i < t.numel(); ++i) s += double(t.data()[i]) * t.data()[i];
+  return std::sqrt(s / double(t.numel()));
+}
+
+BOOST_AUTO_TEST_CASE(gpt_parts_are_replaceable_and_get_gpt2_initialisation) {
+  GPTConfig c = tiny_gpt(false);
+  c.d_model = 64, c.layers = 4, c.heads = 4;
+  size_t built = 0;
+  c.parts.mlp = [&built](const BlockContext& ctx) {
+    BOOST_TEST(ctx.index == built);
+    ++built;
+    return std::make_shared<TwoLayer>(ctx);
+  };
+  GPT model(c);
+  BOOST_TEST(built == 4u);
+  // Selected by role, not by name: the user's "up" is a weight, "down" a residual projection.
+  BOOST_TEST(std_of(model.parameter("blocks.0.mlp.up.weight")) == 0.02, boost::test_tools::tolerance(0.05));
+  BOOST_TEST(std_of(model.parameter("blocks.3.mlp.down.weight")) == 0.02 / std::sqrt(8.0), boost::test_tools::tolerance(0.05));
+  BOOST_TEST(std_of(model.parameter("blocks.2.mlp.up.bias")) == 0.0);
+  BOOST_TEST(std_of(model.parameter("blocks.0.attn.proj.weight")) == 0.02 / std::sqrt(8.0), boost::test_tools::tolerance(0.1));
+  // Norms keep their layer's values; the whole thing trains.
+  BOOST_TEST(model.parameter("blocks.1.ln2.weight").data()[0] == 1.0f);
+  const Ids ids = batch(2, 8, 5, c.vocab, c.vocab);
+  optim::Adam opt(optim::decay_groups(model, 0.1f), {.lr = 1e-2f}, true);
+  float first = 0.0f, last = 0.0f;
+  for (int step = 0; step < 20; ++step) {
+    opt.zero_grad();
+    Tensor loss = model.loss(ids, ids);
+    backward(loss);
+    opt.step();
+    (step == 0 ? first : last) = loss.item();
+  }
+  BOOST_TEST(last < 0.5f * first);
+}
+
+BOOST_AUTO_TEST_CASE(gpt_whole_block_and_norm_replaceable) {
+  GPTConfig c = tiny_gpt(true);
+  size_t norms = 0;
+  c.parts.norm = [&norms](const BlockContext& ctx) {
+    ++norms;
+    return std::make_shared<LayerNorm>(ctx.d_model, 1e-3f);
+  };
+  GPT with_norms(c);
+  BOOST_TEST(norms == 2 * c.layers + 1);  // ln1 and ln2 of every block, and ln_f
+  c.parts.block = [](const BlockContext& ctx) { return std::make_shared<TwoLayer>(ctx); };
+  GPT with_blocks(c);
+  std::set<std::string> names;
+  for (const auto& [n, _] : with_blocks.named_parameters()) names.insert(n);
+  BOOST_TEST(names.count("blocks.1.up.weight") == 1u);
+  BOOST_TEST(names.count("blocks.1.attn.qkv.weight") == 0u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

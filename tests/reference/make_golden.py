@@ -216,16 +216,15 @@ def main():
 
 
 def extending_golden():
-    """docs/extending.md's RMSNorm example: y = x * rsqrt(mean(x^2) + eps) * w."""
+    """docs/extending.md's op, written outside the library (examples/swiglu_gpt): silu."""
     seed("extending")
-    x = torch.tensor(randn(3, 6), requires_grad=True)
-    w = torch.tensor(1.0 + 0.2 * randn(6), requires_grad=True)
-    y = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
-    upstream = rng.uniform(-1, 1, (3, 6)).astype(np.float32)
+    x = torch.tensor(2.0 * randn(4, 6), requires_grad=True)
+    y = F.silu(x)
+    upstream = rng.uniform(-1, 1, (4, 6)).astype(np.float32)
     y.backward(torch.tensor(upstream))
     save(os.path.join(GOLDEN, "extending.safetensors"),
-         {"rms_norm/x": x.detach().numpy(), "rms_norm/w": w.detach().numpy(), "rms_norm/out": y.detach().numpy(),
-          "rms_norm/upstream": upstream, "rms_norm/grad_x": x.grad.numpy(), "rms_norm/grad_w": w.grad.numpy()},
+         {"silu/x": x.detach().numpy(), "silu/out": y.detach().numpy(), "silu/upstream": upstream,
+          "silu/grad_x": x.grad.numpy()},
          {"torch": torch.__version__})
 
 

@@ -6,6 +6,7 @@
 
 #include "text/vectors.hpp"
 #include "train/toy_data.hpp"
+#include "train/models.hpp"
 #include "train/trainer.hpp"
 
 using namespace tg;
@@ -134,6 +135,33 @@ BOOST_AUTO_TEST_CASE(early_stopping_keeps_the_best_epoch) {
   double best = INFINITY;
   for (const auto& e : r.json["epochs"]) best = std::min(best, e["valid_loss"].get<double>());
   BOOST_TEST(r.valid_ppl == std::exp(best), boost::test_tools::tolerance(1e-9));
+}
+
+// A model registered by name trains through the same Trainer, and its name reaches the
+// results; an unknown name is refused naming the registered ones.
+BOOST_AUTO_TEST_CASE(registered_models_train_by_name) {
+  size_t built = 0;
+  train::register_model("test-gpt-wide-norm", [&built](const train::ModelSpec& spec) {
+    ++built;
+    nn::GPTConfig g = train::gpt_config(spec);
+    g.parts.norm = [](const nn::BlockContext& ctx) { return std::make_shared<nn::LayerNorm>(ctx.d_model, 1e-2f); };
+    return std::make_unique<nn::GPT>(g, spec.pretrained);
+  });
+  BOOST_TEST(train::has_model("test-gpt-wide-norm"));
+  train::TrainConfig c = tiny("test-gpt-wide-norm");
+  const auto r = train::train_language_model(c, toy());
+  BOOST_TEST(built == 1u);
+  BOOST_TEST(r.json["config"]["model"].get<std::string>() == "test-gpt-wide-norm");
+  BOOST_TEST(std::isfinite(r.test_ppl));
+  const auto l = losses(r.json);
+  BOOST_TEST(l.back() < l.front());
+  c.model.name = "no-such-model";
+  try {
+    c.validate();
+    BOOST_FAIL("an unknown model was accepted");
+  } catch (const std::invalid_argument& e) {
+    BOOST_TEST(std::string(e.what()).find("registered: gpt, nplm, test-gpt-wide-norm") != std::string::npos, e.what());
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
