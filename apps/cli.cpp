@@ -1,13 +1,18 @@
 #include "apps/cli.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <iostream>
 
 #include "dist/distributed.hpp"
+#include "train/signals.hpp"
 
 namespace tg::cli {
 
@@ -35,12 +40,25 @@ void quiet_other_ranks() {
 }  // namespace
 
 int guarded_main(const char* program, const std::function<int()>& body) {
+  // A closed pipe (`train_lm | head`) or a file-size limit must be a write error we report,
+  // not a silent death that loses the run: the results and checkpoints are files anyway.
+  ::signal(SIGPIPE, SIG_IGN);
+  ::signal(SIGXFSZ, SIG_IGN);
+  train::install_stop_handlers();
   try {
     dist::init();
     quiet_other_ranks();
     const int code = body();
-    std::fflush(stdout);
+    errno = 0;
+    if (std::fflush(stdout) != 0 || std::ferror(stdout))
+      throw std::runtime_error(std::string("cannot write to standard output: ") +
+                               (errno ? std::strerror(errno) : "write error"));
     return code;
+  } catch (const train::Interrupted& e) {
+    // Everything is saved; the shell's convention for "ended by signal N".
+    const std::string text = "\n" + std::string(program) + ": " + e.what() + "\n";
+    [[maybe_unused]] const ssize_t written = ::write(g_error_fd, text.data(), text.size());
+    return 128 + e.signal;
   } catch (const std::exception& e) {
     std::string text = "\n" + std::string(program) + ": error: ";
     if (dist::size() > 1) text += "rank " + std::to_string(dist::rank()) + ": ";

@@ -7,6 +7,7 @@
 #include "apps/cli.hpp"
 #include "apps/flags.hpp"
 #include "apps/programs.hpp"
+#include "apps/validators.hpp"
 #include "train/evaluate.hpp"
 #include "train/trainer.hpp"
 
@@ -25,7 +26,7 @@ int tg::apps::train_lm_main(int argc, char** argv) {
   app.add_option("--prompt", prompt, "words to start sampling from")->capture_default_str();
   app.add_option("--temperature", temperature, "sampling temperature")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(cli::positive(false));
   app.add_option("--top-k", top_k, "sample among the k most likely tokens (0 = all)")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);

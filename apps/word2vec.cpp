@@ -4,10 +4,12 @@
 //   word2vec neighbors --vectors vectors.bin king money said
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "apps/cli.hpp"
 #include "apps/programs.hpp"
+#include "apps/validators.hpp"
 #include "autograd/io.hpp"
 #include "dist/distributed.hpp"
 #include "text/corpus.hpp"
@@ -37,28 +39,32 @@ int tg::apps::word2vec_main(int argc, char** argv) {
   train->add_option("--output", output, "where to write the vectors")->required();
   train->add_option("--size", o.size, "vector dimension")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(cli::positive());
   train->add_option("--window", o.window, "max context distance")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  train->add_option("--negative", o.negative, "negative samples per pair")->capture_default_str();
+      ->check(cli::positive());
+  train
+      ->add_option("--negative", o.negative,
+                   "negative samples per pair (the only output layer: at least 1)")
+      ->capture_default_str()
+      ->check(cli::positive());
   train->add_option("--sample", o.sample, "sub-sampling threshold (0 = off)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  train->add_option("--iter", o.iter, "epochs")->capture_default_str()->check(CLI::PositiveNumber);
+      ->check(cli::non_negative(false));
+  train->add_option("--iter", o.iter, "epochs")->capture_default_str()->check(cli::positive());
   train->add_option("--min-count", o.min_count, "drop words rarer than this")
       ->capture_default_str();
   train->add_option("--alpha", o.alpha,
                     "starting learning rate (default 0.05 CBOW, 0.025 skip-gram)");
   train->add_option("--cbow", cbow, "1 = CBOW, 0 = skip-gram")
       ->capture_default_str()
-      ->check(CLI::Range(0, 1));
+      ->check(cli::number_in(0, 1, false, true));
   train->add_option("--binary", binary, "1 = binary output, 0 = text")
       ->capture_default_str()
-      ->check(CLI::Range(0, 1));
+      ->check(cli::number_in(0, 1, false, true));
   train->add_option("--threads", o.threads, "worker threads (1 = deterministic)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(cli::positive());
   train->add_option("--seed", o.seed, "random seed")->capture_default_str();
 
   std::string vectors, wordsim = data_file("wordsim353.tsv"), simlex = data_file("simlex999.txt"),
@@ -110,6 +116,12 @@ int tg::apps::word2vec_main(int argc, char** argv) {
           input.c_str(), output.c_str(), o.size, o.window, o.negative, o.sample, o.iter,
           o.min_count, o.alpha > 0 ? o.alpha : (o.cbow ? 0.05 : 0.025), cbow, binary, o.threads,
           static_cast<unsigned long long>(o.seed));
+      std::error_code ec;
+      if (std::filesystem::exists(output, ec) && std::filesystem::equivalent(input, output, ec))
+        throw std::invalid_argument(
+            "--output " + output +
+            " is the --input file: writing the vectors would destroy the corpus");
+      check_writable(output, "--output");
       const text::Tokens tokens = text::read_plain_file(input);
       if (tokens.empty()) throw std::runtime_error(input + ": no tokens");
       train::LiveLine line;

@@ -1,7 +1,10 @@
 #include "autograd/io.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <bit>
@@ -13,6 +16,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <streambuf>
+#include <vector>
 
 namespace tg {
 
@@ -29,40 +34,154 @@ constexpr uint64_t kMaxHeaderBytes = 100u << 20;  // the reference implementatio
 
 }  // namespace
 
+namespace {
+
+// A symlink is followed, so that its target is replaced and the link stays.
+std::filesystem::path write_target(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path target(path);
+  for (int hops = 0; hops < 40 && fs::is_symlink(target, ec); ++hops) {
+    const fs::path next = fs::read_symlink(target, ec);
+    if (ec) break;
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  return target;
+}
+
+// Temporary files "<name>.tmp.<pid>" left by writers that were killed (their pid is gone).
+void remove_stale_temporaries(const std::filesystem::path& target) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  const std::string prefix = target.filename().string() + ".tmp.";
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string pid_text = name.substr(prefix.size());
+    if (pid_text.find_first_not_of("0123456789") != std::string::npos || pid_text.size() > 9)
+      continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(pid_text));
+    if (pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH) fs::remove(it->path(), ec);
+  }
+}
+
+}  // namespace
+
+void check_writable(const std::string& path, const std::string& what) {
+  namespace fs = std::filesystem;
+  if (path.empty()) return;
+  const fs::path target = write_target(path);
+  const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  std::error_code ec;
+  const auto dir_status = fs::status(dir, ec);
+  if (!fs::exists(dir_status))
+    throw std::invalid_argument(what + " " + path + ": the folder " + dir.string() +
+                                " does not exist");
+  if (!fs::is_directory(dir_status))
+    throw std::invalid_argument(what + " " + path + ": " + dir.string() + " is not a folder");
+  if (fs::is_directory(fs::status(target, ec)))
+    throw std::invalid_argument(what + " " + path + ": is a folder, not a file name");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw std::invalid_argument(what + " " + path + ": cannot write in " + dir.string() + ": " +
+                                std::strerror(errno));
+}
+
+namespace {
+
+// An output stream buffer over a file descriptor that keeps the errno of a failed write, so
+// that the error says "No space left on device" or "File too large", not "write failed".
+class FdBuffer : public std::streambuf {
+ public:
+  explicit FdBuffer(int fd) : fd_(fd), buffer_(1 << 16) {
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+  }
+  int error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (!drain()) return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(c);
+      pbump(1);
+    }
+    return traits_type::not_eof(c);
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    if (n <= epptr() - pptr()) {
+      std::memcpy(pptr(), s, static_cast<size_t>(n));
+      pbump(static_cast<int>(n));
+      return n;
+    }
+    return drain() && write_all(s, static_cast<size_t>(n)) ? n : 0;
+  }
+  int sync() override { return drain() ? 0 : -1; }
+
+ private:
+  bool drain() {
+    const size_t n = static_cast<size_t>(pptr() - pbase());
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+    return n == 0 || write_all(buffer_.data(), n);
+  }
+  bool write_all(const char* p, size_t n) {
+    while (n > 0) {
+      const ssize_t written = ::write(fd_, p, n);
+      if (written < 0) {
+        if (errno == EINTR) continue;
+        error_ = errno;
+        return false;
+      }
+      p += written, n -= static_cast<size_t>(written);
+    }
+    return true;
+  }
+  int fd_, error_ = 0;
+  std::vector<char> buffer_;
+};
+
+}  // namespace
+
 void atomic_write(const std::string& path, const std::function<void(std::ostream&)>& write) {
   namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path temp = target.parent_path() /
-                        (target.filename().string() + ".tmp." + std::to_string(::getpid()));
+  const fs::path target = write_target(path);
+  remove_stale_temporaries(target);
+  const fs::path temp =
+      target.parent_path() / (target.filename().string() + ".tmp." + std::to_string(::getpid()));
+  auto discard = [&temp] {
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+  };
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0)
+    fail(path,
+         "cannot open temporary file " + temp.string() + " for writing: " + std::strerror(errno));
+  int error = 0;
   {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) fail(path, "cannot open temporary file " + temp.string() + " for writing: " + std::strerror(errno));
+    FdBuffer buffer(fd);
+    std::ostream out(&buffer);
     try {
       write(out);
     } catch (...) {
-      out.close();
-      std::error_code ignored;
-      fs::remove(temp, ignored);
+      ::close(fd);
+      discard();
       throw;
     }
     out.flush();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temp, ignored);
-      fail(path, "write failed (disk full?)");
-    }
+    if (!out) error = buffer.error() ? buffer.error() : EIO;
   }
   // fsync so that a crash after the rename cannot leave an empty file in place.
-  const int fd = ::open(temp.c_str(), O_RDONLY);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
+  if (error == 0 && ::fsync(fd) != 0) error = errno;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error != 0) {
+    discard();
+    fail(path, std::string("write failed: ") + std::strerror(error));
   }
   std::error_code ec;
   fs::rename(temp, target, ec);
   if (ec) {
-    fs::remove(temp, ec);
-    fail(path, "cannot rename temporary file into place: " + ec.message());
+    const std::string reason = ec.message();
+    discard();
+    fail(path, "cannot rename temporary file into place: " + reason);
   }
 }
 
@@ -99,26 +218,34 @@ void save_safetensors(const std::string& path, const TensorFile& file) {
     out.write(reinterpret_cast<const char*>(&length), 8);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
     for (const auto& [name, t] : file.tensors)
-      out.write(reinterpret_cast<const char*>(t.data()), static_cast<std::streamsize>(t.numel() * 4));
+      out.write(reinterpret_cast<const char*>(t.data()),
+                static_cast<std::streamsize>(t.numel() * 4));
     for (const auto& [name, v] : file.ids) {
       std::vector<int64_t> wide(v.values.begin(), v.values.end());
-      out.write(reinterpret_cast<const char*>(wide.data()), static_cast<std::streamsize>(wide.size() * 8));
+      out.write(reinterpret_cast<const char*>(wide.data()),
+                static_cast<std::streamsize>(wide.size() * 8));
     }
   });
 }
 
-TensorFile load_safetensors(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+namespace {
+
+// The JSON header of a safetensors file (with `in` left at the data), its file and header sizes.
+nlohmann::json read_header(const std::string& path, std::ifstream& in, uint64_t& file_size,
+                           uint64_t& header_size) {
   if (!in) fail(path, std::string("cannot open for reading: ") + std::strerror(errno));
   in.seekg(0, std::ios::end);
-  const uint64_t file_size = static_cast<uint64_t>(in.tellg());
+  file_size = static_cast<uint64_t>(in.tellg());
   in.seekg(0);
-  if (file_size < 8) fail(path, "file is " + std::to_string(file_size) + " bytes, too short for a safetensors header");
-  uint64_t header_size = 0;
+  if (file_size < 8)
+    fail(path,
+         "file is " + std::to_string(file_size) + " bytes, too short for a safetensors header");
+  header_size = 0;
   in.read(reinterpret_cast<char*>(&header_size), 8);
   if (header_size > kMaxHeaderBytes || header_size > file_size - 8)
     fail(path, "header claims " + std::to_string(header_size) + " bytes but the file has " +
-                   std::to_string(file_size - 8) + " after the length field (truncated or not safetensors)");
+                   std::to_string(file_size - 8) +
+                   " after the length field (truncated or not safetensors)");
   std::string text(header_size, '\0');
   in.read(text.data(), static_cast<std::streamsize>(header_size));
   nlohmann::json header;
@@ -128,51 +255,80 @@ TensorFile load_safetensors(const std::string& path) {
     fail(path, std::string("header is not valid JSON: ") + e.what());
   }
   if (!header.is_object()) fail(path, "header is not a JSON object");
+  return header;
+}
+
+std::map<std::string, std::string> header_metadata(const std::string& path,
+                                                   const nlohmann::json& header) {
+  std::map<std::string, std::string> metadata;
+  if (!header.contains("__metadata__")) return metadata;
+  const auto& entry = header["__metadata__"];
+  if (!entry.is_object()) fail(path, "__metadata__ is not an object");
+  for (const auto& [k, v] : entry.items()) {
+    if (!v.is_string()) fail(path, "__metadata__." + k + " is not a string");
+    metadata[k] = v.get<std::string>();
+  }
+  return metadata;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> read_safetensors_metadata(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  uint64_t file_size = 0, header_size = 0;
+  return header_metadata(path, read_header(path, in, file_size, header_size));
+}
+
+TensorFile load_safetensors(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  uint64_t file_size = 0, header_size = 0;
+  const nlohmann::json header = read_header(path, in, file_size, header_size);
   const uint64_t data_start = 8 + header_size, data_size = file_size - data_start;
 
   TensorFile file;
+  file.metadata = header_metadata(path, header);
   struct Range {
     uint64_t begin, end;
     std::string name;
   };
   std::vector<Range> ranges;
   for (const auto& [name, entry] : header.items()) {
-    if (name == "__metadata__") {
-      if (!entry.is_object()) fail(path, "__metadata__ is not an object");
-      for (const auto& [k, v] : entry.items()) {
-        if (!v.is_string()) fail(path, "__metadata__." + k + " is not a string");
-        file.metadata[k] = v.get<std::string>();
-      }
-      continue;
-    }
+    if (name == "__metadata__") continue;
     const std::string where = "entry '" + name + "': ";
-    if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") || !entry.contains("data_offsets"))
+    if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") ||
+        !entry.contains("data_offsets"))
       fail(path, where + "needs dtype, shape and data_offsets");
     const auto& dtype_json = entry["dtype"];
     if (!dtype_json.is_string()) fail(path, where + "dtype is not a string");
     const std::string dtype = dtype_json.get<std::string>();
     const uint64_t item = dtype == "F32" || dtype == "I32" ? 4 : dtype == "I64" ? 8 : 0;
-    if (item == 0) fail(path, where + "unsupported dtype " + dtype + " (F32, I32 and I64 are supported)");
+    if (item == 0)
+      fail(path, where + "unsupported dtype " + dtype + " (F32, I32 and I64 are supported)");
     Shape shape;
     uint64_t count = 1;
     if (!entry["shape"].is_array()) fail(path, where + "shape is not an array");
     for (const auto& d : entry["shape"]) {
-      if (!d.is_number_unsigned()) fail(path, where + "shape holds a non-integer or negative dimension");
+      if (!d.is_number_unsigned())
+        fail(path, where + "shape holds a non-integer or negative dimension");
       const uint64_t dim = d.get<uint64_t>();
-      if (dim != 0 && count > data_size / dim) fail(path, where + "shape claims more data than the file holds");
+      if (dim != 0 && count > data_size / dim)
+        fail(path, where + "shape claims more data than the file holds");
       count *= dim;
       shape.push_back(dim);
     }
     const auto& offsets = entry["data_offsets"];
-    if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned())
+    if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
+        !offsets[1].is_number_unsigned())
       fail(path, where + "data_offsets must be two non-negative integers");
     const uint64_t begin = offsets[0].get<uint64_t>(), end = offsets[1].get<uint64_t>();
     if (begin > end || end > data_size)
       fail(path, where + "data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
-                     ") fall outside the " + std::to_string(data_size) + "-byte data section (truncated file?)");
+                     ") fall outside the " + std::to_string(data_size) +
+                     "-byte data section (truncated file?)");
     if (end - begin != count * item)
       fail(path, where + "shape " + to_string(shape) + " of " + dtype + " needs " +
-                     std::to_string(count * item) + " bytes but data_offsets span " + std::to_string(end - begin));
+                     std::to_string(count * item) + " bytes but data_offsets span " +
+                     std::to_string(end - begin));
     ranges.push_back({begin, end, name});
     in.seekg(static_cast<std::streamoff>(data_start + begin));
     if (dtype == "F32") {
@@ -194,7 +350,8 @@ TensorFile load_safetensors(const std::string& path) {
     }
     if (!in) fail(path, where + "read failed");
   }
-  std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.begin < b.begin; });
+  std::sort(ranges.begin(), ranges.end(),
+            [](const Range& a, const Range& b) { return a.begin < b.begin; });
   for (size_t i = 1; i < ranges.size(); ++i)
     if (ranges[i].begin < ranges[i - 1].end)
       fail(path, "entries '" + ranges[i - 1].name + "' and '" + ranges[i].name + "' overlap");

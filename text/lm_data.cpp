@@ -15,9 +15,11 @@ Tokens LMData::train_tokens() const {
 
 LMData load_lm_data(const LMDataOptions& o) {
   if (!(o.train_fraction > 0.0 && o.train_fraction <= 1.0))
-    throw std::invalid_argument("--train-fraction " + std::to_string(o.train_fraction) + " is not in (0, 1]");
+    throw std::invalid_argument("--train-fraction " + std::to_string(o.train_fraction) +
+                                " is not in (0, 1]");
   if (o.vocab_counts != "all" && o.vocab_counts != "train")
-    throw std::invalid_argument("--vocab-counts must be 'all' or 'train', got '" + o.vocab_counts + "'");
+    throw std::invalid_argument("--vocab-counts must be 'all' or 'train', got '" + o.vocab_counts +
+                                "'");
   Tokens tokens;
   Splits splits;
   std::string source;
@@ -31,21 +33,29 @@ LMData load_lm_data(const LMDataOptions& o) {
     splits = bengio_splits(tokens);
     source = "Brown (Bengio et al. 2003 protocol: 800,000 train, 200,000 valid, rest test)";
   } else {
-    throw std::invalid_argument("--corpus must be 'brown' (or use --corpus-file FILE), got '" + o.corpus + "'");
+    throw std::invalid_argument("--corpus must be 'brown' (or use --corpus-file FILE), got '" +
+                                o.corpus + "'");
   }
   LMData data;
   data.vocab = Vocabulary::build(o.vocab_counts == "all" ? tokens : splits.train, o.min_count);
+  if (data.vocab.size() < 2)
+    throw std::invalid_argument(
+        "--min-count " + std::to_string(o.min_count) +
+        " leaves no word in the vocabulary but <unk> (no word occurs that often): lower it");
   data.stream = data.vocab.encode(tokens);
   data.train_full = splits.train.size();
-  const size_t cut = static_cast<size_t>(std::llround(static_cast<double>(splits.train.size()) * o.train_fraction));
+  const size_t cut = static_cast<size_t>(
+      std::llround(static_cast<double>(splits.train.size()) * o.train_fraction));
   data.train = {0, std::max<size_t>(cut, 2)};
   data.valid = {splits.train.size(), splits.train.size() + splits.valid.size()};
   data.test = {data.valid.end, tokens.size()};
   std::ostringstream d;
   d << source << ": " << tokens.size() << " tokens, train " << data.train.size();
-  if (o.train_fraction < 1.0) d << " (" << o.train_fraction * 100 << "% of " << data.train_full << ")";
-  d << ", valid " << data.valid.size() << ", test " << data.test.size() << "; vocabulary " << data.vocab.size()
-    << " (frequency >= " << o.min_count << " on " << o.vocab_counts << " tokens, the rest -> <unk>)";
+  if (o.train_fraction < 1.0)
+    d << " (" << o.train_fraction * 100 << "% of " << data.train_full << ")";
+  d << ", valid " << data.valid.size() << ", test " << data.test.size() << "; vocabulary "
+    << data.vocab.size() << " (frequency >= " << o.min_count << " on " << o.vocab_counts
+    << " tokens, the rest -> <unk>)";
   data.description = d.str();
   return data;
 }

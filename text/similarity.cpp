@@ -30,7 +30,8 @@ std::vector<double> ranks(const std::vector<double>& v) {
   for (size_t i = 0; i < order.size();) {
     size_t j = i;
     while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
-    const double mean_rank = (static_cast<double>(i) + static_cast<double>(j)) / 2.0 + 1.0;  // ties share
+    const double mean_rank =
+        (static_cast<double>(i) + static_cast<double>(j)) / 2.0 + 1.0;  // ties share
     for (size_t k = i; k <= j; ++k) r[order[k]] = mean_rank;
     i = j + 1;
   }
@@ -41,8 +42,8 @@ std::vector<double> ranks(const std::vector<double>& v) {
 VectorIndex::VectorIndex(std::vector<std::string> words, const Tensor& matrix)
     : words_(std::move(words)), dim_(matrix.dim() == 2 ? matrix.size(1) : 0) {
   if (matrix.dim() != 2 || matrix.size(0) != words_.size())
-    throw std::invalid_argument("VectorIndex: " + std::to_string(words_.size()) + " words but matrix " +
-                                to_string(matrix.shape()));
+    throw std::invalid_argument("VectorIndex: " + std::to_string(words_.size()) +
+                                " words but matrix " + to_string(matrix.shape()));
   unit_.assign(matrix.data(), matrix.data() + matrix.numel());
   for (size_t r = 0; r < words_.size(); ++r) {
     float* row = unit_.data() + r * dim_;
@@ -55,8 +56,10 @@ VectorIndex::VectorIndex(std::vector<std::string> words, const Tensor& matrix)
   }
   std::sort(exact_.begin(), exact_.end());
   // Stable on rows so that each lower-cased key keeps its first (most frequent) row.
-  std::stable_sort(lower_.begin(), lower_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  lower_.erase(std::unique(lower_.begin(), lower_.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
+  std::stable_sort(lower_.begin(), lower_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  lower_.erase(std::unique(lower_.begin(), lower_.end(),
+                           [](const auto& a, const auto& b) { return a.first == b.first; }),
                lower_.end());
 }
 
@@ -68,17 +71,20 @@ float VectorIndex::cosine(int a, int b) const {
   return cblas_sdot(static_cast<int>(dim_), row(a), 1, row(b), 1);
 }
 
-std::vector<std::pair<int, float>> VectorIndex::nearest(const float* query, size_t k, const std::vector<int>& exclude) const {
+std::vector<std::pair<int, float>> VectorIndex::nearest(const float* query, size_t k,
+                                                        const std::vector<int>& exclude) const {
   std::vector<float> scores(words_.size());
-  cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(words_.size()), static_cast<int>(dim_), 1.0f, unit_.data(),
-              static_cast<int>(dim_), query, 1, 0.0f, scores.data(), 1);
+  cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(words_.size()), static_cast<int>(dim_),
+              1.0f, unit_.data(), static_cast<int>(dim_), query, 1, 0.0f, scores.data(), 1);
   std::vector<std::pair<int, float>> all;
   for (size_t r = 0; r < scores.size(); ++r)
     if (std::find(exclude.begin(), exclude.end(), static_cast<int>(r)) == exclude.end())
       all.emplace_back(static_cast<int>(r), scores[r]);
   k = std::min(k, all.size());
   std::partial_sort(all.begin(), all.begin() + static_cast<long>(k), all.end(),
-                    [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+                    [](const auto& a, const auto& b) {
+                      return a.second != b.second ? a.second > b.second : a.first < b.first;
+                    });
   all.resize(k);
   return all;
 }
@@ -87,7 +93,8 @@ double spearman(const std::vector<double>& x, const std::vector<double>& y) {
   if (x.size() != y.size() || x.size() < 2) return 0.0;
   const auto rx = ranks(x), ry = ranks(y);
   const double n = static_cast<double>(x.size());
-  const double mx = std::accumulate(rx.begin(), rx.end(), 0.0) / n, my = std::accumulate(ry.begin(), ry.end(), 0.0) / n;
+  const double mx = std::accumulate(rx.begin(), rx.end(), 0.0) / n,
+               my = std::accumulate(ry.begin(), ry.end(), 0.0) / n;
   double sxy = 0, sxx = 0, syy = 0;
   for (size_t i = 0; i < rx.size(); ++i) {
     sxy += (rx[i] - mx) * (ry[i] - my);
@@ -109,14 +116,20 @@ SimilarityScore evaluate_similarity(const VectorIndex& index, const std::string&
     if (line.empty() || line[0] == '#') continue;
     std::istringstream fields(line);
     std::string a, b, value;
-    if (!std::getline(fields, a, '\t') || !std::getline(fields, b, '\t') || !std::getline(fields, value, '\t'))
-      throw std::runtime_error(path + ":" + std::to_string(line_no) + ": expected 'word1<TAB>word2<TAB>score'");
-    double s;
+    if (!std::getline(fields, a, '\t') || !std::getline(fields, b, '\t') ||
+        !std::getline(fields, value, '\t'))
+      throw std::runtime_error(path + ":" + std::to_string(line_no) +
+                               ": expected 'word1<TAB>word2<TAB>score'");
+    double s = 0.0;
+    size_t used = 0;
     try {
-      s = std::stod(value);
+      s = std::stod(value, &used);
     } catch (const std::exception&) {
-      throw std::runtime_error(path + ":" + std::to_string(line_no) + ": score '" + value + "' is not a number");
+      used = 0;
     }
+    if (used == 0 || used != value.size() || !std::isfinite(s))
+      throw std::runtime_error(path + ":" + std::to_string(line_no) + ": score '" + value +
+                               "' is not a finite number");
     ++score.pairs;
     const int ra = index.find(a), rb = index.find(b);
     if (ra < 0 || rb < 0) continue;
@@ -124,11 +137,13 @@ SimilarityScore evaluate_similarity(const VectorIndex& index, const std::string&
     human.push_back(s);
     model.push_back(index.cosine(ra, rb));
   }
+  if (score.pairs == 0) throw std::runtime_error(path + ": no word pairs in the file");
   score.spearman = spearman(human, model);
   return score;
 }
 
-AnalogyScore evaluate_analogies(const VectorIndex& index, const std::string& path, size_t restrict_vocab) {
+AnalogyScore evaluate_analogies(const VectorIndex& index, const std::string& path,
+                                size_t restrict_vocab) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open analogy file");
   const size_t limit = std::min(restrict_vocab, index.size());
@@ -165,11 +180,13 @@ AnalogyScore evaluate_analogies(const VectorIndex& index, const std::string& pat
     const size_t n = std::min(batch, questions.size() - start);
     for (size_t q = 0; q < n; ++q) {
       const Question& x = questions[start + q];
-      for (size_t j = 0; j < dim; ++j) query[q * dim + j] = index.row(x.b)[j] - index.row(x.a)[j] + index.row(x.c)[j];
+      for (size_t j = 0; j < dim; ++j)
+        query[q * dim + j] = index.row(x.b)[j] - index.row(x.a)[j] + index.row(x.c)[j];
     }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(n), static_cast<int>(limit),
-                static_cast<int>(dim), 1.0f, query.data(), static_cast<int>(dim), index.row(0), static_cast<int>(dim),
-                0.0f, sims.data(), static_cast<int>(limit));
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(n),
+                static_cast<int>(limit), static_cast<int>(dim), 1.0f, query.data(),
+                static_cast<int>(dim), index.row(0), static_cast<int>(dim), 0.0f, sims.data(),
+                static_cast<int>(limit));
     for (size_t q = 0; q < n; ++q) {
       const Question& x = questions[start + q];
       int best = -1;

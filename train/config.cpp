@@ -1,5 +1,7 @@
 #include "train/config.hpp"
 
+#include <thread>
+
 #include "dist/distributed.hpp"
 #include "train/models.hpp"
 
@@ -65,6 +67,9 @@ void TrainConfig::validate() const {
   if (!(model.dropout >= 0.0f && model.dropout < 1.0f)) bad("--dropout must be in [0, 1)");
   if (!(lr > 0.0f)) bad("--lr must be positive");
   if (threads == 0) bad("--threads must be positive");
+  if (const unsigned cores = std::thread::hardware_concurrency(); cores > 0 && threads > cores)
+    bad("--threads " + std::to_string(threads) + " is more than the " + std::to_string(cores) +
+        " cores of this machine: the threads would wait on each other and training would crawl");
   if (!(bucket_mb > 0.0f)) bad("--bucket-mb must be positive");
   if (batch < static_cast<size_t>(dist::size()))
     bad("--batch " + std::to_string(batch) + " is smaller than the number of MPI ranks (" +

@@ -74,16 +74,21 @@ std::string sample_text(nn::LanguageModel& model, const text::Vocabulary& vocab,
     const size_t v = logits.size(-1), last = logits.numel() / v - 1;
     std::vector<std::pair<float, int32_t>> scored(v);
     for (size_t j = 0; j < v; ++j)
-      scored[j] = {logits.data()[last * v + j] / temperature, static_cast<int32_t>(j)};
+      scored[j] = {logits.data()[last * v + j], static_cast<int32_t>(j)};
     std::sort(scored.begin(), scored.end(), std::greater<>());
     if (top_k > 0 && top_k < v) scored.resize(top_k);
+    // Weights exp((logit - max) / T) in double: at any positive T, however small, the most
+    // likely word weighs 1 and the rest underflow towards 0 (greedy), never inf or NaN.
+    std::vector<double> weight(scored.size());
     double z = 0.0;
-    for (auto& [s, id] : scored) z += std::exp(s - scored[0].first);
+    for (size_t j = 0; j < scored.size(); ++j)
+      z += weight[j] =
+          std::exp((static_cast<double>(scored[j].first) - scored[0].first) / temperature);
     double u = gen.uniform_double() * z;
-    int32_t next = scored.back().second;
-    for (auto& [s, id] : scored)
-      if ((u -= std::exp(s - scored[0].first)) <= 0) {
-        next = id;
+    int32_t next = scored[0].second;
+    for (size_t j = 0; j < scored.size(); ++j)
+      if ((u -= weight[j]) <= 0) {
+        next = scored[j].second;
         break;
       }
     ids.push_back(next);

