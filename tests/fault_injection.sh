@@ -48,6 +48,22 @@ for sig in TERM INT; do
   check $? 0 resume.err "resumed from sig.ckpt at step $step"
 done
 
+case="SIGTERM to mpirun: every rank stops after the same step, rank 0 saves"
+if command -v mpirun >/dev/null; then
+  rm -f mpi.ckpt mpi.json
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+    timeout 120 mpirun -np 2 --oversubscribe "$bin/train_lm" "${long[@]}" --checkpoint mpi.ckpt --results mpi.json \
+    >/dev/null 2>mpi.err &
+  pid=$!
+  sleep 3
+  kill -TERM $pid
+  wait $pid
+  status=$?
+  # mpirun reports its own status for a job its signal ended; a hang would be timeout's 124.
+  refused $status mpi.err "SIGTERM: stopped after step [0-9]+ of 200000; saved checkpoint mpi.ckpt, partial results mpi.json"
+  [ -s mpi.ckpt ] && grep -q '"interrupted": "SIGTERM"' mpi.json && ok || fail "mpi.ckpt or mpi.json missing"
+fi
+
 case="a second signal ends the process at once"
 "$bin/train_lm" "${long[@]}" --checkpoint twice.ckpt >/dev/null 2>twice.err &
 pid=$!
