@@ -28,23 +28,6 @@ void add_data_flags(CLI::App& app, text::LMDataOptions& d) {
       ->check(cli::number_in(0.0, 1.0, false, false) & cli::positive(false));
 }
 
-namespace {
-
-// An option whose value is a name from an enum's table, converted once, here.
-template <class E, size_t N>
-CLI::Option* add_enum_option(CLI::App& app, const std::string& flag, E& value,
-                             const NameTable<E, N>& table, const std::string& help) {
-  std::map<std::string, E> names;
-  std::string choices;
-  for (const auto& [v, name] : table)
-    names.emplace(name, v), choices += (choices.empty() ? "" : " | ") + std::string(name);
-  return app.add_option(flag, value, help.empty() ? choices : choices + " (" + help + ")")
-      ->transform(CLI::CheckedTransformer(names))
-      ->default_str(name_of(table, value));
-}
-
-}  // namespace
-
 void add_training_flags(CLI::App& app, TrainConfig& c) {
   ModelConfig& m = c.model;
   app.add_option("--model", m.name, "a registered model: " + model_help())

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <map>
 #include <string>
 
 #include "train/trainer.hpp"
@@ -11,6 +12,19 @@ namespace tg::train {
 
 void add_training_flags(CLI::App& app, TrainConfig& c);
 void add_data_flags(CLI::App& app, text::LMDataOptions& d);
+// An option whose value is a name from an enum's table, converted once, here.
+template <class E, size_t N>
+CLI::Option* add_enum_option(CLI::App& app, const std::string& flag, E& value,
+                             const NameTable<E, N>& table, const std::string& help) {
+  std::map<std::string, E> names;
+  std::string choices;
+  for (const auto& [v, name] : table)
+    names.emplace(name, v), choices += (choices.empty() ? "" : " | ") + std::string(name);
+  return app.add_option(flag, value, help.empty() ? choices : choices + " (" + help + ")")
+      ->transform(CLI::CheckedTransformer(names))
+      ->default_str(name_of(table, value));
+}
+
 // "--flag value ..." for every option, with the values in effect (defaults included).
 std::string describe_flags(const CLI::App& app);
 

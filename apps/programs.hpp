@@ -11,5 +11,6 @@ int exp_embeddings_main(int argc, char** argv);
 int exp_data_size_main(int argc, char** argv);
 int exp_lifecycle_main(int argc, char** argv);
 int report_main(int argc, char** argv);
+int ngram_main(int argc, char** argv);
 
 }  // namespace tg::apps

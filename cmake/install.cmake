@@ -18,7 +18,7 @@ foreach(folder autograd nn optim text dist train apps)
   endif()
 endforeach()
 if(TAPEGRAD_BUILD_APPS)
-  install(TARGETS train_lm word2vec exp_embeddings exp_data_size exp_lifecycle report
+  install(TARGETS train_lm word2vec exp_embeddings exp_data_size exp_lifecycle report ngram
           RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 install(EXPORT tapegradTargets NAMESPACE tapegrad:: DESTINATION ${TAPEGRAD_CMAKE_DIR})
