@@ -56,11 +56,16 @@ inline CLI::Validator sign_check(bool zero_allowed, bool integer) {
         if (!parse_number(text, v, error)) return error;
         if (integer && v != std::floor(v)) return "must be a whole number, got " + text;
         if (zero_allowed ? v >= 0 : v > 0) return std::string();
-        return (zero_allowed ? "must be 0 or more, got " : "must be a positive number, got ") + text;
+        return (zero_allowed ? "must be 0 or more, got " : "must be a positive number, got ") +
+               text;
       },
       zero_allowed ? ">= 0" : "> 0");
 }
-inline CLI::Validator positive(bool integer = true) { return sign_check(false, integer); }
-inline CLI::Validator non_negative(bool integer = true) { return sign_check(true, integer); }
+inline CLI::Validator positive(bool integer = true) {
+  return sign_check(false, integer);
+}
+inline CLI::Validator non_negative(bool integer = true) {
+  return sign_check(true, integer);
+}
 
 }  // namespace tg::cli

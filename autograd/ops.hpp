@@ -29,18 +29,42 @@ Tensor sigmoid(const Tensor& x);
 Tensor relu(const Tensor& x);
 Tensor gelu(const Tensor& x);  // GPT-2's tanh approximation
 
-inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
-inline Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
-inline Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
-inline Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
-inline Tensor operator-(const Tensor& x) { return neg(x); }
-inline Tensor operator+(const Tensor& x, float s) { return add_scalar(x, s); }
-inline Tensor operator+(float s, const Tensor& x) { return add_scalar(x, s); }
-inline Tensor operator-(const Tensor& x, float s) { return add_scalar(x, -s); }
-inline Tensor operator-(float s, const Tensor& x) { return add_scalar(neg(x), s); }
-inline Tensor operator*(const Tensor& x, float s) { return mul_scalar(x, s); }
-inline Tensor operator*(float s, const Tensor& x) { return mul_scalar(x, s); }
-inline Tensor operator/(const Tensor& x, float s) { return mul_scalar(x, 1.0f / s); }
+inline Tensor operator+(const Tensor& a, const Tensor& b) {
+  return add(a, b);
+}
+inline Tensor operator-(const Tensor& a, const Tensor& b) {
+  return sub(a, b);
+}
+inline Tensor operator*(const Tensor& a, const Tensor& b) {
+  return mul(a, b);
+}
+inline Tensor operator/(const Tensor& a, const Tensor& b) {
+  return div(a, b);
+}
+inline Tensor operator-(const Tensor& x) {
+  return neg(x);
+}
+inline Tensor operator+(const Tensor& x, float s) {
+  return add_scalar(x, s);
+}
+inline Tensor operator+(float s, const Tensor& x) {
+  return add_scalar(x, s);
+}
+inline Tensor operator-(const Tensor& x, float s) {
+  return add_scalar(x, -s);
+}
+inline Tensor operator-(float s, const Tensor& x) {
+  return add_scalar(neg(x), s);
+}
+inline Tensor operator*(const Tensor& x, float s) {
+  return mul_scalar(x, s);
+}
+inline Tensor operator*(float s, const Tensor& x) {
+  return mul_scalar(x, s);
+}
+inline Tensor operator/(const Tensor& x, float s) {
+  return mul_scalar(x, 1.0f / s);
+}
 
 // ---- matrix products, through OpenBLAS sgemm (ops_matmul.cpp) ----------------------------
 // a: [..., M, K], b: [..., K, N] -> [..., M, N]; batch dims broadcast. Rank >= 2.
@@ -85,7 +109,8 @@ Tensor causal_mask(const Tensor& x, float value = -std::numeric_limits<float>::i
 // + causal mask) v, with dropout p on the attention weights when training; the heads'
 // outputs concatenated: [B, T, C]. One op (ops_attention.cpp): no permuted copies, and
 // backward keeps only the weights. Same result as the composed ops, dropout draws included.
-Tensor causal_attention(const Tensor& qkv, size_t heads, float dropout_p, bool training, Generator& gen);
+Tensor causal_attention(const Tensor& qkv, size_t heads, float dropout_p, bool training,
+                        Generator& gen);
 // logits: [..., V], targets: logits' shape without V. Fused log-softmax + negative
 // log-likelihood, mean over targets != ignore_index (NaN when every target is ignored,
 // as in PyTorch).
@@ -95,7 +120,7 @@ Tensor cross_entropy(const Tensor& logits, const Ids& targets, int ignore_index 
 // a chunk of rows at a time, and the gradients (this op's output is a scalar) are computed
 // from each chunk at once and only scaled in backward. The language models' loss: the output
 // layer's logits are their largest activation and their gradient the second largest.
-Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor& bias, const Ids& targets,
-                            int ignore_index = kIgnoreIndex);
+Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                            const Ids& targets, int ignore_index = kIgnoreIndex);
 
 }  // namespace tg

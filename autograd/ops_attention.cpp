@@ -74,7 +74,8 @@ Tensor causal_attention(const Tensor& qkv, size_t heads, float dropout_p, bool t
         for (size_t i = 0; i < tt; ++i) dropped[i] = m[i] ? p[i] * keep_scale : 0.0f;
         a = dropped.data();
       }
-      gemm(false, false, t, d, t, 1.0f, a, t, q + 2 * c, c3, 0.0f, out.data() + b * t * c + h * d, c);
+      gemm(false, false, t, d, t, 1.0f, a, t, q + 2 * c, c3, 0.0f, out.data() + b * t * c + h * d,
+           c);
     }
   });
   if (!grad) return out;

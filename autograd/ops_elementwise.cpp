@@ -46,7 +46,8 @@ Tensor binary_op(const char* op, const Tensor& a, const Tensor& b, Fwd forward, 
     const float* x = a.data();
     const float* y = b.data();
     const float* z = out.data();
-    if (a.shape() == shape && b.shape() == shape) {  // no broadcasting (a residual sum): flat and parallel
+    if (a.shape() == shape &&
+        b.shape() == shape) {  // no broadcasting (a residual sum): flat and parallel
       float* ga = a.requires_grad() ? a.grad_data() : nullptr;
       float* gb = b.requires_grad() ? b.grad_data() : nullptr;
       detail::parallel_for(out.numel(), kElementGrain, [&](size_t first, size_t last) {
@@ -100,7 +101,8 @@ Tensor unary_op(const char* op, const Tensor& in, Fwd forward, Deriv derivative)
 Tensor add(const Tensor& a, const Tensor& b) {
   return binary_op(
       "add", a, b, [](float x, float y) { return x + y; },
-      [](float g, float, float, float) { return g; }, [](float g, float, float, float) { return g; });
+      [](float g, float, float, float) { return g; },
+      [](float g, float, float, float) { return g; });
 }
 
 Tensor sub(const Tensor& a, const Tensor& b) {
@@ -125,52 +127,56 @@ Tensor div(const Tensor& a, const Tensor& b) {
 }
 
 Tensor neg(const Tensor& x) {
-  return unary_op("neg", x, [](float v) { return -v; }, [](float, float) { return -1.0f; });
+  return unary_op(
+      "neg", x, [](float v) { return -v; }, [](float, float) { return -1.0f; });
 }
 
 Tensor add_scalar(const Tensor& x, float s) {
-  return unary_op("add_scalar", x, [s](float v) { return v + s; },
-                  [](float, float) { return 1.0f; });
+  return unary_op(
+      "add_scalar", x, [s](float v) { return v + s; }, [](float, float) { return 1.0f; });
 }
 
 Tensor mul_scalar(const Tensor& x, float s) {
-  return unary_op("mul_scalar", x, [s](float v) { return v * s; },
-                  [s](float, float) { return s; });
+  return unary_op(
+      "mul_scalar", x, [s](float v) { return v * s; }, [s](float, float) { return s; });
 }
 
 Tensor pow(const Tensor& x, float p) {
-  return unary_op("pow", x, [p](float v) { return std::pow(v, p); },
-                  [p](float v, float) { return p * std::pow(v, p - 1.0f); });
+  return unary_op(
+      "pow", x, [p](float v) { return std::pow(v, p); },
+      [p](float v, float) { return p * std::pow(v, p - 1.0f); });
 }
 
 Tensor exp(const Tensor& x) {
-  return unary_op("exp", x, [](float v) { return std::exp(v); },
-                  [](float, float y) { return y; });
+  return unary_op(
+      "exp", x, [](float v) { return std::exp(v); }, [](float, float y) { return y; });
 }
 
 Tensor log(const Tensor& x) {
-  return unary_op("log", x, [](float v) { return std::log(v); },
-                  [](float v, float) { return 1.0f / v; });
+  return unary_op(
+      "log", x, [](float v) { return std::log(v); }, [](float v, float) { return 1.0f / v; });
 }
 
 Tensor sqrt(const Tensor& x) {
-  return unary_op("sqrt", x, [](float v) { return std::sqrt(v); },
-                  [](float, float y) { return 0.5f / y; });
+  return unary_op(
+      "sqrt", x, [](float v) { return std::sqrt(v); }, [](float, float y) { return 0.5f / y; });
 }
 
 Tensor tanh(const Tensor& x) {
-  return unary_op("tanh", x, [](float v) { return std::tanh(v); },
-                  [](float, float y) { return 1.0f - y * y; });
+  return unary_op(
+      "tanh", x, [](float v) { return std::tanh(v); }, [](float, float y) { return 1.0f - y * y; });
 }
 
 Tensor sigmoid(const Tensor& x) {
-  return unary_op("sigmoid", x, [](float v) { return 1.0f / (1.0f + std::exp(-v)); },
-                  [](float, float y) { return y * (1.0f - y); });
+  return unary_op(
+      "sigmoid", x, [](float v) { return 1.0f / (1.0f + std::exp(-v)); },
+      [](float, float y) { return y * (1.0f - y); });
 }
 
 Tensor relu(const Tensor& x) {
-  return unary_op("relu", x, [](float v) { return v > 0.0f ? v : 0.0f; },
-                  [](float v, float) { return v > 0.0f ? 1.0f : 0.0f; });
+  return unary_op(
+      "relu", x, [](float v) { return v > 0.0f ? v : 0.0f; },
+      [](float v, float) { return v > 0.0f ? 1.0f : 0.0f; });
 }
 
 Tensor gelu(const Tensor& x) {

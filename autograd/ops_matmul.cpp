@@ -11,12 +11,14 @@ namespace tg {
 namespace {
 
 // C[M,N] (+)= op(A) op(B) on contiguous row-major matrices.
-void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const float* a,
-          const float* b, float beta, float* c) {
+void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const float* a, const float* b,
+          float beta, float* c) {
   detail::gemm(trans_a, trans_b, m, n, k, 1.0f, a, trans_a ? m : k, b, trans_b ? k : n, beta, c, n);
 }
 
-Shape batch_of(const Shape& s) { return Shape(s.begin(), s.end() - 2); }
+Shape batch_of(const Shape& s) {
+  return Shape(s.begin(), s.end() - 2);
+}
 
 }  // namespace
 
@@ -82,8 +84,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   if (sx.empty() || sw.size() != 2 || sw[1] != sx.back())
     throw std::invalid_argument("linear: input " + to_string(sx) + " does not fit weight " +
                                 to_string(sw) + " (expected weight [out, " +
-                                (sx.empty() ? std::string("?") : std::to_string(sx.back())) +
-                                "])");
+                                (sx.empty() ? std::string("?") : std::to_string(sx.back())) + "])");
   const size_t in = sw[1], outf = sw[0], rows = x.numel() / std::max<size_t>(in, 1);
   if (bias.defined() && bias.shape() != Shape{outf})
     throw std::invalid_argument("linear: bias " + to_string(bias.shape()) + " should be [" +
@@ -94,7 +95,8 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   float* y = out.data();
   if (bias.defined())
     detail::parallel_for(rows, 64, [&](size_t first, size_t last) {
-      for (size_t r = first; r < last; ++r) std::copy(bias.data(), bias.data() + outf, y + r * outf);
+      for (size_t r = first; r < last; ++r)
+        std::copy(bias.data(), bias.data() + outf, y + r * outf);
     });
   gemm(false, true, rows, outf, in, x.data(), weight.data(), bias.defined() ? 1.0f : 0.0f, y);
 
@@ -103,7 +105,8 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   if (bias.defined()) inputs.push_back(bias);
   record("linear", std::move(inputs), out, [x, weight, bias, out, rows, in, outf]() mutable {
     const float* g = out.grad().data();
-    if (x.requires_grad()) gemm(false, false, rows, in, outf, g, weight.data(), 1.0f, x.grad_data());
+    if (x.requires_grad())
+      gemm(false, false, rows, in, outf, g, weight.data(), 1.0f, x.grad_data());
     if (weight.requires_grad())
       gemm(true, false, outf, in, rows, g, x.data(), 1.0f, weight.grad_data());
     if (bias.defined() && bias.requires_grad()) {

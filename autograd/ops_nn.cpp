@@ -21,7 +21,8 @@ namespace {
 Tensor softmax_impl(const Tensor& x, int axis, bool log_space) {
   const char* op = log_space ? "log_softmax" : "softmax";
   const Shape shape = x.shape();
-  const detail::AxisSplit s = detail::split_at(shape, detail::normalize_axis(axis, shape.size(), op));
+  const detail::AxisSplit s =
+      detail::split_at(shape, detail::normalize_axis(axis, shape.size(), op));
   Tensor out = Tensor::empty(shape);
   const float* src = x.data();
   float* dst = out.data();
@@ -36,19 +37,19 @@ Tensor softmax_impl(const Tensor& x, int axis, bool log_space) {
         detail::row_exp_shifted(row, lse, y, s.extent);
     }
   } else
-  for (size_t o = 0; o < s.outer; ++o)
-    for (size_t i = 0; i < s.inner; ++i) {
-      const size_t base = o * s.extent * s.inner + i;
-      float top = -std::numeric_limits<float>::infinity();
-      for (size_t k = 0; k < s.extent; ++k) top = std::max(top, src[base + k * s.inner]);
-      double total = 0.0;
-      for (size_t k = 0; k < s.extent; ++k) total += std::exp(src[base + k * s.inner] - top);
-      const float log_total = static_cast<float>(std::log(total));
-      for (size_t k = 0; k < s.extent; ++k) {
-        const float shifted = src[base + k * s.inner] - top - log_total;
-        dst[base + k * s.inner] = log_space ? shifted : std::exp(shifted);
+    for (size_t o = 0; o < s.outer; ++o)
+      for (size_t i = 0; i < s.inner; ++i) {
+        const size_t base = o * s.extent * s.inner + i;
+        float top = -std::numeric_limits<float>::infinity();
+        for (size_t k = 0; k < s.extent; ++k) top = std::max(top, src[base + k * s.inner]);
+        double total = 0.0;
+        for (size_t k = 0; k < s.extent; ++k) total += std::exp(src[base + k * s.inner] - top);
+        const float log_total = static_cast<float>(std::log(total));
+        for (size_t k = 0; k < s.extent; ++k) {
+          const float shifted = src[base + k * s.inner] - top - log_total;
+          dst[base + k * s.inner] = log_space ? shifted : std::exp(shifted);
+        }
       }
-    }
   if (!needs_grad({&x})) return out;
   record(op, {x}, out, [x, out, s, log_space]() mutable {
     const float* g = out.grad().data();
@@ -87,15 +88,18 @@ void check_ids(const char* op, const Ids& ids, size_t vocab, std::optional<int> 
     const int32_t id = ids.values[i];
     if ((id < 0 || static_cast<size_t>(id) >= vocab) && id != ignored)
       throw std::out_of_range(std::string(op) + ": id " + std::to_string(id) + " at position " +
-                              std::to_string(i) + " is outside [0, " + std::to_string(vocab) +
-                              ")");
+                              std::to_string(i) + " is outside [0, " + std::to_string(vocab) + ")");
   }
 }
 
 }  // namespace
 
-Tensor softmax(const Tensor& x, int axis) { return softmax_impl(x, axis, false); }
-Tensor log_softmax(const Tensor& x, int axis) { return softmax_impl(x, axis, true); }
+Tensor softmax(const Tensor& x, int axis) {
+  return softmax_impl(x, axis, false);
+}
+Tensor log_softmax(const Tensor& x, int axis) {
+  return softmax_impl(x, axis, true);
+}
 
 Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps) {
   const Shape shape = x.shape();
@@ -120,12 +124,14 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, flo
       v /= static_cast<double>(width);
       mean[r] = static_cast<float>(m);
       rstd[r] = static_cast<float>(1.0 / std::sqrt(v + eps));
-      for (size_t j = 0; j < width; ++j) dst[r * width + j] = (row[j] - mean[r]) * rstd[r] * w[j] + b[j];
+      for (size_t j = 0; j < width; ++j)
+        dst[r * width + j] = (row[j] - mean[r]) * rstd[r] * w[j] + b[j];
     }
   });
   if (!needs_grad({&x, &weight, &bias})) return out;
   record("layer_norm", {x, weight, bias}, out,
-         [x, weight, bias, out, rows, width, mean = std::move(mean), rstd = std::move(rstd)]() mutable {
+         [x, weight, bias, out, rows, width, mean = std::move(mean),
+          rstd = std::move(rstd)]() mutable {
            const float *g = out.grad().data(), *src = x.data(), *w = weight.data();
            float* gx = x.requires_grad() ? x.grad_data() : nullptr;
            float* gw = weight.requires_grad() ? weight.grad_data() : nullptr;
@@ -234,7 +240,8 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, float value) {
     throw std::invalid_argument("masked_fill: mask " + to_string(mask.shape()) +
                                 " must broadcast to the input's shape " + to_string(shape));
   if (mask.requires_grad())
-    throw std::invalid_argument("masked_fill: the mask is not differentiable; it must not require a gradient");
+    throw std::invalid_argument(
+        "masked_fill: the mask is not differentiable; it must not require a gradient");
   const detail::Strides sm = detail::broadcast_strides(mask.shape(), shape);
   std::vector<bool> keep(x.numel());
   const float* m = mask.data();
@@ -257,7 +264,8 @@ Tensor causal_mask(const Tensor& x, float value) {
                                 to_string(x.shape()));
   const size_t t = x.size(-2), s = x.size(-1), mats = x.numel() / std::max<size_t>(t * s, 1);
   if (s < t)
-    throw std::invalid_argument("causal_mask: more queries (" + std::to_string(t) + ") than keys (" + std::to_string(s) + ")");
+    throw std::invalid_argument("causal_mask: more queries (" + std::to_string(t) +
+                                ") than keys (" + std::to_string(s) + ")");
   const size_t shift = s - t;
   Tensor out = Tensor::empty(x.shape());
   for (size_t m = 0; m < mats; ++m)
@@ -272,7 +280,8 @@ Tensor causal_mask(const Tensor& x, float value) {
     float* gx = x.grad_data();
     for (size_t m = 0; m < mats; ++m)
       for (size_t i = 0; i < t; ++i)
-        for (size_t j = 0; j <= std::min(i + shift, s - 1); ++j) gx[(m * t + i) * s + j] += g[(m * t + i) * s + j];
+        for (size_t j = 0; j <= std::min(i + shift, s - 1); ++j)
+          gx[(m * t + i) * s + j] += g[(m * t + i) * s + j];
   });
   return out;
 }
@@ -318,21 +327,22 @@ Tensor cross_entropy(const Tensor& logits, const Ids& targets, int ignore_index)
   return out;
 }
 
-Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor& bias, const Ids& targets,
-                            int ignore_index) {
+Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                            const Ids& targets, int ignore_index) {
   const Shape sx = x.shape(), sw = weight.shape();
   if (sx.empty() || sw.size() != 2 || sw[1] != sx.back())
-    throw std::invalid_argument("linear_cross_entropy: input " + to_string(sx) + " does not fit weight " +
-                                to_string(sw) + " (expected weight [V, " +
+    throw std::invalid_argument("linear_cross_entropy: input " + to_string(sx) +
+                                " does not fit weight " + to_string(sw) + " (expected weight [V, " +
                                 (sx.empty() ? std::string("?") : std::to_string(sx.back())) + "])");
   const size_t width = sw[1], vocab = sw[0];
   if (bias.defined() && bias.shape() != Shape{vocab})
-    throw std::invalid_argument("linear_cross_entropy: bias " + to_string(bias.shape()) + " should be [" +
-                                std::to_string(vocab) + "]");
+    throw std::invalid_argument("linear_cross_entropy: bias " + to_string(bias.shape()) +
+                                " should be [" + std::to_string(vocab) + "]");
   const Shape expected(sx.begin(), sx.end() - 1);
   if (targets.shape != expected)
     throw std::invalid_argument("linear_cross_entropy: targets " + to_string(targets.shape) +
-                                " must have the input's shape without the last dimension, " + to_string(expected));
+                                " must have the input's shape without the last dimension, " +
+                                to_string(expected));
   check_ids("linear_cross_entropy", targets, vocab, ignore_index);
   const size_t rows = targets.numel();
   size_t count = 0;
@@ -356,7 +366,8 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
   const size_t chunk = std::max<size_t>(chunk_elems / std::max<size_t>(vocab, 1), 16);
   // The weight gradients need no zeroing: each slab's first product writes them (beta 0).
   std::vector<float> dx(grad_x ? rows * width : 0), db(grad_b ? vocab : 0);
-  std::unique_ptr<float[]> dw = grad_w ? std::make_unique_for_overwrite<float[]>(vocab * width) : nullptr;
+  std::unique_ptr<float[]> dw =
+      grad_w ? std::make_unique_for_overwrite<float[]>(vocab * width) : nullptr;
   std::vector<std::unique_ptr<float[]>> slab_dw(grad_w ? slabs - 1 : 0);
   std::vector<std::vector<float>> slab_db(grad_b ? slabs - 1 : 0);
   std::vector<float> row_loss(rows, 0.0f);
@@ -368,8 +379,13 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
       float* dw_slab = nullptr;
       float* db_slab = nullptr;
       if (grad_w)
-        dw_slab = slab == 0 ? dw.get() : (slab_dw[slab - 1] = std::make_unique_for_overwrite<float[]>(vocab * width)).get();
-      if (grad_b) db_slab = slab == 0 ? db.data() : (slab_db[slab - 1].resize(vocab), slab_db[slab - 1].data());
+        dw_slab = slab == 0
+                      ? dw.get()
+                      : (slab_dw[slab - 1] = std::make_unique_for_overwrite<float[]>(vocab * width))
+                            .get();
+      if (grad_b)
+        db_slab =
+            slab == 0 ? db.data() : (slab_db[slab - 1].resize(vocab), slab_db[slab - 1].data());
       const size_t buffer_rows = std::min(chunk, end - begin);
       const auto logits = std::make_unique_for_overwrite<float[]>(buffer_rows * vocab);
       std::vector<float> x_scaled(grad_w ? buffer_rows * width : 0), row_scale(buffer_rows);
@@ -378,8 +394,8 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
         const float* xs = x.data() + first * width;
         if (bias.defined())
           for (size_t r = 0; r < n; ++r) std::copy_n(bias.data(), vocab, logits.get() + r * vocab);
-        detail::gemm(false, true, n, vocab, width, 1.0f, xs, width, weight.data(), width, bias.defined() ? 1.0f : 0.0f,
-                     logits.get(), vocab);
+        detail::gemm(false, true, n, vocab, width, 1.0f, xs, width, weight.data(), width,
+                     bias.defined() ? 1.0f : 0.0f, logits.get(), vocab);
         detail::parallel_for(n, 4, [&](size_t r_begin, size_t r_end) {
           for (size_t r = r_begin; r < r_end; ++r) {
             float* row = logits.get() + r * vocab;
@@ -408,20 +424,23 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
         if (!grad) continue;
         if (grad_x) {
           float* dxs = dx.data() + first * width;
-          detail::gemm(false, false, n, width, vocab, 1.0f, logits.get(), vocab, weight.data(), width, 0.0f, dxs, width);
+          detail::gemm(false, false, n, width, vocab, 1.0f, logits.get(), vocab, weight.data(),
+                       width, 0.0f, dxs, width);
           for (size_t r = 0; r < n; ++r)
             for (size_t j = 0; j < width; ++j) dxs[r * width + j] *= row_scale[r];
         }
         if (grad_w) {
           for (size_t r = 0; r < n; ++r)
-            for (size_t j = 0; j < width; ++j) x_scaled[r * width + j] = xs[r * width + j] * row_scale[r];
-          detail::gemm(true, false, vocab, width, n, 1.0f, logits.get(), vocab, x_scaled.data(), width,
-                       first == begin ? 0.0f : 1.0f, dw_slab, width);
+            for (size_t j = 0; j < width; ++j)
+              x_scaled[r * width + j] = xs[r * width + j] * row_scale[r];
+          detail::gemm(true, false, vocab, width, n, 1.0f, logits.get(), vocab, x_scaled.data(),
+                       width, first == begin ? 0.0f : 1.0f, dw_slab, width);
         }
         if (grad_b)
           detail::parallel_for(vocab, 256, [&](size_t j_begin, size_t j_end) {
             for (size_t r = 0; r < n; ++r)
-              for (size_t j = j_begin; j < j_end; ++j) db_slab[j] += logits[r * vocab + j] * row_scale[r];
+              for (size_t j = j_begin; j < j_end; ++j)
+                db_slab[j] += logits[r * vocab + j] * row_scale[r];
           });
       }
     }
@@ -443,7 +462,8 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
   std::vector<Tensor> inputs{x, weight};
   if (bias.defined()) inputs.push_back(bias);
   record("linear_cross_entropy", std::move(inputs), out,
-         [x, weight, bias, out, dx = std::move(dx), dw = std::shared_ptr<float[]>(std::move(dw)), db = std::move(db)]() mutable {
+         [x, weight, bias, out, dx = std::move(dx), dw = std::shared_ptr<float[]>(std::move(dw)),
+          db = std::move(db)]() mutable {
            const float g = out.grad().data()[0];
            if (!dx.empty()) x.add_to_grad(dx.data(), g);
            if (dw) weight.add_to_grad(dw.get(), g);

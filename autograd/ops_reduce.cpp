@@ -21,14 +21,14 @@ Reduction plan(const Shape& in, const std::vector<int>& axes, bool keepdim, cons
   std::vector<bool> reduce(in.size(), axes.empty());
   for (int a : axes) {
     const size_t d = detail::normalize_axis(a, in.size(), op);
-    if (reduce[d]) throw std::invalid_argument(std::string(op) + ": axis " + std::to_string(a) + " repeated");
+    if (reduce[d])
+      throw std::invalid_argument(std::string(op) + ": axis " + std::to_string(a) + " repeated");
     reduce[d] = true;
   }
   Reduction r;
   for (size_t d = 0; d < in.size(); ++d) {
     r.keep_shape.push_back(reduce[d] ? 1 : in[d]);
-    if (reduce[d])
-      r.count *= in[d];
+    if (reduce[d]) r.count *= in[d];
     if (!reduce[d] || keepdim) r.out_shape.push_back(reduce[d] ? 1 : in[d]);
   }
   return r;
@@ -69,7 +69,9 @@ Tensor max(const Tensor& x, int axis, bool keepdim) {
   const Shape in_shape = x.shape();
   const size_t a = detail::normalize_axis(axis, in_shape.size(), "max");
   const detail::AxisSplit s = detail::split_at(in_shape, a);
-  if (s.extent == 0) throw std::invalid_argument("max: axis " + std::to_string(axis) + " of shape " + to_string(in_shape) + " is empty");
+  if (s.extent == 0)
+    throw std::invalid_argument("max: axis " + std::to_string(axis) + " of shape " +
+                                to_string(in_shape) + " is empty");
   Shape out_shape = in_shape;
   if (keepdim)
     out_shape[a] = 1;

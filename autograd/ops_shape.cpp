@@ -54,7 +54,8 @@ Tensor permute(const Tensor& x, const std::vector<int>& dims) {
   detail::Strides read(rank);  // stride in x of each output dimension
   for (size_t i = 0; i < rank; ++i) {
     const size_t d = detail::normalize_axis(dims[i], rank, "permute");
-    if (seen[d]) throw std::invalid_argument("permute: dimension " + std::to_string(d) + " repeated");
+    if (seen[d])
+      throw std::invalid_argument("permute: dimension " + std::to_string(d) + " repeated");
     seen[d] = true;
     out_shape[i] = in_shape[d];
     read[i] = own[d];

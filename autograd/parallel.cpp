@@ -10,20 +10,27 @@
 namespace tg {
 
 void set_num_threads(int n) {
-  if (n < 1) throw std::invalid_argument("set_num_threads: need at least 1 thread, got " + std::to_string(n));
+  if (n < 1)
+    throw std::invalid_argument("set_num_threads: need at least 1 thread, got " +
+                                std::to_string(n));
   openblas_set_num_threads(n);
 #if defined(TAPEGRAD_OPENMP)
   omp_set_num_threads(n);
 #endif
 }
 
-int num_threads() { return openblas_get_num_threads(); }
+int num_threads() {
+  return openblas_get_num_threads();
+}
 
 const char* threading_backend() {
   switch (openblas_get_parallel()) {
-    case 0: return "serial";
-    case 1: return "pthreads";
-    default: return "openmp";
+    case 0:
+      return "serial";
+    case 1:
+      return "pthreads";
+    default:
+      return "openmp";
   }
 }
 

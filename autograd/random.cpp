@@ -12,7 +12,9 @@ uint64_t splitmix64(uint64_t& x) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
-uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+uint64_t rotl(uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
 }  // namespace
 
 void Generator::reseed(uint64_t seed) {
@@ -39,8 +41,12 @@ uint64_t Generator::next_u64() {
   return result;
 }
 
-float Generator::uniform() { return static_cast<float>(next_u64() >> 40) * 0x1.0p-24f; }
-double Generator::uniform_double() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+float Generator::uniform() {
+  return static_cast<float>(next_u64() >> 40) * 0x1.0p-24f;
+}
+double Generator::uniform_double() {
+  return static_cast<double>(next_u64() >> 11) * 0x1.0p-53;
+}
 
 float Generator::normal() {
   if (has_spare_) {
@@ -74,8 +80,7 @@ Tensor randn(const Shape& shape, Generator& gen, float std, bool requires_grad) 
   return t.set_requires_grad(requires_grad);
 }
 
-Tensor rand_uniform(const Shape& shape, Generator& gen, float low, float high,
-                    bool requires_grad) {
+Tensor rand_uniform(const Shape& shape, Generator& gen, float low, float high, bool requires_grad) {
   Tensor t = Tensor::empty(shape);
   float* v = t.data();
   for (size_t i = 0, n = t.numel(); i < n; ++i) v[i] = low + (high - low) * gen.uniform();

@@ -14,10 +14,10 @@ class Generator {
   explicit Generator(uint64_t seed = 0) { reseed(seed); }
   void reseed(uint64_t seed);
   uint64_t next_u64();
-  float uniform();                  // [0, 1)
-  double uniform_double();          // [0, 1), 53 random bits
-  float normal();                   // standard normal (Box-Muller)
-  uint64_t below(uint64_t bound);   // uniform integer in [0, bound), bound > 0
+  float uniform();                 // [0, 1)
+  double uniform_double();         // [0, 1), 53 random bits
+  float normal();                  // standard normal (Box-Muller)
+  uint64_t below(uint64_t bound);  // uniform integer in [0, bound), bound > 0
 
   struct State {
     uint64_t s[4];

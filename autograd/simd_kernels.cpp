@@ -103,7 +103,8 @@ TG_CLONES float row_logsumexp(const float* x, size_t n) {
   if (m == -std::numeric_limits<float>::infinity() || std::isnan(m)) return m;
   float total = 0.0f;
 #pragma omp simd reduction(+ : total)
-  for (size_t i = 0; i < n; ++i) total += x[i] == -std::numeric_limits<float>::infinity() ? 0.0f : exp_poly(x[i] - m);
+  for (size_t i = 0; i < n; ++i)
+    total += x[i] == -std::numeric_limits<float>::infinity() ? 0.0f : exp_poly(x[i] - m);
   return m + std::log(total);
 }
 

@@ -1,7 +1,8 @@
 // Row kernels for the fused ops, vectorised: compiled for AVX-512, AVX2 and baseline x86-64
-// and chosen at load time by CPU features (not CPU model: virtual CPUs often report an unknown one), so the library stays portable and fast.
-// exp is a Cephes-style polynomial (within 2 ulp of std::exp over the float range) because
-// std::exp does not vectorise without -ffast-math, which this project never uses.
+// and chosen at load time by CPU features (not CPU model: virtual CPUs often report an unknown
+// one), so the library stays portable and fast. exp is a Cephes-style polynomial (within 2 ulp of
+// std::exp over the float range) because std::exp does not vectorise without -ffast-math, which
+// this project never uses.
 #pragma once
 
 #include <cstddef>

@@ -24,14 +24,26 @@ void check_finite(const char* op, const std::vector<Tensor>& inputs, const Tenso
 }
 }  // namespace
 
-Tape& tape() { return t_tape; }
-bool grad_enabled() { return t_grad_enabled; }
+Tape& tape() {
+  return t_tape;
+}
+bool grad_enabled() {
+  return t_grad_enabled;
+}
 
-NoGrad::NoGrad() : previous_(t_grad_enabled) { t_grad_enabled = false; }
-NoGrad::~NoGrad() { t_grad_enabled = previous_; }
+NoGrad::NoGrad() : previous_(t_grad_enabled) {
+  t_grad_enabled = false;
+}
+NoGrad::~NoGrad() {
+  t_grad_enabled = previous_;
+}
 
-void set_detect_anomaly(bool enabled) { g_detect_anomaly = enabled; }
-bool detect_anomaly() { return g_detect_anomaly; }
+void set_detect_anomaly(bool enabled) {
+  g_detect_anomaly = enabled;
+}
+bool detect_anomaly() {
+  return g_detect_anomaly;
+}
 
 bool needs_grad(std::initializer_list<const Tensor*> inputs) {
   if (!t_grad_enabled) return false;

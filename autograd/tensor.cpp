@@ -45,9 +45,15 @@ std::string to_string(const Shape& shape) {
   return out.str();
 }
 
-TensorImpl::TensorImpl() { ++g_live_impls; }
-TensorImpl::~TensorImpl() { --g_live_impls; }
-long TensorImpl::live_count() { return g_live_impls.load(); }
+TensorImpl::TensorImpl() {
+  ++g_live_impls;
+}
+TensorImpl::~TensorImpl() {
+  --g_live_impls;
+}
+long TensorImpl::live_count() {
+  return g_live_impls.load();
+}
 
 Tensor::Tensor(Array data, bool requires_grad, std::string name)
     : impl_(std::make_shared<TensorImpl>()) {
@@ -56,7 +62,9 @@ Tensor::Tensor(Array data, bool requires_grad, std::string name)
   impl_->name = std::move(name);
 }
 
-Tensor Tensor::empty(const Shape& shape) { return Tensor(make_array(shape)); }
+Tensor Tensor::empty(const Shape& shape) {
+  return Tensor(make_array(shape));
+}
 
 Tensor Tensor::zeros(const Shape& shape, bool requires_grad) {
   return full(shape, 0.0f, requires_grad);
@@ -79,7 +87,9 @@ Tensor Tensor::from_vector(const Shape& shape, const std::vector<float>& values,
   return t;
 }
 
-Tensor Tensor::scalar(float value, bool requires_grad) { return full({}, value, requires_grad); }
+Tensor Tensor::scalar(float value, bool requires_grad) {
+  return full({}, value, requires_grad);
+}
 
 TensorImpl& Tensor::checked() const {
   if (!impl_) throw std::logic_error("use of an undefined Tensor");
@@ -90,7 +100,9 @@ Shape Tensor::shape() const {
   const auto& s = checked().data.shape();
   return Shape(s.begin(), s.end());
 }
-size_t Tensor::dim() const { return checked().data.dimension(); }
+size_t Tensor::dim() const {
+  return checked().data.dimension();
+}
 size_t Tensor::size(int axis) const {
   const int rank = static_cast<int>(dim());
   const int a = axis < 0 ? axis + rank : axis;
@@ -99,32 +111,50 @@ size_t Tensor::size(int axis) const {
                             " is out of range for shape " + to_string(shape()));
   return checked().data.shape()[static_cast<size_t>(a)];
 }
-size_t Tensor::numel() const { return checked().data.size(); }
-float* Tensor::data() { return checked().data.data(); }
-const float* Tensor::data() const { return checked().data.data(); }
-Array& Tensor::array() { return checked().data; }
-const Array& Tensor::array() const { return checked().data; }
+size_t Tensor::numel() const {
+  return checked().data.size();
+}
+float* Tensor::data() {
+  return checked().data.data();
+}
+const float* Tensor::data() const {
+  return checked().data.data();
+}
+Array& Tensor::array() {
+  return checked().data;
+}
+const Array& Tensor::array() const {
+  return checked().data;
+}
 
 float Tensor::item() const {
   if (numel() != 1)
-    throw std::invalid_argument("Tensor::item: tensor of shape " + to_string(shape()) +
-                                " has " + std::to_string(numel()) + " values, not 1");
+    throw std::invalid_argument("Tensor::item: tensor of shape " + to_string(shape()) + " has " +
+                                std::to_string(numel()) + " values, not 1");
   return data()[0];
 }
 
-bool Tensor::requires_grad() const { return checked().requires_grad; }
+bool Tensor::requires_grad() const {
+  return checked().requires_grad;
+}
 Tensor& Tensor::set_requires_grad(bool value) {
   checked().requires_grad = value;
   return *this;
 }
-const std::string& Tensor::name() const { return checked().name; }
+const std::string& Tensor::name() const {
+  return checked().name;
+}
 Tensor& Tensor::set_name(std::string name) {
   checked().name = std::move(name);
   return *this;
 }
 
-bool Tensor::has_grad() const { return has_dense_grad() || checked().sparse_grad != nullptr; }
-bool Tensor::has_dense_grad() const { return checked().grad.has_value(); }
+bool Tensor::has_grad() const {
+  return has_dense_grad() || checked().sparse_grad != nullptr;
+}
+bool Tensor::has_dense_grad() const {
+  return checked().grad.has_value();
+}
 
 const Array& Tensor::grad() const {
   const auto& t = checked();
@@ -139,7 +169,8 @@ float* Tensor::grad_data() const {
   if (!t.grad) {
     t.grad = Array::from_shape(t.data.shape());
     float* g = t.grad->data();
-    detail::parallel_for(t.grad->size(), 1 << 16, [g](size_t first, size_t last) { std::fill(g + first, g + last, 0.0f); });
+    detail::parallel_for(t.grad->size(), 1 << 16,
+                         [g](size_t first, size_t last) { std::fill(g + first, g + last, 0.0f); });
   }
   return t.grad->data();
 }
@@ -157,7 +188,9 @@ void Tensor::add_to_grad(const float* values, float scale) const {
   });
 }
 
-const SparseGrad* Tensor::sparse_grad() const { return checked().sparse_grad.get(); }
+const SparseGrad* Tensor::sparse_grad() const {
+  return checked().sparse_grad.get();
+}
 
 SparseGrad& Tensor::sparse_grad_mut() const {
   auto& t = checked();

@@ -82,8 +82,8 @@ class Tensor {
   void add_to_grad(const float* values, float scale) const;
   const SparseGrad* sparse_grad() const;
   SparseGrad& sparse_grad_mut() const;  // created empty on first use
-  Array dense_grad() const;       // dense part plus sparse rows, as one dense array
-  void zero_grad();               // drops both parts (PyTorch's set_to_none)
+  Array dense_grad() const;             // dense part plus sparse rows, as one dense array
+  void zero_grad();                     // drops both parts (PyTorch's set_to_none)
 
   Tensor clone() const;  // deep copy of the values: a new leaf, no gradient, not on the tape
 

@@ -10,7 +10,9 @@
 using namespace tg;
 
 namespace {
-void set_threads(benchmark::State& state, int index) { tg::set_num_threads(static_cast<int>(state.range(index))); }
+void set_threads(benchmark::State& state, int index) {
+  tg::set_num_threads(static_cast<int>(state.range(index)));
+}
 }  // namespace
 
 // The limit: large square sgemm. Args: n, threads.
@@ -19,51 +21,71 @@ static void BM_sgemm_peak(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   std::vector<float> a(static_cast<size_t>(n) * n, 0.5f), b(a.size(), 0.25f), c(a.size());
   for (auto _ : state) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n,
+                0.0f, c.data(), n);
     benchmark::DoNotOptimize(c.data());
   }
-  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * n * n * n * static_cast<double>(state.iterations()) / 1e9,
-                                                 benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * n * n * n * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_sgemm_peak)->Args({2048, 1})->Args({2048, 2})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_sgemm_peak)
+    ->Args({2048, 1})
+    ->Args({2048, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // linear forward+backward at model shapes: rows x in -> out. Args: rows, in, out, threads.
 static void BM_linear_fwd_bwd(benchmark::State& state) {
   set_threads(state, 3);
   Generator gen(1);
-  Tensor x = randn({static_cast<size_t>(state.range(0)), static_cast<size_t>(state.range(1))}, gen, 1.0f, true);
-  Tensor w = randn({static_cast<size_t>(state.range(2)), static_cast<size_t>(state.range(1))}, gen, 0.02f, true);
+  Tensor x = randn({static_cast<size_t>(state.range(0)), static_cast<size_t>(state.range(1))}, gen,
+                   1.0f, true);
+  Tensor w = randn({static_cast<size_t>(state.range(2)), static_cast<size_t>(state.range(1))}, gen,
+                   0.02f, true);
   for (auto _ : state) {
     Tensor y = linear(x, w);
     backward(y, y);
     x.zero_grad(), w.zero_grad();
   }
   const double flops = 6.0 * static_cast<double>(state.range(0) * state.range(1) * state.range(2));
-  state.counters["GFLOP/s"] = benchmark::Counter(flops * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      flops * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_linear_fwd_bwd)
-    ->Args({2048, 128, 384, 1})->Args({2048, 128, 17905, 1})->Args({2048, 128, 17905, 2})
-    ->Args({2048, 256, 17905, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+    ->Args({2048, 128, 384, 1})
+    ->Args({2048, 128, 17905, 1})
+    ->Args({2048, 128, 17905, 2})
+    ->Args({2048, 256, 17905, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // Causal self-attention forward+backward. Args: batch, time, d_model, heads.
 static void BM_attention_fwd_bwd(benchmark::State& state) {
   tg::set_num_threads(1);
   Generator init(1);
   auto drop = std::make_shared<Generator>(2);
-  nn::CausalSelfAttention attn(static_cast<size_t>(state.range(2)), static_cast<size_t>(state.range(3)), 0.0f, drop, init);
-  Tensor x = randn({static_cast<size_t>(state.range(0)), static_cast<size_t>(state.range(1)), static_cast<size_t>(state.range(2))}, init, 1.0f, true);
+  nn::CausalSelfAttention attn(static_cast<size_t>(state.range(2)),
+                               static_cast<size_t>(state.range(3)), 0.0f, drop, init);
+  Tensor x = randn({static_cast<size_t>(state.range(0)), static_cast<size_t>(state.range(1)),
+                    static_cast<size_t>(state.range(2))},
+                   init, 1.0f, true);
   for (auto _ : state) {
     Tensor y = attn.forward(x);
     backward(y, y);
     attn.zero_grad(), x.zero_grad();
   }
 }
-BENCHMARK(BM_attention_fwd_bwd)->Args({32, 64, 128, 4})->Args({16, 128, 256, 4})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_attention_fwd_bwd)
+    ->Args({32, 64, 128, 4})
+    ->Args({16, 128, 256, 4})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 static void BM_layer_norm_fwd_bwd(benchmark::State& state) {
   Generator gen(1);
   Tensor x = randn({2048, static_cast<size_t>(state.range(0))}, gen, 1.0f, true);
-  Tensor w = Tensor::full({static_cast<size_t>(state.range(0))}, 1.0f, true), b = Tensor::zeros({static_cast<size_t>(state.range(0))}, true);
+  Tensor w = Tensor::full({static_cast<size_t>(state.range(0))}, 1.0f, true),
+         b = Tensor::zeros({static_cast<size_t>(state.range(0))}, true);
   for (auto _ : state) {
     Tensor y = layer_norm(x, w, b);
     backward(y, y);
@@ -82,7 +104,8 @@ static void BM_cross_entropy(benchmark::State& state) {
   for (auto& v : t) v = static_cast<int32_t>(gen.below(vocab));
   const Ids targets({rows}, t);
   Tensor onehot = Tensor::zeros({rows, vocab});
-  for (size_t r = 0; r < rows; ++r) onehot.data()[r * vocab + static_cast<size_t>(t[r])] = -1.0f / rows;
+  for (size_t r = 0; r < rows; ++r)
+    onehot.data()[r * vocab + static_cast<size_t>(t[r])] = -1.0f / rows;
   for (auto _ : state) {
     Tensor loss = fused ? cross_entropy(logits, targets) : sum(log_softmax(logits, -1) * onehot);
     backward(loss);
@@ -93,7 +116,8 @@ static void BM_cross_entropy(benchmark::State& state) {
 BENCHMARK(BM_cross_entropy)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The output layer and the loss, forward+backward, 2,048 rows of width 128 over 17,905 words:
-// linear_cross_entropy (chunked, no logits tensor) vs linear then cross_entropy. Args: fused, threads.
+// linear_cross_entropy (chunked, no logits tensor) vs linear then cross_entropy. Args: fused,
+// threads.
 static void BM_output_layer(benchmark::State& state) {
   const bool fused = state.range(0) == 1;
   set_threads(state, 1);
@@ -104,15 +128,23 @@ static void BM_output_layer(benchmark::State& state) {
   for (auto& v : t) v = static_cast<int32_t>(gen.below(vocab));
   const Ids targets({rows}, t);
   for (auto _ : state) {
-    Tensor loss = fused ? linear_cross_entropy(x, w, Tensor(), targets) : cross_entropy(linear(x, w), targets);
+    Tensor loss = fused ? linear_cross_entropy(x, w, Tensor(), targets)
+                        : cross_entropy(linear(x, w), targets);
     backward(loss);
     x.zero_grad(), w.zero_grad();
   }
   const double flops = 6.0 * static_cast<double>(rows * width * vocab);
-  state.counters["GFLOP/s"] = benchmark::Counter(flops * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      flops * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
   state.SetLabel(fused ? "linear_cross_entropy" : "linear + cross_entropy");
 }
-BENCHMARK(BM_output_layer)->Args({1, 1})->Args({0, 1})->Args({1, 2})->Args({0, 2})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_output_layer)
+    ->Args({1, 1})
+    ->Args({0, 1})
+    ->Args({1, 2})
+    ->Args({0, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // Embedding lookup + backward of a 17,905 x 128 table, sparse rows vs a dense scatter.
 static void BM_embedding_fwd_bwd(benchmark::State& state) {
@@ -141,8 +173,10 @@ static void BM_optimizer_step(benchmark::State& state) {
   backward(sum(embedding(table, Ids({2048}, ids), true)));
   std::unique_ptr<optim::Optimizer> opt;
   std::vector<optim::ParamGroup> groups = {{{{"table", table}}, 0.0f}};
-  if (lazy) opt = std::make_unique<optim::LazyAdam>(groups, optim::AdamOptions{});
-  else opt = std::make_unique<optim::Adam>(groups, optim::AdamOptions{}, true);
+  if (lazy)
+    opt = std::make_unique<optim::LazyAdam>(groups, optim::AdamOptions{});
+  else
+    opt = std::make_unique<optim::Adam>(groups, optim::AdamOptions{}, true);
   for (auto _ : state) opt->step();
   state.SetLabel(lazy ? "lazy Adam (touched rows)" : "AdamW (dense)");
 }
@@ -157,7 +191,9 @@ static void BM_tape_overhead(benchmark::State& state) {
     backward(sum(y));
     x.zero_grad();
   }
-  state.counters["ns/op"] = benchmark::Counter(201.0 * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns/op"] =
+      benchmark::Counter(201.0 * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_tape_overhead)->Unit(benchmark::kMicrosecond);
 

@@ -9,8 +9,8 @@
 namespace tg::nn {
 
 struct EmbeddingOptions {
-  float init_std = 1.0f;     // N(0, init_std^2) initial rows, PyTorch's default
-  bool sparse_grad = true;   // keep the gradient as touched rows (see SparseGrad)
+  float init_std = 1.0f;    // N(0, init_std^2) initial rows, PyTorch's default
+  bool sparse_grad = true;  // keep the gradient as touched rows (see SparseGrad)
 };
 
 class Embedding : public Module {

@@ -15,11 +15,13 @@ class LanguageModel : public Module {
  public:
   virtual size_t vocab() const = 0;
   virtual size_t warmup() const = 0;
-  virtual size_t max_predictions() const = 0;  // the largest T one call accepts
+  virtual size_t max_predictions() const = 0;    // the largest T one call accepts
   virtual Tensor logits(const Ids& inputs) = 0;  // [B, warmup + T] -> [B, T, V]
   // Mean cross-entropy of the next-token predictions. Models whose output layer is one linear
   // map override it with the fused linear_cross_entropy (same value, no [B, T, V] logits).
-  virtual Tensor loss(const Ids& inputs, const Ids& targets) { return cross_entropy(logits(inputs), targets); }
+  virtual Tensor loss(const Ids& inputs, const Ids& targets) {
+    return cross_entropy(logits(inputs), targets);
+  }
 
   virtual const Embedding& input_embedding() const = 0;
   virtual Tensor output_matrix() const = 0;  // [V, width]: the embedding itself when tied

@@ -8,7 +8,8 @@ NPLM::NPLM(const NPLMConfig& config, const Tensor& pretrained) : config_(config)
   if (config.vocab == 0 || config.d_model == 0 || config.hidden == 0)
     throw std::invalid_argument("NPLM: vocab, d_model and hidden must be positive");
   if (config.ngram < 2)
-    throw std::invalid_argument("NPLM: ngram must be at least 2, got " + std::to_string(config.ngram));
+    throw std::invalid_argument("NPLM: ngram must be at least 2, got " +
+                                std::to_string(config.ngram));
   if (config.tied && config.hidden != config.d_model)
     throw std::invalid_argument("NPLM: a tied output matrix is the embedding table, so hidden (" +
                                 std::to_string(config.hidden) + ") must equal d_model (" +
@@ -17,14 +18,17 @@ NPLM::NPLM(const NPLMConfig& config, const Tensor& pretrained) : config_(config)
   dropout_gen_ = std::make_shared<Generator>(config.seed ^ 0xD50F0D50Full);
   const size_t input_width = (config.ngram - 1) * config.d_model;
   const float table_std = 1.0f / std::sqrt(static_cast<float>(config.d_model));
-  embedding_ = register_module("embedding", make_token_embedding(
-                                                config.vocab, config.d_model, config.embedding, pretrained,
-                                                config.sparse_embedding_grad && !config.tied, init, table_std));
+  embedding_ = register_module(
+      "embedding",
+      make_token_embedding(config.vocab, config.d_model, config.embedding, pretrained,
+                           config.sparse_embedding_grad && !config.tied, init, table_std));
   hidden_ = register_module("hidden", std::make_shared<Linear>(input_width, config.hidden, init));
   if (!config.tied)
-    output_ = register_module("output", std::make_shared<Linear>(config.hidden, config.vocab, init, false));
+    output_ = register_module("output",
+                              std::make_shared<Linear>(config.hidden, config.vocab, init, false));
   if (config.direct)
-    direct_ = register_module("direct", std::make_shared<Linear>(input_width, config.vocab, init, false));
+    direct_ =
+        register_module("direct", std::make_shared<Linear>(input_width, config.vocab, init, false));
   output_bias_ = register_parameter("output_bias", Tensor::zeros({config.vocab}, true));
   dropout_ = register_module("dropout", std::make_shared<Dropout>(config.dropout, dropout_gen_));
 }
@@ -36,7 +40,8 @@ std::pair<Tensor, Tensor> NPLM::features(const Ids& inputs) {
                                 " + T] with T >= 1, got " + to_string(inputs.shape));
   const size_t b = inputs.shape[0], len = inputs.shape[1], t = len - warmup();
   if (t > config_.max_predictions)
-    throw std::invalid_argument("NPLM: " + std::to_string(t) + " predictions per row exceed max_predictions " +
+    throw std::invalid_argument("NPLM: " + std::to_string(t) +
+                                " predictions per row exceed max_predictions " +
                                 std::to_string(config_.max_predictions));
   // Each prediction's window of n-1 ids, gathered on the host: [B*T, n-1].
   std::vector<int32_t> windows(b * t * context);
@@ -63,9 +68,10 @@ Tensor NPLM::loss(const Ids& inputs, const Ids& targets) {
   const auto [h, x] = features(inputs);
   const Shape expected{inputs.shape[0], h.size(0) / inputs.shape[0]};
   if (targets.shape != expected)
-    throw std::invalid_argument("NPLM: targets " + to_string(targets.shape) + " should be " + to_string(expected) +
-                                " (one per prediction)");
-  return linear_cross_entropy(h, output_matrix(), output_bias_, Ids({targets.numel()}, targets.values));
+    throw std::invalid_argument("NPLM: targets " + to_string(targets.shape) + " should be " +
+                                to_string(expected) + " (one per prediction)");
+  return linear_cross_entropy(h, output_matrix(), output_bias_,
+                              Ids({targets.numel()}, targets.values));
 }
 
 }  // namespace tg::nn

@@ -18,7 +18,7 @@ struct NPLMConfig {
   size_t hidden = 50;   // h
   bool direct = false;  // W, the direct input-to-output connections
   bool tied = false;
-  float dropout = 0.0f;  // on the hidden layer
+  float dropout = 0.0f;           // on the hidden layer
   size_t max_predictions = 4096;  // T per call
   EmbeddingMode embedding = EmbeddingMode::learned;
   bool sparse_embedding_grad = true;
@@ -35,7 +35,9 @@ class NPLM : public LanguageModel {
   Tensor logits(const Ids& inputs) override;
   Tensor loss(const Ids& inputs, const Ids& targets) override;
   const Embedding& input_embedding() const override { return *embedding_; }
-  Tensor output_matrix() const override { return config_.tied ? embedding_->weight() : output_->weight(); }
+  Tensor output_matrix() const override {
+    return config_.tied ? embedding_->weight() : output_->weight();
+  }
   bool tied() const override { return config_.tied; }
   Generator& dropout_generator() override { return *dropout_gen_; }
   const NPLMConfig& config() const { return config_; }
@@ -46,10 +48,10 @@ class NPLM : public LanguageModel {
   NPLMConfig config_;
   std::shared_ptr<Generator> dropout_gen_;
   std::shared_ptr<Embedding> embedding_;
-  std::shared_ptr<Linear> hidden_;   // H, d
-  std::shared_ptr<Linear> output_;   // U (null when tied)
-  std::shared_ptr<Linear> direct_;   // W (null without direct connections)
-  Tensor output_bias_;               // b
+  std::shared_ptr<Linear> hidden_;  // H, d
+  std::shared_ptr<Linear> output_;  // U (null when tied)
+  std::shared_ptr<Linear> direct_;  // W (null without direct connections)
+  Tensor output_bias_;              // b
   std::shared_ptr<Dropout> dropout_;
 };
 

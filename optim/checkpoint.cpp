@@ -37,10 +37,11 @@ std::map<std::string, std::string> load_checkpoint(const std::string& path, nn::
     if (name.rfind(kOptimPrefix, 0) != 0 && name.rfind(kExtraPrefix, 0) != 0) ++model_entries;
   for (const auto& [name, p] : params) {
     auto it = file.tensors.find(name);
-    if (it == file.tensors.end()) fail("parameter '" + name + "' is missing (a checkpoint of another model?)");
+    if (it == file.tensors.end())
+      fail("parameter '" + name + "' is missing (a checkpoint of another model?)");
     if (it->second.shape() != p.shape())
-      fail("parameter '" + name + "' has shape " + to_string(it->second.shape()) + " in the file but " +
-           to_string(p.shape()) + " in the model");
+      fail("parameter '" + name + "' has shape " + to_string(it->second.shape()) +
+           " in the file but " + to_string(p.shape()) + " in the model");
   }
   if (model_entries != params.size())
     fail("the file holds " + std::to_string(model_entries) + " parameters but the model has " +
@@ -59,7 +60,8 @@ std::map<std::string, std::string> load_checkpoint(const std::string& path, nn::
   }
   if (extra)
     for (const auto& [name, t] : file.tensors)
-      if (name.rfind(kExtraPrefix, 0) == 0) (*extra)[name.substr(std::string(kExtraPrefix).size())] = t;
+      if (name.rfind(kExtraPrefix, 0) == 0)
+        (*extra)[name.substr(std::string(kExtraPrefix).size())] = t;
   return file.metadata;
 }
 

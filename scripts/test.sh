@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command (CI runs exactly this):
 #   1. installs missing Debian packages;
-#   2. builds with warnings as errors and runs the whole suite through CTest;
+#   2. checks the C++ formatting (clang-format, .clang-format), builds with warnings as errors
+#      and runs the whole suite through CTest;
 #   3. builds again with AddressSanitizer + UndefinedBehaviorSanitizer and runs the suite there
 #      (any sanitizer report fails its test);
 #   4. fuzzes every file reader for FUZZ_SECONDS each (default 15) with libFuzzer.
@@ -11,6 +12,16 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc)
 quick=${TAPEGRAD_QUICK_TEST:-0}
 if [ "$quick" = 1 ]; then scripts/setup.sh build data; else scripts/setup.sh build data fuzz; fi
+
+# Formatting: any file clang-format would change fails the run, with the diff shown.
+format_log=$(mktemp)
+if ! git ls-files -z '*.cpp' '*.hpp' | xargs -0 clang-format --dry-run --Werror 2>"$format_log"; then
+  head -40 "$format_log" >&2
+  rm -f "$format_log"
+  echo "test.sh: C++ files are not formatted: run  git ls-files '*.cpp' '*.hpp' | xargs clang-format -i" >&2
+  exit 1
+fi
+rm -f "$format_log"
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DTAPEGRAD_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"

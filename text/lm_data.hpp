@@ -14,12 +14,12 @@
 namespace tg::text {
 
 struct LMDataOptions {
-  std::string corpus = "brown";  // "brown" or "" when corpus_file is set
-  std::string corpus_file;       // plain text, whitespace tokens
+  std::string corpus = "brown";       // "brown" or "" when corpus_file is set
+  std::string corpus_file;            // plain text, whitespace tokens
   std::string split = "0.8,0.1,0.1";  // fractions, for corpus_file
-  size_t min_count = 4;          // Bengio et al.: frequency <= 3 -> <unk>
-  std::string vocab_counts = "all";  // count frequencies on "all" tokens (Bengio) or "train" only
-  double train_fraction = 1.0;   // use the first fraction of the training range
+  size_t min_count = 4;               // Bengio et al.: frequency <= 3 -> <unk>
+  std::string vocab_counts = "all";   // count frequencies on "all" tokens (Bengio) or "train" only
+  double train_fraction = 1.0;        // use the first fraction of the training range
 };
 
 struct Range {

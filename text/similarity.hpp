@@ -17,7 +17,8 @@ class VectorIndex {
   int find(const std::string& word, bool case_insensitive = true) const;  // row or -1
   float cosine(int a, int b) const;
   // The k rows most similar to `query` (a vector of the same dimension), skipping `exclude`.
-  std::vector<std::pair<int, float>> nearest(const float* query, size_t k, const std::vector<int>& exclude = {}) const;
+  std::vector<std::pair<int, float>> nearest(const float* query, size_t k,
+                                             const std::vector<int>& exclude = {}) const;
   const std::string& word(int row) const { return words_[static_cast<size_t>(row)]; }
   size_t size() const { return words_.size(); }
   size_t dim() const { return dim_; }
@@ -34,7 +35,9 @@ class VectorIndex {
 struct SimilarityScore {
   double spearman = 0.0;
   size_t pairs = 0, used = 0;  // in the file / with both words known
-  double oov_ratio() const { return pairs ? 1.0 - static_cast<double>(used) / static_cast<double>(pairs) : 0.0; }
+  double oov_ratio() const {
+    return pairs ? 1.0 - static_cast<double>(used) / static_cast<double>(pairs) : 0.0;
+  }
 };
 // File: "word1<TAB>word2<TAB>score" lines, '#' comments. Throws naming file and line.
 SimilarityScore evaluate_similarity(const VectorIndex& index, const std::string& path);
@@ -45,7 +48,8 @@ struct AnalogyScore {
 };
 // 3CosAdd over the `restrict_vocab` most frequent rows (gensim: 300,000), excluding the three
 // question words. File: ": section" headers and "a b c d" lines.
-AnalogyScore evaluate_analogies(const VectorIndex& index, const std::string& path, size_t restrict_vocab = 300000);
+AnalogyScore evaluate_analogies(const VectorIndex& index, const std::string& path,
+                                size_t restrict_vocab = 300000);
 
 double spearman(const std::vector<double>& x, const std::vector<double>& y);
 

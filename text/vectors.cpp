@@ -22,18 +22,23 @@ struct Header {
   size_t count = 0, dim = 0;
 };
 
-Header parse_header(const std::string& path, const std::string& line, uint64_t file_size, bool binary) {
+Header parse_header(const std::string& path, const std::string& line, uint64_t file_size,
+                    bool binary) {
   std::istringstream in(line);
   long long count = -1, dim = -1;
   std::string extra;
   if (!(in >> count >> dim) || (in >> extra) || count <= 0 || dim <= 0)
-    fail(path, "1", "header '" + line.substr(0, 80) + "' is not '<word count> <dimension>' with positive numbers");
+    fail(path, "1",
+         "header '" + line.substr(0, 80) +
+             "' is not '<word count> <dimension>' with positive numbers");
   // Every value takes at least 4 bytes in binary and 2 in text ("0 "): refuse claims the file
   // cannot hold before allocating anything.
   const double need = static_cast<double>(count) * static_cast<double>(dim) * (binary ? 4.0 : 2.0);
   if (need > static_cast<double>(file_size))
-    fail(path, "1", "header claims " + std::to_string(count) + " vectors of dimension " + std::to_string(dim) +
-                        ", more than the " + std::to_string(file_size) + "-byte file can hold (truncated or corrupt)");
+    fail(path, "1",
+         "header claims " + std::to_string(count) + " vectors of dimension " + std::to_string(dim) +
+             ", more than the " + std::to_string(file_size) +
+             "-byte file can hold (truncated or corrupt)");
   return {static_cast<size_t>(count), static_cast<size_t>(dim)};
 }
 
@@ -69,14 +74,15 @@ int WordVectors::find(const std::string& word) const {
   return it == index.end() ? -1 : it->second;
 }
 
-void save_vectors(const std::string& path, const std::vector<std::string>& words, const Tensor& matrix,
-                  VectorFormat format) {
+void save_vectors(const std::string& path, const std::vector<std::string>& words,
+                  const Tensor& matrix, VectorFormat format) {
   if (matrix.dim() != 2 || matrix.size(0) != words.size())
-    throw std::invalid_argument("save_vectors: " + std::to_string(words.size()) + " words but a matrix of shape " +
-                                to_string(matrix.shape()));
+    throw std::invalid_argument("save_vectors: " + std::to_string(words.size()) +
+                                " words but a matrix of shape " + to_string(matrix.shape()));
   for (const auto& w : words)
     if (w.empty() || w.find_first_of(" \t\n\r") != std::string::npos)
-      throw std::invalid_argument("save_vectors: word '" + w + "' is empty or contains white space");
+      throw std::invalid_argument("save_vectors: word '" + w +
+                                  "' is empty or contains white space");
   const size_t dim = matrix.size(1);
   atomic_write(path, [&](std::ostream& out) {
     out << words.size() << ' ' << dim << '\n';
@@ -86,7 +92,8 @@ void save_vectors(const std::string& path, const std::vector<std::string>& words
       out << words[r];
       if (format == VectorFormat::binary) {
         out << ' ';
-        out.write(reinterpret_cast<const char*>(row), static_cast<std::streamsize>(dim * sizeof(float)));
+        out.write(reinterpret_cast<const char*>(row),
+                  static_cast<std::streamsize>(dim * sizeof(float)));
       } else {
         for (size_t j = 0; j < dim; ++j) {
           auto [end, ec] = std::to_chars(buf, buf + sizeof buf, row[j]);  // shortest exact form
@@ -125,11 +132,14 @@ WordVectors load_vectors(const std::string& path, VectorFormat format) {
     for (size_t r = 0; r < h.count; ++r) {
       const std::string where = std::to_string(r + 2);
       if (!std::getline(in, line))
-        fail(path, where, "file ends after " + std::to_string(r) + " of the " + std::to_string(h.count) +
-                              " vectors the header announces (truncated?)");
+        fail(path, where,
+             "file ends after " + std::to_string(r) + " of the " + std::to_string(h.count) +
+                 " vectors the header announces (truncated?)");
       const char* p = line.data();
       const char* end = p + line.size();
-      auto skip_space = [&] { while (p < end && (*p == ' ' || *p == '\t' || *p == '\r')) ++p; };
+      auto skip_space = [&] {
+        while (p < end && (*p == ' ' || *p == '\t' || *p == '\r')) ++p;
+      };
       skip_space();
       const char* word_start = p;
       while (p < end && *p != ' ' && *p != '\t') ++p;
@@ -137,35 +147,44 @@ WordVectors load_vectors(const std::string& path, VectorFormat format) {
       for (size_t j = 0; j < h.dim; ++j) {
         skip_space();
         if (p == end)
-          fail(path, where, "expected " + std::to_string(h.dim) + " values for '" + v.words.back() + "', found " +
-                                std::to_string(j));
+          fail(path, where,
+               "expected " + std::to_string(h.dim) + " values for '" + v.words.back() +
+                   "', found " + std::to_string(j));
         const char* field = p;
         float x;
         auto [next, ec] = std::from_chars(p, end, x);
         while (p < end && *p != ' ' && *p != '\t' && *p != '\r') ++p;
         if (ec != std::errc() || next != p)
-          fail(path, where, "'" + std::string(field, p) + "' is not a number (value " + std::to_string(j + 1) + ")");
+          fail(path, where,
+               "'" + std::string(field, p) + "' is not a number (value " + std::to_string(j + 1) +
+                   ")");
         check_finite(path, where, x);
         values[r * h.dim + j] = x;
       }
       skip_space();
-      if (p != end) fail(path, where, "more than " + std::to_string(h.dim) + " values for '" + v.words.back() + "'");
+      if (p != end)
+        fail(path, where,
+             "more than " + std::to_string(h.dim) + " values for '" + v.words.back() + "'");
     }
     while (std::getline(in, line))
       if (line.find_first_not_of(" \t\r") != std::string::npos)
-        fail(path, std::to_string(h.count + 2), "more vectors than the header's " + std::to_string(h.count));
+        fail(path, std::to_string(h.count + 2),
+             "more vectors than the header's " + std::to_string(h.count));
   } else {
     for (size_t r = 0; r < h.count; ++r) {
       std::string word;
       char c;
-      while (in.get(c) && (c == '\n' || c == ' ')) {}  // the newline after the previous vector
+      while (in.get(c) && (c == '\n' || c == ' ')) {
+      }  // the newline after the previous vector
       const std::string offset = "byte " + std::to_string(static_cast<long long>(in.tellg()) - 1);
       if (!in)
-        fail(path, offset, "file ends after " + std::to_string(r) + " of the " + std::to_string(h.count) +
-                               " vectors the header announces (truncated?)");
+        fail(path, offset,
+             "file ends after " + std::to_string(r) + " of the " + std::to_string(h.count) +
+                 " vectors the header announces (truncated?)");
       do {
         word.push_back(c);
-        if (word.size() > 1000) fail(path, offset, "word longer than 1000 bytes: not a word2vec binary file?");
+        if (word.size() > 1000)
+          fail(path, offset, "word longer than 1000 bytes: not a word2vec binary file?");
       } while (in.get(c) && c != ' ');
       if (!in) fail(path, offset, "file ends inside the word '" + word.substr(0, 40) + "'");
       add_word(path, offset, v, word);
@@ -178,12 +197,13 @@ WordVectors load_vectors(const std::string& path, VectorFormat format) {
   return v;
 }
 
-Tensor align_to_vocab(const WordVectors& vectors, const Vocabulary& vocab, size_t dim, Generator& gen,
-                      AlignStats* stats) {
+Tensor align_to_vocab(const WordVectors& vectors, const Vocabulary& vocab, size_t dim,
+                      Generator& gen, AlignStats* stats) {
   if (vectors.dim() != dim)
-    throw std::invalid_argument("pretrained vectors have dimension " + std::to_string(vectors.dim()) +
-                                " but the model's d_model is " + std::to_string(dim) +
-                                " (train word2vec with --size " + std::to_string(dim) + ")");
+    throw std::invalid_argument("pretrained vectors have dimension " +
+                                std::to_string(vectors.dim()) + " but the model's d_model is " +
+                                std::to_string(dim) + " (train word2vec with --size " +
+                                std::to_string(dim) + ")");
   double sum = 0.0, sum_sq = 0.0;
   const size_t n = vectors.matrix.numel();
   for (size_t i = 0; i < n; ++i) {
@@ -191,7 +211,8 @@ Tensor align_to_vocab(const WordVectors& vectors, const Vocabulary& vocab, size_
     sum_sq += static_cast<double>(vectors.matrix.data()[i]) * vectors.matrix.data()[i];
   }
   const double mean = sum / static_cast<double>(n);
-  const float std = static_cast<float>(std::sqrt(std::max(0.0, sum_sq / static_cast<double>(n) - mean * mean)));
+  const float std =
+      static_cast<float>(std::sqrt(std::max(0.0, sum_sq / static_cast<double>(n) - mean * mean)));
   AlignStats s;
   s.init_std = std;
   Tensor table = Tensor::empty({vocab.size(), dim});
@@ -199,7 +220,8 @@ Tensor align_to_vocab(const WordVectors& vectors, const Vocabulary& vocab, size_
     float* row = table.data() + id * dim;
     const int found = vectors.find(vocab.word(static_cast<int32_t>(id)));
     if (found >= 0) {
-      std::memcpy(row, vectors.matrix.data() + static_cast<size_t>(found) * dim, dim * sizeof(float));
+      std::memcpy(row, vectors.matrix.data() + static_cast<size_t>(found) * dim,
+                  dim * sizeof(float));
       ++s.found;
     } else {
       for (size_t j = 0; j < dim; ++j) row[j] = std * gen.normal();

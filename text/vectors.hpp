@@ -25,8 +25,8 @@ struct WordVectors {
 
 enum class VectorFormat { text, binary, autodetect };
 
-void save_vectors(const std::string& path, const std::vector<std::string>& words, const Tensor& matrix,
-                  VectorFormat format);
+void save_vectors(const std::string& path, const std::vector<std::string>& words,
+                  const Tensor& matrix, VectorFormat format);
 // Rejects, naming file and line (text) or byte offset (binary): a bad header, counts that do
 // not match the file, wrong numbers of values, unparsable or non-finite numbers, duplicate
 // words, truncation. Sizes are checked against the file size before anything is allocated.
@@ -39,7 +39,7 @@ struct AlignStats {
 // A [vocab, dim] table in the vocabulary's id order: rows of words in `vectors` are copied;
 // words missing from the file (and <unk> if absent) get N(0, s^2), s the standard deviation of
 // all values in the file, so they match the others' scale. Throws if dim differs from `dim`.
-Tensor align_to_vocab(const WordVectors& vectors, const Vocabulary& vocab, size_t dim, Generator& gen,
-                      AlignStats* stats = nullptr);
+Tensor align_to_vocab(const WordVectors& vectors, const Vocabulary& vocab, size_t dim,
+                      Generator& gen, AlignStats* stats = nullptr);
 
 }  // namespace tg::text

@@ -69,7 +69,8 @@ Vocabulary Vocabulary::load(const std::string& path) {
   auto fail = [&](size_t line_no, const std::string& what) -> void {
     throw std::runtime_error(path + ":" + std::to_string(line_no) + ": " + what);
   };
-  if (!std::getline(in, line) || line.rfind("tapegrad-vocab ", 0) != 0) fail(1, "missing 'tapegrad-vocab <size>' header");
+  if (!std::getline(in, line) || line.rfind("tapegrad-vocab ", 0) != 0)
+    fail(1, "missing 'tapegrad-vocab <size>' header");
   size_t declared = 0;
   try {
     size_t used = 0;
@@ -98,10 +99,12 @@ Vocabulary Vocabulary::load(const std::string& path) {
     } catch (const std::invalid_argument& e) {
       fail(line_no, e.what());
     }
-    if (v.size() > declared) fail(line_no, "more words than the header's " + std::to_string(declared));
+    if (v.size() > declared)
+      fail(line_no, "more words than the header's " + std::to_string(declared));
   }
   if (v.size() != declared)
-    fail(line_no, "header declares " + std::to_string(declared) + " words but the file has " + std::to_string(v.size()));
+    fail(line_no, "header declares " + std::to_string(declared) + " words but the file has " +
+                      std::to_string(v.size()));
   if (v.size() == 0 || v.words_[0] != kUnk) fail(2, "the first word must be " + std::string(kUnk));
   return v;
 }

@@ -21,9 +21,9 @@ class Vocabulary {
 
   size_t size() const { return words_.size(); }
   int32_t unk() const { return 0; }
-  int32_t id(const std::string& word) const;       // unk() if unknown
+  int32_t id(const std::string& word) const;  // unk() if unknown
   bool contains(const std::string& word) const { return index_.count(word) > 0; }
-  const std::string& word(int32_t id) const;       // throws out_of_range naming the id
+  const std::string& word(int32_t id) const;  // throws out_of_range naming the id
   size_t count(int32_t id) const { return counts_.at(static_cast<size_t>(id)); }
   const std::vector<std::string>& words() const { return words_; }
 

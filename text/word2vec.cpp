@@ -34,7 +34,9 @@ TG_MULTIVERSION void axpy(float alpha, const float* x, float* y, size_t n) {
   for (size_t i = 0; i < n; ++i) y[i] += alpha * x[i];
 }
 
-float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+float sigmoid(float x) {
+  return 1.0f / (1.0f + std::exp(-x));
+}
 
 constexpr size_t kSentence = 1000;  // the original's MAX_SENTENCE_LENGTH
 
@@ -52,7 +54,8 @@ UnigramSampler::UnigramSampler(const std::vector<size_t>& counts, double power) 
   if (n == 0) throw std::invalid_argument("UnigramSampler: empty vocabulary");
   probability_.resize(n);
   double total = 0.0;
-  for (size_t i = 0; i < n; ++i) total += probability_[i] = std::pow(static_cast<double>(counts[i]), power);
+  for (size_t i = 0; i < n; ++i)
+    total += probability_[i] = std::pow(static_cast<double>(counts[i]), power);
   for (auto& p : probability_) p /= total;
   // Vose's alias method.
   threshold_.assign(n, 1.0f);
@@ -94,8 +97,8 @@ double keep_probability(size_t count, size_t total, double sample) {
   return (std::sqrt(c / threshold) + 1.0) * threshold / c;
 }
 
-float sgns_update(float* input_row, float* const* output_rows, const int* labels, size_t rows, size_t dim,
-                  float alpha, float* scratch) {
+float sgns_update(float* input_row, float* const* output_rows, const int* labels, size_t rows,
+                  size_t dim, float alpha, float* scratch) {
   std::fill(scratch, scratch + dim, 0.0f);
   float loss = 0.0f;
   for (size_t r = 0; r < rows; ++r) {
@@ -126,8 +129,9 @@ Word2VecResult train_word2vec(const Tokens& tokens, const Word2VecOptions& o,
     return a.second != b.second ? a.second > b.second : a.first < b.first;
   });
   if (kept.empty())
-    throw std::invalid_argument("word2vec: no word occurs at least min_count=" + std::to_string(o.min_count) +
-                                " times in the " + std::to_string(tokens.size()) + "-token corpus");
+    throw std::invalid_argument(
+        "word2vec: no word occurs at least min_count=" + std::to_string(o.min_count) +
+        " times in the " + std::to_string(tokens.size()) + "-token corpus");
   Word2VecResult result;
   std::unordered_map<std::string, int32_t> index;
   for (const auto& [w, c] : kept) {
@@ -146,11 +150,13 @@ Word2VecResult train_word2vec(const Tokens& tokens, const Word2VecOptions& o,
   result.output = Tensor::zeros({vocab, dim});
   {
     Lcg init{o.seed};
-    for (size_t i = 0; i < vocab * dim; ++i) result.input.data()[i] = (init.uniform() - 0.5f) / static_cast<float>(dim);
+    for (size_t i = 0; i < vocab * dim; ++i)
+      result.input.data()[i] = (init.uniform() - 0.5f) / static_cast<float>(dim);
   }
   const UnigramSampler sampler(result.counts);
   std::vector<float> keep(vocab);
-  for (size_t w = 0; w < vocab; ++w) keep[w] = static_cast<float>(keep_probability(result.counts[w], corpus.size(), o.sample));
+  for (size_t w = 0; w < vocab; ++w)
+    keep[w] = static_cast<float>(keep_probability(result.counts[w], corpus.size(), o.sample));
 
   float* syn0 = result.input.data();
   float* syn1 = result.output.data();
@@ -168,7 +174,8 @@ Word2VecResult train_word2vec(const Tokens& tokens, const Word2VecOptions& o,
     std::vector<int> labels(o.negative + 1, 0);
     labels[0] = 1;
     std::vector<int32_t> sentence;
-    const size_t begin = corpus.size() * thread / o.threads, end = corpus.size() * (thread + 1) / o.threads;
+    const size_t begin = corpus.size() * thread / o.threads,
+                 end = corpus.size() * (thread + 1) / o.threads;
     auto last_report = std::chrono::steady_clock::now();
     for (size_t epoch = 0; epoch < o.iter; ++epoch) {
       size_t pos = begin;
@@ -181,9 +188,12 @@ Word2VecResult train_word2vec(const Tokens& tokens, const Word2VecOptions& o,
           if (keep[w] < 1.0f && keep[w] < rng.uniform()) continue;
           sentence.push_back(w);
         }
-        words_done.fetch_add(static_cast<long>(read_end - sentence_start), std::memory_order_relaxed);
-        const double fraction = static_cast<double>(words_done.load(std::memory_order_relaxed)) / (total_words + 1.0);
-        const float alpha = std::max(start_alpha * 1e-4f, start_alpha * static_cast<float>(1.0 - fraction));
+        words_done.fetch_add(static_cast<long>(read_end - sentence_start),
+                             std::memory_order_relaxed);
+        const double fraction =
+            static_cast<double>(words_done.load(std::memory_order_relaxed)) / (total_words + 1.0);
+        const float alpha =
+            std::max(start_alpha * 1e-4f, start_alpha * static_cast<float>(1.0 - fraction));
 
         for (size_t i = 0; i < sentence.size(); ++i) {
           const size_t shrink = rng.next() % o.window;  // dynamic window: 1..window
@@ -215,19 +225,21 @@ Word2VecResult train_word2vec(const Tokens& tokens, const Word2VecOptions& o,
             const size_t targets = fill_targets(center);
             std::fill(neu1e.begin(), neu1e.end(), 0.0f);
             for (size_t r = 0; r < targets; ++r) {
-              const float g = (static_cast<float>(labels[r]) - sigmoid(dot(neu1.data(), rows[r], dim))) * alpha;
+              const float g =
+                  (static_cast<float>(labels[r]) - sigmoid(dot(neu1.data(), rows[r], dim))) * alpha;
               axpy(g, rows[r], neu1e.data(), dim);
               axpy(g, neu1.data(), rows[r], dim);
             }
             for (size_t j = lo; j <= hi; ++j)
-              if (j != i) axpy(1.0f, neu1e.data(), syn0 + static_cast<size_t>(sentence[j]) * dim, dim);
+              if (j != i)
+                axpy(1.0f, neu1e.data(), syn0 + static_cast<size_t>(sentence[j]) * dim, dim);
           } else {
             // As the original: each context word's vector predicts the center word.
             for (size_t j = lo; j <= hi; ++j) {
               if (j == i) continue;
               const size_t targets = fill_targets(center);
-              sgns_update(syn0 + static_cast<size_t>(sentence[j]) * dim, rows.data(), labels.data(), targets, dim,
-                          alpha, neu1e.data());
+              sgns_update(syn0 + static_cast<size_t>(sentence[j]) * dim, rows.data(), labels.data(),
+                          targets, dim, alpha, neu1e.data());
             }
           }
         }
@@ -236,7 +248,8 @@ Word2VecResult train_word2vec(const Tokens& tokens, const Word2VecOptions& o,
           if (now - last_report > std::chrono::milliseconds(100)) {
             last_report = now;
             const double elapsed = seconds_since_start();
-            progress({fraction, alpha, static_cast<double>(words_done.load()) / std::max(elapsed, 1e-9), elapsed});
+            progress({fraction, alpha,
+                      static_cast<double>(words_done.load()) / std::max(elapsed, 1e-9), elapsed});
           }
         }
       }

@@ -15,14 +15,14 @@
 namespace tg::text {
 
 struct Word2VecOptions {
-  size_t size = 100;      // vector dimension
-  size_t window = 5;      // max distance; each position draws its own window in [1, window]
-  size_t negative = 5;    // negative samples per positive pair
-  double sample = 1e-3;   // sub-sampling threshold (0: off)
-  size_t iter = 5;        // epochs
-  size_t min_count = 5;   // words rarer than this are dropped
-  float alpha = -1.0f;    // starting learning rate; -1: 0.05 for CBOW, 0.025 for skip-gram
-  bool cbow = true;       // the original's default; false = skip-gram
+  size_t size = 100;     // vector dimension
+  size_t window = 5;     // max distance; each position draws its own window in [1, window]
+  size_t negative = 5;   // negative samples per positive pair
+  double sample = 1e-3;  // sub-sampling threshold (0: off)
+  size_t iter = 5;       // epochs
+  size_t min_count = 5;  // words rarer than this are dropped
+  float alpha = -1.0f;   // starting learning rate; -1: 0.05 for CBOW, 0.025 for skip-gram
+  bool cbow = true;      // the original's default; false = skip-gram
   size_t threads = 1;
   uint64_t seed = 1;
 };
@@ -37,8 +37,8 @@ struct Word2VecProgress {
 struct Word2VecResult {
   std::vector<std::string> words;  // most frequent first
   std::vector<size_t> counts;
-  Tensor input;   // [V, size]: the word vectors (syn0)
-  Tensor output;  // [V, size]: the negative-sampling output vectors (syn1neg)
+  Tensor input;             // [V, size]: the word vectors (syn0)
+  Tensor output;            // [V, size]: the negative-sampling output vectors (syn1neg)
   size_t corpus_words = 0;  // tokens in vocabulary, per epoch
   double seconds = 0.0;
   double words_per_s = 0.0;  // corpus_words * iter / seconds
@@ -71,7 +71,7 @@ double keep_probability(size_t count, size_t total, double sample);
 // rows of `input` (the context word's vector) and `output`; returns the loss
 // -log s(u_c . v) - sum log s(-u_n . v) before the update. Exposed so that a test can compare
 // its gradient with what the autograd engine computes for the same loss.
-float sgns_update(float* input_row, float* const* output_rows, const int* labels, size_t rows, size_t dim,
-                  float alpha, float* scratch);
+float sgns_update(float* input_row, float* const* output_rows, const int* labels, size_t rows,
+                  size_t dim, float alpha, float* scratch);
 
 }  // namespace tg::text

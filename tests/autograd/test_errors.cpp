@@ -20,7 +20,9 @@ void expect_error(F f, std::initializer_list<const char*> fragments) {
   }
   BOOST_FAIL("expected an exception mentioning " << *fragments.begin());
 }
-Tensor z(const Shape& s) { return Tensor::zeros(s); }
+Tensor z(const Shape& s) {
+  return Tensor::zeros(s);
+}
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(autograd_errors)
@@ -42,18 +44,28 @@ BOOST_AUTO_TEST_CASE(shape_errors_name_op_and_shapes) {
   expect_error<IA>([] { causal_mask(z({4})); }, {"causal_mask", "[4]"});
   expect_error<IA>([] { causal_mask(z({4, 2})); }, {"causal_mask", "queries"});
   expect_error<IA>([] { embedding(z({4}), Ids({1}, {0})); }, {"embedding", "[4]"});
-  expect_error<IA>([] { cross_entropy(z({2, 5}), Ids({3}, {0, 1, 2})); },
-                   {"cross_entropy", "[3]", "[2, 5]"});
+  expect_error<IA>(
+      [] {
+        cross_entropy(z({2, 5}), Ids({3}, {0, 1, 2}));
+      },
+      {"cross_entropy", "[3]", "[2, 5]"});
   Generator gen;
   expect_error<IA>([&] { dropout(z({2}), 1.5f, true, gen); }, {"dropout", "1.5"});
 }
 
 BOOST_AUTO_TEST_CASE(range_errors_name_value_and_bound) {
   using OOR = std::out_of_range;
-  expect_error<OOR>([] { embedding(z({10, 4}), Ids({3}, {1, 10, 2})); },
-                    {"embedding", "id 10", "position 1", "[0, 10)"});
+  expect_error<OOR>(
+      [] {
+        embedding(z({10, 4}), Ids({3}, {1, 10, 2}));
+      },
+      {"embedding", "id 10", "position 1", "[0, 10)"});
   expect_error<OOR>([] { embedding(z({10, 4}), Ids({1}, {-1})); }, {"embedding", "id -1"});
-  expect_error<OOR>([] { cross_entropy(z({2, 5}), Ids({2}, {0, 7})); }, {"cross_entropy", "id 7", "[0, 5)"});
+  expect_error<OOR>(
+      [] {
+        cross_entropy(z({2, 5}), Ids({2}, {0, 7}));
+      },
+      {"cross_entropy", "id 7", "[0, 5)"});
   expect_error<OOR>([] { narrow(z({3, 4}), 1, 2, 3); }, {"narrow", "[2, 5)", "[3, 4]"});
   expect_error<OOR>([] { sum(z({3, 4}), {2}); }, {"sum", "axis 2"});
   expect_error<OOR>([] { softmax(z({3, 4}), -3); }, {"softmax", "axis -3"});
@@ -63,7 +75,8 @@ BOOST_AUTO_TEST_CASE(range_errors_name_value_and_bound) {
 BOOST_AUTO_TEST_CASE(backward_misuse) {
   Tensor x = Tensor::scalar(1.0f, true);
   Tensor y = x * 2.0f;
-  expect_error<std::invalid_argument>([&] { backward(y, Tensor::zeros({2})); }, {"backward", "[2]"});
+  expect_error<std::invalid_argument>([&] { backward(y, Tensor::zeros({2})); },
+                                      {"backward", "[2]"});
   tape().clear();
   Tensor constant = Tensor::scalar(3.0f);
   expect_error<std::logic_error>([&] { backward(constant); }, {"backward", "retain_graph"});

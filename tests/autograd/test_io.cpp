@@ -41,7 +41,8 @@ void expect_rejected(const std::string& path, const std::string& fragment) {
   } catch (const std::runtime_error& e) {
     const std::string what = e.what();
     BOOST_TEST(what.find(path) != std::string::npos, what);
-    BOOST_TEST(what.find(fragment) != std::string::npos, "\"" << what << "\" lacks \"" << fragment << "\"");
+    BOOST_TEST(what.find(fragment) != std::string::npos,
+               "\"" << what << "\" lacks \"" << fragment << "\"");
     return;
   }
   BOOST_FAIL("accepted a damaged file; expected an error about " << fragment);
@@ -66,7 +67,8 @@ BOOST_AUTO_TEST_CASE(round_trip) {
   BOOST_TEST(back.tensor("layer.weight").shape() == (Shape{2, 3}));
   BOOST_TEST(back.tensor("layer.weight").array()(1, 2) == 6.0f);
   BOOST_TEST(back.tensor("scalar").item() == -0.5f);
-  BOOST_TEST(back.id_array("ids").values == sample().ids["ids"].values, boost::test_tools::per_element());
+  BOOST_TEST(back.id_array("ids").values == sample().ids["ids"].values,
+             boost::test_tools::per_element());
   BOOST_TEST(back.metadata.at("format") == "pt");
   BOOST_CHECK_THROW(back.tensor("missing"), std::out_of_range);
 }
@@ -96,7 +98,11 @@ BOOST_AUTO_TEST_CASE(rejects_truncated_and_corrupted_files) {
   expect_rejected(p, "needs 16 bytes");
   spit(p, with_header(R"({"w":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}})", 4));
   expect_rejected(p, "unsupported dtype F16");
-  spit(p, with_header(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})", 12));
+  spit(
+      p,
+      with_header(
+          R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+          12));
   expect_rejected(p, "overlap");
   spit(p, with_header(R"({"w":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", 8));
   expect_rejected(p, "negative");
@@ -107,7 +113,9 @@ BOOST_AUTO_TEST_CASE(rejects_truncated_and_corrupted_files) {
 BOOST_AUTO_TEST_CASE(rejects_huge_claims_before_allocating) {
   TempDir dir;
   const std::string p = dir.file("huge.safetensors");
-  spit(p, with_header(R"({"w":{"dtype":"F32","shape":[1000000,1000000],"data_offsets":[0,4000000000000]}})", 16));
+  spit(p, with_header(
+              R"({"w":{"dtype":"F32","shape":[1000000,1000000],"data_offsets":[0,4000000000000]}})",
+              16));
   expect_rejected(p, "more data than the file holds");
   std::string length_only(8, '\xff');
   spit(p, length_only + "{}");
@@ -118,10 +126,11 @@ BOOST_AUTO_TEST_CASE(atomic_write_keeps_the_old_file_when_writing_fails) {
   TempDir dir;
   const std::string p = dir.file("result.json");
   atomic_write(p, [](std::ostream& out) { out << "old"; });
-  BOOST_CHECK_THROW(atomic_write(p, [](std::ostream& out) {
-                      out << "half";
-                      throw std::runtime_error("crash mid-write");
-                    }),
+  BOOST_CHECK_THROW(atomic_write(p,
+                                 [](std::ostream& out) {
+                                   out << "half";
+                                   throw std::runtime_error("crash mid-write");
+                                 }),
                     std::runtime_error);
   BOOST_TEST(slurp(p) == "old");
   size_t files = 0;

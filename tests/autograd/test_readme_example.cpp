@@ -12,7 +12,7 @@ BOOST_AUTO_TEST_CASE(tiny_graph) {
   // BEGIN README EXAMPLE
   using namespace tg;
   Generator gen(42);
-  Tensor w = randn({3, 2}, gen, 0.5f, /*requires_grad=*/true);   // [out, in]
+  Tensor w = randn({3, 2}, gen, 0.5f, /*requires_grad=*/true);  // [out, in]
   Tensor b = Tensor::zeros({3}, /*requires_grad=*/true);
   Tensor x = Tensor::from_vector({4, 2}, {1, 2, 3, 4, 5, 6, 7, 8});  // a batch of 4
   Ids targets({4}, {0, 2, 1, 2});

@@ -98,14 +98,18 @@ BOOST_AUTO_TEST_CASE(leaf_gradients_accumulate_until_zeroed) {
 // later ones (Tensor::add_to_grad): two backward passes must give twice one pass.
 BOOST_AUTO_TEST_CASE(fused_output_layer_gradients_accumulate_across_backward_calls) {
   Generator gen(11);
-  Tensor x = randn({6, 8}, gen, 1.0f, true), w = randn({20, 8}, gen, 1.0f, true), b = randn({20}, gen, 1.0f, true);
+  Tensor x = randn({6, 8}, gen, 1.0f, true), w = randn({20, 8}, gen, 1.0f, true),
+         b = randn({20}, gen, 1.0f, true);
   const Ids targets({6}, {0, 3, 19, 7, 7, 12});
   backward(linear_cross_entropy(x, w, b, targets));
   const Array once_w = w.grad(), once_x = x.grad(), once_b = b.grad();
   backward(linear_cross_entropy(x, w, b, targets));
-  for (size_t i = 0; i < once_w.size(); ++i) BOOST_TEST(w.grad().data()[i] == 2.0f * once_w.data()[i]);
-  for (size_t i = 0; i < once_x.size(); ++i) BOOST_TEST(x.grad().data()[i] == 2.0f * once_x.data()[i]);
-  for (size_t i = 0; i < once_b.size(); ++i) BOOST_TEST(b.grad().data()[i] == 2.0f * once_b.data()[i]);
+  for (size_t i = 0; i < once_w.size(); ++i)
+    BOOST_TEST(w.grad().data()[i] == 2.0f * once_w.data()[i]);
+  for (size_t i = 0; i < once_x.size(); ++i)
+    BOOST_TEST(x.grad().data()[i] == 2.0f * once_x.data()[i]);
+  for (size_t i = 0; i < once_b.size(); ++i)
+    BOOST_TEST(b.grad().data()[i] == 2.0f * once_b.data()[i]);
   BOOST_TEST(std::abs(once_b.data()[7]) > 0.0f);  // a target row: a non-trivial gradient
 }
 

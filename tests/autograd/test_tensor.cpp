@@ -44,7 +44,8 @@ BOOST_AUTO_TEST_CASE(tied_weight_gets_sum_of_both_uses) {
   BOOST_TEST(w.sparse_grad() != nullptr);
 
   // The two uses separately, through two independent copies of the same values.
-  Tensor as_input = w.clone().set_requires_grad(true), as_output = w.clone().set_requires_grad(true);
+  Tensor as_input = w.clone().set_requires_grad(true),
+         as_output = w.clone().set_requires_grad(true);
   backward(cross_entropy(linear(embedding(as_input, ids), as_output), targets));
   for (size_t i = 0; i < tied.size(); ++i)
     BOOST_TEST(tied.data()[i] == as_input.grad().data()[i] + as_output.grad().data()[i],
@@ -81,8 +82,10 @@ BOOST_AUTO_TEST_CASE(dropout_statistics_and_identity_in_eval) {
   Tensor y = dropout(x, 0.25f, true, gen);
   size_t zeros = 0;
   for (size_t i = 0; i < y.numel(); ++i) {
-    if (y.data()[i] == 0.0f) ++zeros;
-    else BOOST_REQUIRE_CLOSE(y.data()[i], 1.0f / 0.75f, 1e-4);
+    if (y.data()[i] == 0.0f)
+      ++zeros;
+    else
+      BOOST_REQUIRE_CLOSE(y.data()[i], 1.0f / 0.75f, 1e-4);
   }
   BOOST_TEST(std::fabs(zeros / 10000.0 - 0.25) < 0.02);
   Tensor e = dropout(x, 0.25f, false, gen);

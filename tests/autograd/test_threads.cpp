@@ -21,7 +21,8 @@ struct Run {
 
 // Builds fresh inputs from a fixed seed, applies op, backpropagates a fixed random weighting
 // of the output, and returns the output and the inputs' gradients.
-Run run(int threads, const std::vector<Shape>& shapes, const std::function<Tensor(std::vector<Tensor>&)>& op) {
+Run run(int threads, const std::vector<Shape>& shapes,
+        const std::function<Tensor(std::vector<Tensor>&)>& op) {
   set_num_threads(threads);
   Generator gen(7);
   std::vector<Tensor> inputs;
@@ -42,7 +43,8 @@ void check_same(const Run& a, const Run& b, float tolerance) {
   auto close = [tolerance](const std::vector<float>& x, const std::vector<float>& y) {
     BOOST_REQUIRE_EQUAL(x.size(), y.size());
     float worst = 0.0f;
-    for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::abs(x[i] - y[i]) / (1.0f + std::abs(x[i])));
+    for (size_t i = 0; i < x.size(); ++i)
+      worst = std::max(worst, std::abs(x[i] - y[i]) / (1.0f + std::abs(x[i])));
     BOOST_TEST(worst <= tolerance, "largest relative difference " << worst << " > " << tolerance);
   };
   close(a.out, b.out);
@@ -50,7 +52,8 @@ void check_same(const Run& a, const Run& b, float tolerance) {
   for (size_t i = 0; i < a.grads.size(); ++i) close(a.grads[i], b.grads[i]);
 }
 
-void same_on_1_and_2_threads(const std::vector<Shape>& shapes, const std::function<Tensor(std::vector<Tensor>&)>& op,
+void same_on_1_and_2_threads(const std::vector<Shape>& shapes,
+                             const std::function<Tensor(std::vector<Tensor>&)>& op,
                              float tolerance = 0.0f) {
   const Run one = run(1, shapes, op);
   const Run two = run(2, shapes, op);
@@ -81,7 +84,8 @@ BOOST_AUTO_TEST_CASE(element_wise_ops_match_exactly) {
 }
 
 BOOST_AUTO_TEST_CASE(row_ops_match_exactly) {
-  same_on_1_and_2_threads({{96, 80}, {80}, {80}}, [](auto& in) { return layer_norm(in[0], in[1], in[2]); });
+  same_on_1_and_2_threads({{96, 80}, {80}, {80}},
+                          [](auto& in) { return layer_norm(in[0], in[1], in[2]); });
   // 4 x 3 heads, T = 20, d = 8, dropout off and on.
   same_on_1_and_2_threads({{4, 20, 72}}, [](auto& in) {
     Generator g(3);
@@ -94,7 +98,8 @@ BOOST_AUTO_TEST_CASE(row_ops_match_exactly) {
 }
 
 BOOST_AUTO_TEST_CASE(ops_with_threaded_products_match_within_rounding) {
-  same_on_1_and_2_threads({{70, 48}, {300, 48}, {300}}, [](auto& in) { return linear(in[0], in[1], in[2]); }, 1e-5f);
+  same_on_1_and_2_threads(
+      {{70, 48}, {300, 48}, {300}}, [](auto& in) { return linear(in[0], in[1], in[2]); }, 1e-5f);
   Ids targets{{70}, std::vector<int32_t>(70)};
   for (size_t i = 0; i < 70; ++i) targets.values[i] = static_cast<int32_t>((i * 37) % 300);
   same_on_1_and_2_threads(
@@ -108,13 +113,19 @@ BOOST_AUTO_TEST_CASE(ops_with_threaded_products_match_within_rounding) {
 BOOST_AUTO_TEST_CASE(fused_output_layer_in_many_chunks_matches_the_unfused_ops) {
   const size_t rows = 150, vocab = 70000, width = 8;
   Ids targets{{rows}, std::vector<int32_t>(rows)};
-  for (size_t i = 0; i < rows; ++i) targets.values[i] = i % 11 == 5 ? -100 : static_cast<int32_t>((i * 7919) % vocab);
+  for (size_t i = 0; i < rows; ++i)
+    targets.values[i] = i % 11 == 5 ? -100 : static_cast<int32_t>((i * 7919) % vocab);
   const std::vector<Shape> shapes{{rows, width}, {vocab, width}, {vocab}};
-  const Run reference = run(1, shapes, [&](auto& in) { return cross_entropy(linear(in[0], in[1], in[2]), targets, -100); });
+  const Run reference = run(1, shapes, [&](auto& in) {
+    return cross_entropy(linear(in[0], in[1], in[2]), targets, -100);
+  });
   for (int threads : {1, 2}) {
     BOOST_TEST_CONTEXT("threads " << threads) {
-      check_same(reference, run(threads, shapes, [&](auto& in) { return linear_cross_entropy(in[0], in[1], in[2], targets, -100); }),
-                 1e-5f);
+      check_same(
+          reference,
+          run(threads, shapes,
+              [&](auto& in) { return linear_cross_entropy(in[0], in[1], in[2], targets, -100); }),
+          1e-5f);
     }
   }
   set_num_threads(1);

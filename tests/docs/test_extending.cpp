@@ -15,7 +15,8 @@ BOOST_AUTO_TEST_SUITE(docs_extending)
 BOOST_AUTO_TEST_CASE(silu_gradient_check) {
   Generator gen(1);
   Tensor x = randn({4, 6}, gen, 2.0f, true);
-  const GradcheckResult r = gradcheck([](const std::vector<Tensor>& in) { return swiglu::silu(in[0]); }, {x});
+  const GradcheckResult r =
+      gradcheck([](const std::vector<Tensor>& in) { return swiglu::silu(in[0]); }, {x});
   BOOST_TEST(r.ok, r.report);
 }
 
@@ -39,7 +40,8 @@ BOOST_AUTO_TEST_CASE(swiglu_layer_gradient_check) {
   Tensor x = randn({2, 3, 6}, init, 1.0f, true);
   std::vector<Tensor> inputs = {x};
   for (const Tensor& p : layer.parameters()) inputs.push_back(p);
-  const GradcheckResult r = gradcheck([&](const std::vector<Tensor>&) { return layer.forward(x); }, inputs);
+  const GradcheckResult r =
+      gradcheck([&](const std::vector<Tensor>&) { return layer.forward(x); }, inputs);
   BOOST_TEST(r.ok, r.report);
 }
 
@@ -47,14 +49,16 @@ BOOST_AUTO_TEST_CASE(swiglu_gpt_trains_through_the_registry) {
   swiglu::register_swiglu_gpt();
   train::TrainConfig c;
   c.model.name = "swiglu-gpt";
-  c.model.d_model = 24, c.model.layers = 1, c.model.heads = 2, c.model.context = 16, c.model.dropout = 0.0f;
+  c.model.d_model = 24, c.model.layers = 1, c.model.heads = 2, c.model.context = 16,
+  c.model.dropout = 0.0f;
   c.model.options["hidden"] = "40";
   c.batch = 8, c.epochs = 2, c.warmup = 2, c.lr = 3e-3f, c.quiet = true;
   train::Trainer trainer(c, testing::toy_data());
   BOOST_TEST(trainer.model().parameter("blocks.0.mlp.w1.weight").shape() == (Shape{40, 24}));
   const auto r = trainer.run();
   const auto& epochs = r.json["epochs"];
-  BOOST_TEST(epochs.back()["train_loss"].get<double>() < epochs.front()["train_loss"].get<double>());
+  BOOST_TEST(epochs.back()["train_loss"].get<double>() <
+             epochs.front()["train_loss"].get<double>());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

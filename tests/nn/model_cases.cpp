@@ -37,7 +37,8 @@ std::unique_ptr<nn::LanguageModel> golden_model(const std::string& name) {
     Tensor dst = p;
     std::copy(src.data(), src.data() + src.numel(), dst.data());
   }
-  if (in_file != in_model) throw std::runtime_error(name + ": golden file has parameters the model lacks");
+  if (in_file != in_model)
+    throw std::runtime_error(name + ": golden file has parameters the model lacks");
   return model;
 }
 

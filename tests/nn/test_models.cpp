@@ -27,7 +27,8 @@ BOOST_DATA_TEST_CASE(model_matches_pytorch, boost::unit_test::data::make(kModels
   check_close(name + " loss", loss.array(), g.tensor(name + "/loss").array(), 1e-6, 1e-5);
   backward(loss);
   for (const auto& [pname, p] : model->named_parameters())
-    check_close(name + " grad " + pname, p.dense_grad(), g.tensor(name + "/grad/" + pname).array(), 1e-5, 1e-3);
+    check_close(name + " grad " + pname, p.dense_grad(), g.tensor(name + "/grad/" + pname).array(),
+                1e-5, 1e-3);
 }
 
 BOOST_DATA_TEST_CASE(ten_adamw_steps_match_pytorch, boost::unit_test::data::make(kModels), name) {
@@ -41,18 +42,20 @@ BOOST_DATA_TEST_CASE(ten_adamw_steps_match_pytorch, boost::unit_test::data::make
     const Tensor loss = model->loss(ids, targets);
     backward(loss);
     opt.step();
-    BOOST_TEST_MESSAGE(name << " step " << step << ": loss " << loss.item() << " (PyTorch " << want.data()[step] << ")");
+    BOOST_TEST_MESSAGE(name << " step " << step << ": loss " << loss.item() << " (PyTorch "
+                            << want.data()[step] << ")");
     BOOST_TEST(loss.item() == want.data()[step], boost::test_tools::tolerance(2e-5f));
   }
 }
 
-BOOST_DATA_TEST_CASE(model_gradient_matches_finite_differences, boost::unit_test::data::make(kModels), name) {
+BOOST_DATA_TEST_CASE(model_gradient_matches_finite_differences,
+                     boost::unit_test::data::make(kModels), name) {
   auto model = golden_model(name);
   const TensorFile& g = golden_models();
   const Ids ids = g.id_array(name + "/ids"), targets = g.id_array(name + "/targets");
   const auto params = model->parameters();
-  const GradcheckResult r = gradcheck(
-      [&](const std::vector<Tensor>&) { return model->loss(ids, targets); }, params);
+  const GradcheckResult r =
+      gradcheck([&](const std::vector<Tensor>&) { return model->loss(ids, targets); }, params);
   BOOST_TEST_MESSAGE(name << ": " << r.report);
   BOOST_TEST(r.ok, name << ": " << r.report);
 }

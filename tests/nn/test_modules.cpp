@@ -75,7 +75,8 @@ BOOST_AUTO_TEST_CASE(only_rows_in_the_batch_change) {
   const Tensor& after = model.input_embedding().weight();
   std::set<int32_t> used(ids.values.begin(), ids.values.end());
   for (int32_t row = 0; row < 20; ++row) {
-    const bool changed = std::memcmp(before.data() + row * 16, after.data() + row * 16, 16 * sizeof(float)) != 0;
+    const bool changed =
+        std::memcmp(before.data() + row * 16, after.data() + row * 16, 16 * sizeof(float)) != 0;
     BOOST_TEST(changed == (used.count(row) > 0), "row " << row);
   }
 }
@@ -164,8 +165,8 @@ struct TwoLayer : Layer {
   std::shared_ptr<Linear> up, down;
   explicit TwoLayer(const BlockContext& ctx) {
     up = register_module("up", std::make_shared<Linear>(ctx.d_model, 3 * ctx.d_model, ctx.init));
-    down = register_module("down", std::make_shared<Linear>(3 * ctx.d_model, ctx.d_model, ctx.init, true,
-                                                            ParamRole::residual_weight));
+    down = register_module("down", std::make_shared<Linear>(3 * ctx.d_model, ctx.d_model, ctx.init,
+                                                            true, ParamRole::residual_weight));
   }
   Tensor forward(const Tensor& x) const override { return down->forward(relu(up->forward(x))); }
 };
@@ -188,10 +189,13 @@ BOOST_AUTO_TEST_CASE(gpt_parts_are_replaceable_and_get_gpt2_initialisation) {
   GPT model(c);
   BOOST_TEST(built == 4u);
   // Selected by role, not by name: the user's "up" is a weight, "down" a residual projection.
-  BOOST_TEST(std_of(model.parameter("blocks.0.mlp.up.weight")) == 0.02, boost::test_tools::tolerance(0.05));
-  BOOST_TEST(std_of(model.parameter("blocks.3.mlp.down.weight")) == 0.02 / std::sqrt(8.0), boost::test_tools::tolerance(0.05));
+  BOOST_TEST(std_of(model.parameter("blocks.0.mlp.up.weight")) == 0.02,
+             boost::test_tools::tolerance(0.05));
+  BOOST_TEST(std_of(model.parameter("blocks.3.mlp.down.weight")) == 0.02 / std::sqrt(8.0),
+             boost::test_tools::tolerance(0.05));
   BOOST_TEST(std_of(model.parameter("blocks.2.mlp.up.bias")) == 0.0);
-  BOOST_TEST(std_of(model.parameter("blocks.0.attn.proj.weight")) == 0.02 / std::sqrt(8.0), boost::test_tools::tolerance(0.1));
+  BOOST_TEST(std_of(model.parameter("blocks.0.attn.proj.weight")) == 0.02 / std::sqrt(8.0),
+             boost::test_tools::tolerance(0.1));
   // Norms keep their layer's values; the whole thing trains.
   BOOST_TEST(model.parameter("blocks.1.ln2.weight").data()[0] == 1.0f);
   const Ids ids = batch(2, 8, 5, c.vocab, c.vocab);

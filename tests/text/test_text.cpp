@@ -20,7 +20,9 @@ struct TempDir {
   ~TempDir() { fs::remove_all(path); }
   std::string file(const std::string& name) const { return (path / name).string(); }
 };
-void spit(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
+void spit(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
@@ -30,7 +32,8 @@ void expect_error(F f, const std::string& fragment) {
   try {
     f();
   } catch (const std::exception& e) {
-    BOOST_TEST(std::string(e.what()).find(fragment) != std::string::npos, "\"" << e.what() << "\" lacks \"" << fragment << "\"");
+    BOOST_TEST(std::string(e.what()).find(fragment) != std::string::npos,
+               "\"" << e.what() << "\" lacks \"" << fragment << "\"");
     return;
   }
   BOOST_FAIL("no error; expected one mentioning " << fragment);
@@ -40,7 +43,8 @@ void expect_error(F f, const std::string& fragment) {
 BOOST_AUTO_TEST_SUITE(text_corpus)
 
 BOOST_AUTO_TEST_CASE(tagged_format) {
-  const std::string text = "\n\n\tThe/at jury/nn said/vbd 1/2/cd ``/`` and/or/cc ./.\n\n\t  Dr./np-tl  /x\n";
+  const std::string text =
+      "\n\n\tThe/at jury/nn said/vbd 1/2/cd ``/`` and/or/cc ./.\n\n\t  Dr./np-tl  /x\n";
   const Tokens t = parse_tagged(text);
   const Tokens want = {"The", "jury", "said", "1/2", "``", "and/or", ".", "Dr.", "/x"};
   BOOST_TEST(t == want, boost::test_tools::per_element());
@@ -65,7 +69,8 @@ BOOST_AUTO_TEST_CASE(brown_reads_500_files_in_order_and_names_a_gap) {
 
 BOOST_AUTO_TEST_CASE(splits_and_unk) {
   Tokens t;
-  for (int i = 0; i < 100; ++i) t.push_back(i % 10 == 0 ? "rare" + std::to_string(i) : "w" + std::to_string(i % 3));
+  for (int i = 0; i < 100; ++i)
+    t.push_back(i % 10 == 0 ? "rare" + std::to_string(i) : "w" + std::to_string(i % 3));
   const Splits s = bengio_splits(t, 60, 20);
   BOOST_TEST(s.train.size() == 60u);
   BOOST_TEST(s.valid.size() == 20u);
@@ -132,7 +137,8 @@ BOOST_AUTO_TEST_SUITE(text_vectors)
 BOOST_AUTO_TEST_CASE(text_and_binary_round_trips) {
   TempDir dir;
   const std::vector<std::string> words = {"king", "queen", "the"};
-  const Tensor m = Tensor::from_vector({3, 4}, {0.1f, -2.5f, 3e-8f, 1.0f / 3.0f, 4, 5, 6, 7, -1, -0.0f, 1e20f, 8});
+  const Tensor m = Tensor::from_vector(
+      {3, 4}, {0.1f, -2.5f, 3e-8f, 1.0f / 3.0f, 4, 5, 6, 7, -1, -0.0f, 1e20f, 8});
   for (auto format : {VectorFormat::text, VectorFormat::binary}) {
     const std::string p = dir.file("v");
     save_vectors(p, words, m, format);
@@ -148,14 +154,23 @@ BOOST_AUTO_TEST_CASE(text_and_binary_round_trips) {
 BOOST_AUTO_TEST_CASE(malformed_files_are_rejected_with_location) {
   TempDir dir;
   const std::string p = dir.file("bad.txt");
-  auto text = [&](const std::string& body) { spit(p, body); return p; };
-  expect_error([&] { load_vectors(text("2 3\na 1 2 3\n"), VectorFormat::text); }, ":3: file ends after 1 of the 2");
-  expect_error([&] { load_vectors(text("1 3\na 1 2\n"), VectorFormat::text); }, ":2: expected 3 values for 'a', found 2");
-  expect_error([&] { load_vectors(text("1 3\na 1 2 3 4\n"), VectorFormat::text); }, ":2: more than 3 values");
-  expect_error([&] { load_vectors(text("1 3\na 1 x2 3\n"), VectorFormat::text); }, ":2: 'x2' is not a number");
+  auto text = [&](const std::string& body) {
+    spit(p, body);
+    return p;
+  };
+  expect_error([&] { load_vectors(text("2 3\na 1 2 3\n"), VectorFormat::text); },
+               ":3: file ends after 1 of the 2");
+  expect_error([&] { load_vectors(text("1 3\na 1 2\n"), VectorFormat::text); },
+               ":2: expected 3 values for 'a', found 2");
+  expect_error([&] { load_vectors(text("1 3\na 1 2 3 4\n"), VectorFormat::text); },
+               ":2: more than 3 values");
+  expect_error([&] { load_vectors(text("1 3\na 1 x2 3\n"), VectorFormat::text); },
+               ":2: 'x2' is not a number");
   expect_error([&] { load_vectors(text("1 3\na 1 nan 3\n"), VectorFormat::text); }, "not finite");
-  expect_error([&] { load_vectors(text("2 2\na 1 2\na 3 4\n"), VectorFormat::text); }, ":3: word 'a' appears twice");
-  expect_error([&] { load_vectors(text("1 2\na 1 2\nb 3 4\n"), VectorFormat::text); }, "more vectors than the header's 1");
+  expect_error([&] { load_vectors(text("2 2\na 1 2\na 3 4\n"), VectorFormat::text); },
+               ":3: word 'a' appears twice");
+  expect_error([&] { load_vectors(text("1 2\na 1 2\nb 3 4\n"), VectorFormat::text); },
+               "more vectors than the header's 1");
   expect_error([&] { load_vectors(text("two 3\n"), VectorFormat::text); }, ":1: header");
   expect_error([&] { load_vectors(text("1000000000 1000\na 1\n")); }, "more than the");
   expect_error([&] { load_vectors(dir.file("missing")); }, "cannot open");
@@ -173,7 +188,8 @@ BOOST_AUTO_TEST_CASE(align_to_vocabulary) {
   v.words = {"the", "cat"};
   v.index = {{"the", 0}, {"cat", 1}};
   v.matrix = Tensor::from_vector({2, 2}, {1, 2, 3, 4});
-  const Vocabulary vocab = Vocabulary::build({"the", "the", "dog", "cat"}, 1);  // <unk> the cat dog (ties by word)
+  const Vocabulary vocab =
+      Vocabulary::build({"the", "the", "dog", "cat"}, 1);  // <unk> the cat dog (ties by word)
   Generator gen(1);
   AlignStats s;
   const Tensor t = align_to_vocab(v, vocab, 2, gen, &s);
@@ -181,7 +197,8 @@ BOOST_AUTO_TEST_CASE(align_to_vocabulary) {
   BOOST_TEST(s.missing == 2u);  // <unk> and dog
   BOOST_TEST(t.array()(vocab.id("cat"), 1) == 4.0f);
   BOOST_TEST(s.init_std > 1.0f);
-  expect_error([&] { align_to_vocab(v, vocab, 3, gen); }, "dimension 2 but the model's d_model is 3");
+  expect_error([&] { align_to_vocab(v, vocab, 3, gen); },
+               "dimension 2 but the model's d_model is 3");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

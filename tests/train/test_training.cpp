@@ -5,8 +5,8 @@
 #include <fstream>
 
 #include "text/vectors.hpp"
-#include "train/toy_data.hpp"
 #include "train/models.hpp"
+#include "train/toy_data.hpp"
 #include "train/trainer.hpp"
 
 using namespace tg;
@@ -144,7 +144,9 @@ BOOST_AUTO_TEST_CASE(registered_models_train_by_name) {
   train::register_model("test-gpt-wide-norm", [&built](const train::ModelSpec& spec) {
     ++built;
     nn::GPTConfig g = train::gpt_config(spec);
-    g.parts.norm = [](const nn::BlockContext& ctx) { return std::make_shared<nn::LayerNorm>(ctx.d_model, 1e-2f); };
+    g.parts.norm = [](const nn::BlockContext& ctx) {
+      return std::make_shared<nn::LayerNorm>(ctx.d_model, 1e-2f);
+    };
     return std::make_unique<nn::GPT>(g, spec.pretrained);
   });
   BOOST_TEST(train::has_model("test-gpt-wide-norm"));
@@ -160,7 +162,9 @@ BOOST_AUTO_TEST_CASE(registered_models_train_by_name) {
     c.validate();
     BOOST_FAIL("an unknown model was accepted");
   } catch (const std::invalid_argument& e) {
-    BOOST_TEST(std::string(e.what()).find("registered: gpt, nplm, test-gpt-wide-norm") != std::string::npos, e.what());
+    BOOST_TEST(std::string(e.what()).find("registered: gpt, nplm, test-gpt-wide-norm") !=
+                   std::string::npos,
+               e.what());
   }
 }
 
