@@ -1,5 +1,7 @@
 #include "apps/cli.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -38,6 +40,14 @@ void quiet_other_ranks() {
 }
 
 }  // namespace
+
+const char* version() {
+  return TAPEGRAD_VERSION;
+}
+
+void add_version_flag(CLI::App& app) {
+  app.set_version_flag("--version", std::string("tapegrad ") + version());
+}
 
 int guarded_main(const char* program, const std::function<int()>& body) {
   // A closed pipe (`train_lm | head`) or a file-size limit must be a write error we report,

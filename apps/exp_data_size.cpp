@@ -20,6 +20,7 @@ using nlohmann::json;
 
 int tg::apps::exp_data_size_main(int argc, char** argv) {
   CLI::App app{"exp_data_size: embedding modes across training-set sizes"};
+  cli::add_version_flag(app);
   train::TrainConfig base;
   train::add_training_flags(app, base);
   study::CommonFlags f;

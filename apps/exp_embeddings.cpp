@@ -18,6 +18,7 @@ using nlohmann::json;
 
 int tg::apps::exp_embeddings_main(int argc, char** argv) {
   CLI::App app{"exp_embeddings: which input embedding predicts the next word better?"};
+  cli::add_version_flag(app);
   train::TrainConfig base;
   train::add_training_flags(app, base);
   study::CommonFlags f;

@@ -54,6 +54,7 @@ std::vector<std::string> neighbours(const text::VectorIndex& index, const std::s
 
 int tg::apps::exp_lifecycle_main(int argc, char** argv) {
   CLI::App app{"exp_lifecycle: the life cycle of an embedding table"};
+  cli::add_version_flag(app);
   train::TrainConfig base;
   train::add_training_flags(app, base);
   study::CommonFlags f;

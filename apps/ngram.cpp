@@ -20,6 +20,7 @@ int tg::apps::ngram_main(int argc, char** argv) {
   CLI::App app{
       "ngram: Kneser-Ney and deleted-interpolation n-gram baselines, perplexity as train_lm "
       "reports it"};
+  cli::add_version_flag(app);
   text::LMDataOptions data_options;
   text::NgramSmoothing smoothing = text::NgramSmoothing::kneser_ney;
   size_t order = 5;

@@ -1,4 +1,4 @@
-// The programs' mains, as functions: build/bin/<name> is tg::select_blas_kernel(argv) and then
+// The programs' mains, as functions: build/bin/<name> is tg::apps::start_program(argv) and then
 // `return tg::apps::<name>_main(argc, argv);` (apps/main.cpp.in). A user's program can be the
 // same after registering its own models (train/models.hpp), which then work with every flag.
 #pragma once

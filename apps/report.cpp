@@ -9,6 +9,7 @@
 
 int tg::apps::report_main(int argc, char** argv) {
   CLI::App app{"report: render REPORT.md from experiment results"};
+  cli::add_version_flag(app);
   std::string results = "results";
   bool no_plots = false;
   app.add_option("--results", results, "folder holding embeddings/, data_size/, lifecycle/")

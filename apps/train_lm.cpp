@@ -16,6 +16,7 @@ using namespace tg;
 int tg::apps::train_lm_main(int argc, char** argv) {
   CLI::App app{
       "train_lm: train a next-word model (GPT or Bengio et al.'s NPLM) and report perplexity"};
+  cli::add_version_flag(app);
   train::TrainConfig c;
   train::add_training_flags(app, c);
   size_t sample = 0, top_k = 40;

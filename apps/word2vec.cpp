@@ -28,6 +28,7 @@ std::string data_file(const std::string& name) {
 
 int tg::apps::word2vec_main(int argc, char** argv) {
   CLI::App app{"word2vec: skip-gram / CBOW with negative sampling, and evaluation of word vectors"};
+  cli::add_version_flag(app);
   app.require_subcommand(1);
   text::Word2VecOptions o;
   std::string input, output;

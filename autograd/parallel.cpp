@@ -1,9 +1,7 @@
 #include "autograd/parallel.hpp"
 
 #include <cblas.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -37,20 +35,6 @@ const char* threading_backend() {
 const char* blas_kernel() {
   const char* name = openblas_get_corename();
   return name ? name : "unknown";
-}
-
-void select_blas_kernel(char** argv) {
-  if (std::getenv("OPENBLAS_CORETYPE") || std::string(blas_kernel()) != "Prescott") return;
-  __builtin_cpu_init();
-  const char* kernel = nullptr;
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
-    kernel = "SkylakeX";
-  else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    kernel = "Haswell";
-  if (!kernel) return;
-  ::setenv("OPENBLAS_CORETYPE", kernel, 1);  // also stops a second exec
-  ::execv("/proc/self/exe", argv);
-  ::unsetenv("OPENBLAS_CORETYPE");  // exec failed: carry on with the kernel already loaded
 }
 
 }  // namespace tg

@@ -29,14 +29,6 @@ const char* threading_backend();
 // The sgemm kernel OpenBLAS chose ("SkylakeX", "Haswell", "Prescott", ...).
 const char* blas_kernel();
 
-// Debian's OpenBLAS picks its kernel by CPU model when it loads and takes the slowest one
-// (Prescott) for models it does not know, as virtual CPUs often report: 33 GFLOP/s instead
-// of 107 on one core here. The choice is fixed at load time, so a program calls this first
-// thing in main: when OpenBLAS fell back although the CPU has AVX-512 or AVX2, the program
-// runs itself again (exec, same arguments and pid) with OPENBLAS_CORETYPE set to the
-// matching kernel. A set OPENBLAS_CORETYPE (the user's choice) is left alone.
-void select_blas_kernel(char** argv);
-
 namespace detail {
 
 // How many blocks parallel_for would run side by side here: the thread count, or 1 inside a

@@ -14,14 +14,16 @@
 
 #include "apps/cli.hpp"
 #include "apps/flags.hpp"
+#include "apps/startup.hpp"
 #include "optim/optimizer.hpp"
 #include "train/trainer.hpp"
 
 using namespace tg;
 
 int main(int argc, char** argv) {
-  select_blas_kernel(argv);
+  apps::start_program(argv);
   CLI::App app{"bench_train: training-step throughput on Brown"};
+  cli::add_version_flag(app);
   train::TrainConfig c;
   c.model.dropout = 0.0f;  // both sides deterministic and comparable
   size_t steps = 20, warmup_steps = 3;

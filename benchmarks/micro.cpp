@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
+#include "apps/startup.hpp"
 #include "autograd/autograd.hpp"
 #include "nn/nn.hpp"
 #include "optim/optimizer.hpp"
@@ -197,4 +198,11 @@ static void BM_tape_overhead(benchmark::State& state) {
 }
 BENCHMARK(BM_tape_overhead)->Unit(benchmark::kMicrosecond);
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  tg::apps::start_program(argv);  // the same OpenBLAS kernel the programs run
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -11,9 +11,9 @@ repeats=3
 configs=gpt-tiny,gpt-tiny-tied,gpt-small,gpt-small-tied,nplm
 if [ "${1:-}" = "--quick" ]; then repeats=1; configs=gpt-tiny,nplm; fi
 scripts/setup.sh build data bench
-source scripts/blas_env.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)"
+source scripts/blas_env.sh  # after the build: it asks build/bin/blas_kernel
 bash scripts/fetch_brown.sh
 mkdir -p benchmarks/results
 echo "OpenBLAS kernel: ${OPENBLAS_CORETYPE:-auto-detected}" >&2

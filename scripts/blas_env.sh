@@ -1,11 +1,9 @@
-# Sourced by the run scripts (not by the tests): picks OpenBLAS's kernel by CPU features when
-# the user has not. Debian's OpenBLAS 0.3.21 falls back to its slowest (Prescott) sgemm on CPUs
-# whose model it does not know, which virtual machines often report: measured here 33 GFLOP/s
-# instead of 107 (SkylakeX kernel) on one core. Set OPENBLAS_CORETYPE yourself to override.
-if [ -z "${OPENBLAS_CORETYPE:-}" ] && [ -r /proc/cpuinfo ]; then
-  flags=$(grep -m1 '^flags' /proc/cpuinfo)
-  case " $flags " in
-    *" avx512f "*" avx512bw "*|*" avx512bw "*" avx512f "*) export OPENBLAS_CORETYPE=SkylakeX ;;
-    *" avx2 "*) export OPENBLAS_CORETYPE=Haswell ;;
-  esac
+# Sourced by the run scripts after the build: sets OPENBLAS_CORETYPE, unless the user has,
+# for the programs that do not pick OpenBLAS's kernel themselves (PyTorch). The kernel comes
+# from build/bin/blas_kernel, the project's one table of CPU features to kernels
+# (apps/startup.cpp); the project's own programs apply the same table at start.
+if [ -z "${OPENBLAS_CORETYPE:-}" ] && [ -x build/bin/blas_kernel ]; then
+  kernel=$(build/bin/blas_kernel)
+  [ -n "$kernel" ] && export OPENBLAS_CORETYPE=$kernel
+  unset kernel
 fi

@@ -23,9 +23,9 @@ case "${1:-}" in
 esac
 
 scripts/setup.sh build data report
-source scripts/blas_env.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)"
+source scripts/blas_env.sh  # after the build: it asks build/bin/blas_kernel
 bash scripts/fetch_brown.sh
 threads=$(nproc)
 # One MPI rank per core, one OpenBLAS thread each: the configuration results/ was produced

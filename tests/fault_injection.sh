@@ -27,6 +27,13 @@ refused() {
   grep -Eq -- "$regex" "$err" && ok || fail "message does not match '$regex': $(tail -2 "$err")"
 }
 
+# Waits until the run writing FILE (its stderr) has started training, at most 20 s, so that
+# a signal lands during training however loaded the machine is; then a random extra delay.
+wait_for_training() {
+  for _ in $(seq 200); do grep -q "step " "$1" 2>/dev/null && break; sleep 0.1; done
+  sleep "0.$((RANDOM % 4))"
+}
+
 tiny=(--corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 --warmup 2)
 long=("${tiny[@]}" --steps 200000)
 
@@ -35,7 +42,7 @@ for sig in TERM INT; do
   rm -f sig.ckpt sig.json
   "$bin/train_lm" "${long[@]}" --checkpoint sig.ckpt --checkpoint-every 40 --results sig.json >/dev/null 2>sig.err &
   pid=$!
-  sleep "0.$((RANDOM % 6 + 5))"
+  wait_for_training sig.err
   kill -"$sig" $pid
   wait $pid
   status=$?
@@ -55,7 +62,7 @@ if command -v mpirun >/dev/null; then
     timeout 120 mpirun -np 2 --oversubscribe "$bin/train_lm" "${long[@]}" --checkpoint mpi.ckpt --results mpi.json \
     >/dev/null 2>mpi.err &
   pid=$!
-  sleep 3
+  wait_for_training mpi.err
   kill -TERM $pid
   wait $pid
   status=$?
@@ -67,7 +74,7 @@ fi
 case="a second signal ends the process at once"
 "$bin/train_lm" "${long[@]}" --checkpoint twice.ckpt >/dev/null 2>twice.err &
 pid=$!
-sleep 0.6
+wait_for_training twice.err
 kill -TERM $pid
 kill -TERM $pid
 wait $pid
@@ -79,9 +86,9 @@ status=$?
 case="SIGKILL during training and checkpoint writes: the last checkpoint stays whole"
 rm -f kill.ckpt
 for round in 1 2 3 4 5; do
-  "$bin/train_lm" "${long[@]}" --checkpoint kill.ckpt --checkpoint-every 2 >/dev/null 2>&1 &
+  "$bin/train_lm" "${long[@]}" --checkpoint kill.ckpt --checkpoint-every 2 >/dev/null 2>kill_round.err &
   pid=$!
-  sleep "0.$((RANDOM % 5 + 4))"
+  wait_for_training kill_round.err
   kill -KILL $pid
   wait $pid 2>/dev/null
 done
@@ -89,7 +96,7 @@ if [ -f kill.ckpt ]; then
   "$bin/train_lm" "${tiny[@]}" --steps 400000 --resume kill.ckpt --checkpoint kill.ckpt \
     --checkpoint-every 1 >/dev/null 2>kill.err &
   pid=$!
-  sleep 0.5
+  wait_for_training kill.err
   kill -TERM $pid
   wait $pid
   check $? 143 kill.err "resumed from kill.ckpt" || true

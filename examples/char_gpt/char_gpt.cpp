@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "autograd/parallel.hpp"
+#include "apps/startup.hpp"
 #include "train/trainer.hpp"
 
 using namespace tg;
@@ -64,7 +64,7 @@ std::string sample(nn::LanguageModel& model, const text::LMData& data, const std
 }
 
 int main(int argc, char** argv) {
-  tg::select_blas_kernel(argv);
+  tg::apps::start_program(argv);  // OpenBLAS's fastest kernel for this CPU
   if (argc < 2) {
     std::fprintf(stderr, "usage: char_gpt FILE [--epochs N] [--sample N] [--prompt TEXT]\n");
     return 2;
