@@ -357,11 +357,11 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
   // Threads: each gets a contiguous slab of rows and runs its own single-threaded products
   // on it (BLAS does not split a product again inside a parallel region), with its own logits
   // chunk and weight-gradient buffer, summed in slab order at the end. Splitting every product
-  // over the threads instead left them waiting on each other 54 times per GPT step and packed
-  // the weight for each half (benchmarks/HISTORY.md).
+  // over the threads instead makes them wait on each other at every product and packs the
+  // weight once per thread (benchmarks/HISTORY.md).
   const size_t slabs = std::clamp<size_t>(rows / 16, 1, detail::parallel_width());
   // 16 MiB of logits per thread: larger chunks pack the weight and pass over its gradient
-  // fewer times; 8 MiB was 3-10% slower at 1 thread, 4 MiB slower still (HISTORY.md).
+  // fewer times (the sizes tried: benchmarks/HISTORY.md).
   const size_t chunk_elems = size_t{1} << 22;
   const size_t chunk = std::max<size_t>(chunk_elems / std::max<size_t>(vocab, 1), 16);
   // The weight gradients need no zeroing: each slab's first product writes them (beta 0).

@@ -3,8 +3,8 @@
 // They share one pool with BLAS: when the build links the OpenMP flavour of OpenBLAS
 // (Debian's libopenblas0-openmp; CMake option TAPEGRAD_OPENMP), a product and a row pass
 // run on the same OpenMP threads, one after the other. Two pools on the same cores (OpenMP
-// workers next to OpenBLAS's pthreads) spin against each other and were slower than one
-// thread (benchmarks/HISTORY.md), so a build without the OpenMP OpenBLAS runs these loops on
+// workers next to OpenBLAS's pthreads) spin against each other (benchmarks/HISTORY.md), so a
+// build without the OpenMP OpenBLAS runs these loops on
 // the calling thread.
 //
 // Work is cut into one contiguous block per thread, the same blocks for the same size and

@@ -14,7 +14,7 @@ namespace {
 std::atomic<long> g_live_impls{0};
 
 // glibc serves blocks above 128 KiB with mmap and unmaps them on free, so every training step
-// would fault its activations in afresh (15% of run time measured on a small GPT). Keeping
+// would fault its activations in afresh (the cost: benchmarks/HISTORY.md). Keeping
 // freed blocks in the heap lets the next step reuse them: a caching allocator for free.
 void keep_freed_memory_for_reuse() {
   static const bool done = [] {

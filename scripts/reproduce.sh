@@ -2,14 +2,14 @@
 # The main job: installs what is missing, builds, fetches the Brown corpus, trains word2vec
 # and the language models, and prints the comparison table.
 #   scripts/reproduce.sh          quick profile (one seed, small GPT, five embedding modes, a
-#                                 short data-size sweep): about 20 minutes on 2 cores,
-#                                 results in results/quick/
+#                                 short data-size sweep, the n-gram baselines), results in
+#                                 results/quick/
 #   scripts/reproduce.sh --full   everything (3 seeds, GPT and NPLM, full sweeps, life cycle,
-#                                 then the --target runs), results in results/ (REPORT.md);
-#                                 measured about 3.3 hours on 2 cores (README)
+#                                 then the --target runs), results in results/ (REPORT.md)
 #   scripts/reproduce.sh --target only the runs that beat Bengio et al.'s 252 test perplexity:
 #                                 GPT d128, 5 epochs, fine-tuned word2vec and learned embeddings,
-#                                 3 seeds (55 minutes on 2 cores), results in results/target/
+#                                 3 seeds, results in results/target/
+# Profiles and their measured times: docs/experiments.md and each profile's REPORT.md.
 # --full and --target train data-parallel over one MPI rank per core when mpirun is installed
 # (scripts/setup.sh installs it); --quick stays one process with one OpenBLAS thread per core.
 set -euo pipefail
@@ -29,10 +29,8 @@ source scripts/blas_env.sh  # after the build: it asks build/bin/blas_kernel
 bash scripts/fetch_brown.sh
 threads=$(nproc)
 # One MPI rank per core, one OpenBLAS thread each: the configuration results/ was produced
-# with (each rank draws its own dropout masks, so another layout gives other numbers). It was
-# the faster one then; since the output layer runs one slab per thread (benchmarks/HISTORY.md,
-# 2026-11-30), one process with all cores' threads is as fast or faster (benchmarks/RESULTS.md:
-# GPT tiny 8,567 vs 6,610 tok/s, small 3,750 vs 3,295-3,708), e.g. train_lm --threads 2.
+# with (each rank draws its own dropout masks, so another layout gives other numbers). One
+# process with all cores' threads (train_lm --threads N) is as fast: benchmarks/RESULTS.md.
 run=()
 rank_threads=$threads
 if [ "$profile" != quick ] && command -v mpirun >/dev/null && [ "$threads" -gt 1 ]; then
@@ -87,6 +85,13 @@ json.dump(merged, open(tmp, "w"), indent=2)
 os.replace(tmp, os.path.join(out, "embeddings", "summary.json"))
 PY
 fi
+
+# The count-based baselines of Bengio et al.'s Table 1 (seconds each).
+mkdir -p "$out/ngram"
+for order in 3 5; do
+  build/bin/ngram --order "$order" --results "$out/ngram/kneser-ney_$order.json"
+done
+build/bin/ngram --smoothing jelinek-mercer --order 3 --results "$out/ngram/jelinek-mercer_3.json"
 
 build/bin/report --results "$out"
 end=$(date +%s)
