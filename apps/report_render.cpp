@@ -190,26 +190,206 @@ std::string bengio_reference_table(const json* emb, const json* longer) {
   return out.str();
 }
 namespace {
-// Writes a data file and a gnuplot script, runs gnuplot; returns the Markdown image line or "".
+
+// One colour per embedding mode and one point shape and dash per model, the same in every
+// plot, so that a mode is recognised at a glance across the report.
+std::string series_style(const std::string& model, const std::string& mode) {
+  static const std::map<std::string, std::string> colours = {
+      {"learned", "#1f77b4"},
+      {"learned-tied", "#ff7f0e"},
+      {"frozen-pretrained", "#2ca02c"},
+      {"finetune-pretrained", "#d62728"},
+      {"frozen-random", "#7f7f7f"},
+      {"frozen-pretrained-full", "#17becf"},
+      {"finetune-pretrained-full", "#9467bd"}};
+  const auto colour = colours.find(mode);
+  const bool nplm = model == "nplm";
+  return "lc rgb '" + (colour == colours.end() ? std::string("#000000") : colour->second) +
+         "' pt " + (nplm ? "5" : "7") + " ps 1.1 lw 2 dt " + (nplm ? "2" : "1");
+}
+
+// The header every plot shares: axes fitted to the data with a little air, a grid, the key
+// below the plot (never over the data, never half the picture).
+const char* kPlotHeader =
+    "set terminal pngcairo size 900,600 font ',11'\n"
+    "set datafile separator '\\t'\nset grid\nset key below horizontal maxrows 3 spacing 1.2\n"
+    "set autoscale fix\nset offsets graph 0.03, graph 0.03, graph 0.08, graph 0.08\n"
+    "set format y '%.0f'\n";
+
+// Writes NAME.dat and NAME.gp in `dir` and runs gnuplot there. The script names only those
+// files (no path from the command line), and gnuplot is run without a shell.
 std::string plot(const fs::path& dir, const std::string& name, const std::string& data,
                  const std::string& script) {
   const fs::path dat = dir / (name + ".dat"), gp = dir / (name + ".gp"),
                  png = dir / (name + ".png");
   atomic_write(dat.string(), [&](std::ostream& o) { o << data; });
   atomic_write(gp.string(), [&](std::ostream& o) {
-    o << "set terminal pngcairo size 900,520 font ',11'\nset output '" << png.string()
-      << ".tmp'\nset datafile separator '\\t'\nset key outside right\nset grid\n"
-      << script;
+    o << kPlotHeader << "set output '" << name << ".png.tmp'\n" << script;
   });
-  const std::string command = "gnuplot '" + gp.string() + "' 2>/dev/null";
-  if (std::system(command.c_str()) != 0) return "";
+  const bool drawn =
+      run_program({"gnuplot", name + ".gp"}, ProgramOutput::discard, dir.string()) == 0;
+  std::error_code ec;
+  fs::remove(dat, ec);
+  fs::remove(gp, ec);
+  if (!drawn) return "";
   fs::rename(png.string() + ".tmp", png);
-  fs::remove(dat);
-  fs::remove(gp);
   // Linked relative to REPORT.md, one folder up.
   return "![" + name + "](" + (dir.filename() / png.filename()).string() + ")\n\n";
 }
+
+bool have_gnuplot() {
+  try {
+    return run_program({"gnuplot", "--version"}, ProgramOutput::discard) == 0;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// Validation perplexity against epochs (fractional with --eval-every) for every model and
+// mode: the mean over seeds with one standard deviation as error bars.
+std::string validation_curves(const json& emb, const fs::path& dir) {
+  std::vector<std::pair<std::string, std::string>> series;  // (model, mode), first-seen order
+  std::map<std::pair<std::string, std::string>, std::map<double, std::vector<double>>> points;
+  for (const auto& run : emb["runs"]) {
+    const auto key =
+        std::make_pair(run["model"].get<std::string>(), run["mode"].get<std::string>());
+    if (!points.count(key)) series.push_back(key);
+    const double per_epoch = run.value("steps_per_epoch", 0.0);
+    auto add = [&](const json& record) {
+      const double x =
+          per_epoch > 0 ? record["step"].get<double>() / per_epoch : record["epoch"].get<double>();
+      points[key][std::round(x * 1000) / 1000].push_back(record["valid_ppl"].get<double>());
+    };
+    for (const auto& e : run["epochs"]) add(e);
+    if (run.contains("evals"))
+      for (const auto& e : run["evals"]) add(e);
+  }
+  std::ostringstream data, script;
+  double last = 0;
+  for (const auto& [key, xs] : points) last = std::max(last, xs.rbegin()->first);
+  script << "set xlabel 'epochs'\nset ylabel 'validation perplexity (mean, sd over seeds)'\n"
+         << "set xtics " << std::max(1.0, std::ceil(last / 10)) << "\nplot ";
+  for (size_t i = 0; i < series.size(); ++i) {
+    data << "# " << series[i].first << " " << series[i].second << "\n";
+    for (const auto& [x, ys] : points[series[i]]) {
+      double mean = 0, var = 0;
+      for (double y : ys) mean += y / static_cast<double>(ys.size());
+      for (double y : ys) var += (y - mean) * (y - mean);
+      const double sd = ys.size() > 1 ? std::sqrt(var / static_cast<double>(ys.size() - 1)) : 0.0;
+      data << x << "\t" << mean << "\t" << sd << "\n";
+    }
+    data << "\n\n";
+    script << (i ? ", " : "") << "'valid_curves.dat' index " << i
+           << " using 1:2:3 with yerrorlines " << series_style(series[i].first, series[i].second)
+           << " title '" << series[i].first << " " << series[i].second << "'";
+  }
+  script << "\n";
+  return plot(dir, "valid_curves", data.str(), script.str());
+}
+
+std::string data_size_plot(const json& size, const fs::path& dir) {
+  std::ostringstream data, script;
+  int index = 0;
+  // Tics at the sizes measured, labelled like "40k".
+  std::vector<double> sizes;
+  for (const auto& r : size["rows"]) sizes.push_back(r["train_tokens"].get<double>());
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  script << "set xlabel 'training tokens'\nset ylabel 'test perplexity (mean, sd over seeds)'\n"
+         << "set logscale x\nset xtics (";
+  for (size_t i = 0; i < sizes.size(); ++i)
+    script << (i ? ", " : "") << "'" << fixed(sizes[i] / 1000, 0) << "k' " << sizes[i];
+  script << ")\nplot ";
+  std::vector<std::string> seen;
+  for (const auto& r : size["rows"]) {
+    const std::string model = r["model"].get<std::string>(), mode = r["mode"].get<std::string>();
+    if (std::find(seen.begin(), seen.end(), model + " " + mode) != seen.end()) continue;
+    seen.push_back(model + " " + mode);
+    data << "# " << model << " " << mode << "\n";
+    for (const auto& q : size["rows"])
+      if (q["model"] == r["model"] && q["mode"] == r["mode"])
+        data << q["train_tokens"].get<double>() << "\t" << q["test_ppl"]["mean"].get<double>()
+             << "\t" << q["test_ppl"].value("std", 0.0) << "\n";
+    data << "\n\n";
+    script << (index ? ", " : "") << "'data_size.dat' index " << index
+           << " using 1:2:3 with yerrorlines " << series_style(model, mode) << " title '" << model
+           << " " << mode << "'";
+    ++index;
+  }
+  script << "\n";
+  return plot(dir, "data_size", data.str(), script.str());
+}
+
+// Drift of each frequency band over training: one colour per band, a dash per run.
+std::string drift_plot(const json& life, const fs::path& dir) {
+  static const char* band_colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c",
+                                       "#d62728", "#7f7f7f", "#9467bd"};
+  std::ostringstream data, script;
+  int index = 0;
+  script << "set xlabel 'epoch'\nset ylabel 'mean cosine drift from the initial row'\n"
+         << "set format y '%.2f'\nset xtics 1\nplot ";
+  int run_number = 0;
+  for (const auto& run : life["runs"]) {
+    int band_number = 0;
+    for (const auto& [band, _] : run["drift"][0]["bands"].items()) {
+      data << "# " << run["name"].get<std::string>() << " " << band << "\n";
+      for (const auto& d : run["drift"])
+        data << d["epoch"].get<size_t>() << "\t" << d["bands"][band].get<double>() << "\n";
+      data << "\n\n";
+      script << (index ? ", " : "") << "'drift.dat' index " << index
+             << " with linespoints lw 2 lc rgb '" << band_colours[band_number % 6] << "' pt "
+             << (run_number ? 5 : 7) << " dt " << (run_number ? 2 : 1) << " title '"
+             << run["name"].get<std::string>() << ": " << band << "'";
+      ++index, ++band_number;
+    }
+    ++run_number;
+  }
+  script << "\n";
+  return plot(dir, "drift", data.str(), script.str());
+}
+
 }  // namespace
+
+// Our n-gram baselines (build/bin/ngram, in ngram/) next to Bengio et al.'s rows for the
+// same models on their copy of Brown: the ratio measures how much harder our split is.
+std::string calibration_section(const fs::path& dir) {
+  std::vector<json> runs;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir / "ngram", ec))
+    if (entry.path().extension() == ".json") runs.push_back(load(entry.path()));
+  if (runs.empty()) return "";
+  std::sort(runs.begin(), runs.end(), [](const json& a, const json& b) {
+    return std::make_pair(a["config"]["smoothing"].get<std::string>(),
+                          a["config"]["order"].get<int>()) <
+           std::make_pair(b["config"]["smoothing"].get<std::string>(),
+                          b["config"]["order"].get<int>());
+  });
+  // Bengio et al. (2003), Table 1, test perplexity: back-off Kneser-Ney and deleted
+  // interpolation.
+  const std::map<std::pair<std::string, int>, double> paper = {{{"kneser-ney", 3}, 323},
+                                                               {{"kneser-ney", 4}, 321},
+                                                               {{"kneser-ney", 5}, 321},
+                                                               {{"jelinek-mercer", 3}, 336}};
+  std::ostringstream out;
+  out << "## Calibration: the n-gram baselines\n\n"
+      << "`build/bin/ngram` on our split of Brown, with the same vocabulary and evaluation as the "
+         "neural models, next to Bengio et al.'s rows for the same kind of model on their copy of "
+         "the corpus. Ours are interpolated modified Kneser-Ney (theirs: back-off Kneser-Ney) and "
+         "deleted interpolation with weights per context-count bucket fitted on the validation "
+         "split (so its validation perplexity is optimistic).\n\n"
+      << "| model | valid ppl | test ppl | Bengio et al. test | ours / theirs "
+         "|\n|---|---:|---:|---:|---:|\n";
+  for (const auto& r : runs) {
+    const std::string smoothing = r["config"]["smoothing"].get<std::string>();
+    const int order = r["config"]["order"].get<int>();
+    const double test = r["test_ppl"].get<double>();
+    const auto ref = paper.find({smoothing, order});
+    out << "| " << smoothing << " " << order << "-gram | " << fixed(r["valid_ppl"].get<double>(), 1)
+        << " | " << fixed(test, 1) << " | " << (ref == paper.end() ? "" : fixed(ref->second, 0))
+        << " | " << (ref == paper.end() ? "" : fixed(test / ref->second, 3)) << " |\n";
+  }
+  return out.str() + "\n";
+}
 
 std::string render_report(const std::string& results_dir, bool plots) {
   const fs::path dir(results_dir);
@@ -220,11 +400,12 @@ std::string render_report(const std::string& results_dir, bool plots) {
     throw std::runtime_error(
         results_dir +
         ": no experiment results (run scripts/reproduce.sh or an exp_* binary first)");
-  plots = plots && std::system("command -v gnuplot >/dev/null 2>&1") == 0;
+  plots = plots && have_gnuplot();
   std::ostringstream md;
   md << "# Embedding experiments: results\n\n"
      << "Rendered by `build/bin/report` from the JSON files in this folder; every number below "
         "comes from them.\n\n";
+  md << calibration_section(dir);
   if (!emb.is_null()) {
     md << "## 1. Frozen pretrained vs learned embeddings (and tied vs untied)\n\n"
        << emb.value("data", "") << "\n\n";
@@ -239,25 +420,7 @@ std::string render_report(const std::string& results_dir, bool plots) {
           "tokens in evaluation mode "
        << "(a gap between train and valid ppl shows over-fitting). Wall time includes "
           "evaluation.\n\n";
-    if (plots) {
-      std::ostringstream data, script;
-      int index = 0;
-      script << "set xlabel 'epoch'\nset ylabel 'validation perplexity'\nset logscale y\nplot ";
-      for (const auto& run : emb["runs"]) {
-        if (run["seed"] != emb["runs"][0]["seed"]) continue;
-        data << "# " << run["model"].get<std::string>() << " " << run["mode"].get<std::string>()
-             << "\n";
-        for (const auto& e : run["epochs"])
-          data << e["epoch"].get<size_t>() << "\t" << e["valid_ppl"].get<double>() << "\n";
-        data << "\n\n";
-        script << (index ? ", " : "") << "'" << (dir / "embeddings" / "valid_curves.dat").string()
-               << "' index " << index << " with linespoints title '"
-               << run["model"].get<std::string>() << " " << run["mode"].get<std::string>() << "'";
-        ++index;
-      }
-      script << "\n";
-      md << plot(dir / "embeddings", "valid_curves", data.str(), script.str());
-    }
+    if (plots) md << validation_curves(emb, dir / "embeddings");
   }
   // The runs of `scripts/reproduce.sh --target` (longer training), when they sit next to the
   // full profile's results, get their own table and a line in the reference table.
@@ -274,53 +437,13 @@ std::string render_report(const std::string& results_dir, bool plots) {
     md << "## 2. How much data: where does pretraining help?\n\n"
        << size.value("data", "") << "\n\n"
        << data_size_table(size) << "\n";
-    if (plots) {
-      std::ostringstream data, script;
-      int index = 0;
-      script
-          << "set xlabel 'training tokens'\nset ylabel 'test perplexity'\nset logscale xy\nplot ";
-      std::vector<std::string> seen;
-      for (const auto& r : size["rows"]) {
-        const std::string key = r["model"].get<std::string>() + " " + r["mode"].get<std::string>();
-        if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
-        seen.push_back(key);
-        data << "# " << key << "\n";
-        for (const auto& q : size["rows"])
-          if (q["model"] == r["model"] && q["mode"] == r["mode"])
-            data << q["train_tokens"].get<double>() << "\t" << q["test_ppl"]["mean"].get<double>()
-                 << "\n";
-        data << "\n\n";
-        script << (index ? ", " : "") << "'" << (dir / "data_size" / "data_size.dat").string()
-               << "' index " << index << " with linespoints title '" << key << "'";
-        ++index;
-      }
-      script << "\n";
-      md << plot(dir / "data_size", "data_size", data.str(), script.str());
-    }
+    if (plots) md << data_size_plot(size, dir / "data_size");
   }
   if (!life.is_null()) {
     md << "## 3. The life cycle of an embedding table\n\n"
        << life.value("data", "") << "\n\n"
        << lifecycle_section(life);
-    if (plots) {
-      std::ostringstream data, script;
-      int index = 0;
-      script << "set xlabel 'epoch'\nset ylabel 'mean cosine drift from initial row'\nplot ";
-      for (const auto& run : life["runs"]) {
-        for (const auto& [band, _] : run["drift"][0]["bands"].items()) {
-          data << "# " << run["name"].get<std::string>() << " " << band << "\n";
-          for (const auto& d : run["drift"])
-            data << d["epoch"].get<size_t>() << "\t" << d["bands"][band].get<double>() << "\n";
-          data << "\n\n";
-          script << (index ? ", " : "") << "'" << (dir / "lifecycle" / "drift.dat").string()
-                 << "' index " << index << " with linespoints title '"
-                 << run["name"].get<std::string>() << ": " << band << "'";
-          ++index;
-        }
-      }
-      script << "\n";
-      md << plot(dir / "lifecycle", "drift", data.str(), script.str());
-    }
+    if (plots) md << drift_plot(life, dir / "lifecycle");
   }
   const std::string text = md.str();
   atomic_write((dir / "REPORT.md").string(), [&](std::ostream& o) { o << text; });

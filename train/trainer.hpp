@@ -39,9 +39,10 @@ struct TrainState {
   size_t epoch = 0, batch_in_epoch = 0;
   Generator::State epoch_gen_state{};  // the data generator at the start of the current epoch
   double best_valid = INFINITY;
-  size_t since_best = 0;  // epochs without a better validation loss
-  nlohmann::json curve = nlohmann::json::array();
-  double epoch_loss = 0.0;  // running sum over the current epoch's batches
+  size_t since_best = 0;                           // epochs without a better validation loss
+  nlohmann::json curve = nlohmann::json::array();  // one record per epoch
+  nlohmann::json evals = nlohmann::json::array();  // --eval-every: {step, valid_loss, valid_ppl}
+  double epoch_loss = 0.0;                         // running sum over the current epoch's batches
   size_t epoch_batches = 0;
   double train_seconds = 0.0;
   std::vector<Tensor> best;  // parameters at the best validation loss (model order)

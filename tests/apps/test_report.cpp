@@ -104,6 +104,27 @@ BOOST_AUTO_TEST_CASE(report_shows_the_longer_runs_of_a_target_folder) {
   fs::remove_all(dir);
 }
 
+BOOST_AUTO_TEST_CASE(report_calibrates_the_ngram_rows_against_the_paper) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("tapegrad_report_ngram_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "embeddings");
+  fs::create_directories(dir / "ngram");
+  json summary = {
+      {"rows", study::aggregate({run("gpt", "learned", 300, 310)}, {"model", "mode"}, kMetrics)}};
+  std::ofstream(dir / "embeddings" / "summary.json") << summary.dump();
+  json kn = {{"config", {{"smoothing", "kneser-ney"}, {"order", 5}}},
+             {"valid_ppl", 350.0},
+             {"test_ppl", 353.1}};
+  std::ofstream(dir / "ngram" / "kneser-ney_5.json") << kn.dump();
+  const std::string md = report::render_report(dir.string(), false);
+  // 353.1 / 321 (Bengio et al.'s Kneser-Ney 5-gram) = 1.100
+  BOOST_TEST(md.find("| kneser-ney 5-gram | 350.0 | 353.1 | 321 | 1.100 |") != std::string::npos,
+             md);
+  BOOST_TEST(md.find("## Calibration") < md.find("## 1."));
+  fs::remove_all(dir);
+}
+
 BOOST_AUTO_TEST_CASE(report_refuses_an_empty_folder_and_corrupt_json) {
   namespace fs = std::filesystem;
   const fs::path dir =
