@@ -1,17 +1,27 @@
 #include "text/similarity.hpp"
 
-#include <cblas.h>
-
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
+#include <xtensor-blas/xblas.hpp>
+#include <xtensor/xadapt.hpp>
 
 namespace tg::text {
 
 namespace {
+// Row-major views of raw buffers, for xtensor-blas's products (no copies).
+auto matrix_view(const float* data, size_t rows, size_t cols) {
+  return xt::adapt(const_cast<float*>(data), rows * cols, xt::no_ownership(),
+                   std::array<size_t, 2>{rows, cols});
+}
+auto vector_view(const float* data, size_t n) {
+  return xt::adapt(const_cast<float*>(data), n, xt::no_ownership(), std::array<size_t, 1>{n});
+}
+
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -68,14 +78,16 @@ int VectorIndex::find(const std::string& word, bool case_insensitive) const {
 }
 
 float VectorIndex::cosine(int a, int b) const {
-  return cblas_sdot(static_cast<int>(dim_), row(a), 1, row(b), 1);
+  float result = 0.0f;
+  xt::blas::dot(vector_view(row(a), dim_), vector_view(row(b), dim_), result);
+  return result;
 }
 
 std::vector<std::pair<int, float>> VectorIndex::nearest(const float* query, size_t k,
                                                         const std::vector<int>& exclude) const {
   std::vector<float> scores(words_.size());
-  cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(words_.size()), static_cast<int>(dim_),
-              1.0f, unit_.data(), static_cast<int>(dim_), query, 1, 0.0f, scores.data(), 1);
+  auto result = vector_view(scores.data(), scores.size());
+  xt::blas::gemv(matrix_view(unit_.data(), words_.size(), dim_), vector_view(query, dim_), result);
   std::vector<std::pair<int, float>> all;
   for (size_t r = 0; r < scores.size(); ++r)
     if (std::find(exclude.begin(), exclude.end(), static_cast<int>(r)) == exclude.end())
@@ -183,10 +195,10 @@ AnalogyScore evaluate_analogies(const VectorIndex& index, const std::string& pat
       for (size_t j = 0; j < dim; ++j)
         query[q * dim + j] = index.row(x.b)[j] - index.row(x.a)[j] + index.row(x.c)[j];
     }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(n),
-                static_cast<int>(limit), static_cast<int>(dim), 1.0f, query.data(),
-                static_cast<int>(dim), index.row(0), static_cast<int>(dim), 0.0f, sims.data(),
-                static_cast<int>(limit));
+    // sims[q, r] = query[q] . row[r] for the first `limit` rows.
+    auto result = matrix_view(sims.data(), n, limit);
+    xt::blas::gemm(matrix_view(query.data(), n, dim), matrix_view(index.row(0), limit, dim), result,
+                   false, true);
     for (size_t q = 0; q < n; ++q) {
       const Question& x = questions[start + q];
       int best = -1;
