@@ -3,7 +3,9 @@
 import datetime
 import json
 import os
+import shutil
 import statistics
+import subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 R = os.path.join(HERE, "results")
@@ -12,6 +14,43 @@ R = os.path.join(HERE, "results")
 def load(name):
     path = os.path.join(R, name)
     return json.load(open(path)) if os.path.exists(path) else None
+
+
+def ratio_plot(train):
+    """benchmarks/ratios.png: our tokens/s over PyTorch's per configuration and thread count, the
+    median of the alternating runs' ratios with their range as error bars, and the targets."""
+    if not shutil.which("gnuplot"):
+        return ""
+    rows = []
+    for r in train["rows"]:
+        ratios = [a / b for a, b in zip(r["tapegrad"]["runs"], r["pytorch"]["runs"])] or [r["speed_ratio"]]
+        rows.append((f"{r['config']} ({r['threads']}t)", statistics.median(ratios), min(ratios), max(ratios)))
+    data = "".join(f"{i}\t{name}\t{med}\t{lo}\t{hi}\n" for i, (name, med, lo, hi) in enumerate(rows))
+    open(os.path.join(HERE, "ratios.dat"), "w").write(data)
+    top = max(hi for _, _, _, hi in rows)
+    script = f"""set terminal pngcairo size 900,520 font ',11'
+set output 'ratios.png.tmp'
+set datafile separator '\\t'
+set grid ytics
+set key below horizontal
+set style fill solid 0.6 border -1
+set boxwidth 0.6
+set yrange [0:{top * 1.15:.2f}]
+set xrange [-0.6:{len(rows) - 0.4}]
+set ylabel 'tokens/s, tapegrad / PyTorch'
+set xtics rotate by -30
+plot 'ratios.dat' using 1:3:xtic(2) with boxes lc rgb '#1f77b4' title 'median of alternating runs', \\
+     '' using 1:3:4:5 with yerrorbars lc rgb '#000000' pt 0 title 'range over runs', \\
+     1 with lines dt 2 lc rgb '#7f7f7f' title 'PyTorch'
+"""
+    open(os.path.join(HERE, "ratios.gp"), "w").write(script)
+    ok = subprocess.run(["gnuplot", "ratios.gp"], cwd=HERE).returncode == 0
+    for f in ("ratios.dat", "ratios.gp"):
+        os.remove(os.path.join(HERE, f))
+    if not ok:
+        return ""
+    os.replace(os.path.join(HERE, "ratios.png.tmp"), os.path.join(HERE, "ratios.png"))
+    return "![speed ratios against PyTorch](ratios.png)"
 
 
 def main():
@@ -64,6 +103,9 @@ def main():
                          f"{r['tapegrad']['peak_rss_mib'] / r['pytorch']['peak_rss_mib']:.2f} | {r['loss_max_rel_diff']:.1e} | "
                          f"{r.get('measured', '')} {r.get('threading', '')} |")
         lines.append("")
+        image = ratio_plot(train)
+        if image:
+            lines += [image, ""]
     if w2v:
         lines += ["## word2vec vs gensim", "",
                   f"gensim {w2v['gensim_version']}, skip-gram, dim 128, window 5, negative 5, sample 1e-3, 5 epochs, "
