@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -60,7 +61,46 @@ void write_json(const std::string& path, const json& value) {
   if (dist::is_main()) atomic_write(path, [&](std::ostream& o) { o << value.dump(2) << "\n"; });
 }
 
+namespace {
+
+// What a word2vec run was trained on: the training tokens as the LM sees them.
+std::string token_fingerprint(const text::LMData& data) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = data.train.begin; i < data.train.end; ++i)
+    for (int b = 0; b < 4; ++b)
+      h = (h ^ ((static_cast<uint32_t>(data.stream[i]) >> (8 * b)) & 0xFF)) * 1099511628211ull;
+  for (const auto& w : data.vocab.words())
+    for (unsigned char ch : w + "\n") h = (h ^ ch) * 1099511628211ull;
+  return std::to_string(h);
+}
+
+// Settings of a finished run against this invocation's, ignoring how it was run (threads,
+// MPI buckets), which does not change a single-process result.
+bool same_settings(json done, json now) {
+  for (const char* key : {"threads", "comm_overlap", "bucket_mb", "resume"})
+    done.erase(key), now.erase(key);
+  return done == now;
+}
+
+}  // namespace
+
 json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const std::string& path) {
+  const json options = {
+      {"size", o.size},     {"window", o.window}, {"negative", o.negative},
+      {"sample", o.sample}, {"iter", o.iter},     {"min_count", o.min_count},
+      {"cbow", o.cbow},     {"seed", o.seed},     {"train_fingerprint", token_fingerprint(data)}};
+  // A study invoked again reuses the vectors it trained (with the same options on the same
+  // tokens), so that resumed runs see exactly the vectors the finished ones saw.
+  const std::string log_path = path + ".json";
+  if (std::filesystem::exists(path) && std::filesystem::exists(log_path)) {
+    json log = json::parse(std::ifstream(log_path), nullptr, false);
+    if (log.is_object() && log.value("options", json()) == options) {
+      if (dist::is_main())
+        std::fprintf(stderr, "[word2vec] reusing %s (same options and tokens)\n", path.c_str());
+      log["reused"] = true;
+      return log;
+    }
+  }
   // Under MPI rank 0 trains and writes the vectors; the others wait, then read the file.
   if (!dist::is_main()) {
     dist::barrier();
@@ -83,30 +123,45 @@ json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const 
   std::snprintf(buf, sizeof buf, "done in %.1f s, %zu words, WordSim-353 %.3f (%.0f%% OOV)",
                 r.seconds, r.words.size(), ws.spearman, 100 * ws.oov_ratio());
   line.finish(label + buf);
+  const json log = {{"file", path},
+                    {"tokens", tokens.size()},
+                    {"words", r.words.size()},
+                    {"seconds", r.seconds},
+                    {"words_per_s", r.words_per_s},
+                    {"wordsim353", ws.spearman},
+                    {"wordsim353_oov", ws.oov_ratio()},
+                    {"options", options}};
+  write_json(log_path, log);
   dist::barrier();
-  return {{"file", path},
-          {"tokens", tokens.size()},
-          {"words", r.words.size()},
-          {"seconds", r.seconds},
-          {"words_per_s", r.words_per_s},
-          {"wordsim353", ws.spearman},
-          {"wordsim353_oov", ws.oov_ratio()},
-          {"options",
-           {{"size", o.size},
-            {"window", o.window},
-            {"negative", o.negative},
-            {"sample", o.sample},
-            {"iter", o.iter},
-            {"min_count", o.min_count},
-            {"cbow", o.cbow},
-            {"seed", o.seed}}}};
+  return log;
 }
 
 json run_one(train::TrainConfig c, const text::LMData& data, const std::string& label,
              const std::string& json_path, const train::TrainHooks& hooks) {
   c.label = label;
   c.results = json_path;
+  // Resumable studies: a finished run (its JSON, with these settings) is not run again; the
+  // run in progress checkpoints each epoch beside its JSON and continues from there.
+  if (std::filesystem::exists(json_path)) {
+    const json done = json::parse(std::ifstream(json_path), nullptr, false);
+    if (done.is_object() && done.contains("test_ppl") && !done.contains("interrupted")) {
+      if (!same_settings(done.value("config", json()), c.to_json()))
+        throw std::invalid_argument(json_path +
+                                    " holds a finished run with other settings: delete it, or give "
+                                    "another --out");
+      std::fprintf(stderr, "[%s] done, skipped (%s)\n", label.c_str(), json_path.c_str());
+      return done;
+    }
+  }
+  const std::string checkpoint = json_path.substr(0, json_path.size() - 5) + ".ckpt";
+  if (c.checkpoint.empty()) {
+    c.checkpoint = checkpoint;
+    c.checkpoint_each_epoch = true;
+    if (std::filesystem::exists(checkpoint)) c.resume = checkpoint;
+  }
   train::RunResult r = train::train_language_model(c, data, hooks);
+  // Finished: the JSON holds everything; the checkpoint was only for resuming.
+  if (c.checkpoint == checkpoint && dist::is_main()) std::filesystem::remove(checkpoint);
   std::fprintf(stderr,
                "[%s] valid ppl %.1f, test ppl %.1f, %zu trainable parameters, %.0f tok/s, %s\n",
                label.c_str(), r.valid_ppl, r.test_ppl, r.json["trainable_params"].get<size_t>(),

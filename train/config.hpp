@@ -60,6 +60,7 @@ struct TrainConfig {
   // Files.
   std::string checkpoint;  // written at the end (and every checkpoint_every steps)
   long checkpoint_every = 0;
+  bool checkpoint_each_epoch = false;  // also save after every epoch's evaluation
   std::string resume;
   std::string results;  // JSON
   bool quiet = false;   // print nothing

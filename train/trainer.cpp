@@ -313,9 +313,9 @@ void Trainer::load_checkpoint(const std::string& path) {
   if (state_.batch_in_epoch > static_cast<size_t>(per_epoch_))
     throw std::runtime_error(path + ": batch " + std::to_string(state_.batch_in_epoch) +
                              " of an epoch of " + std::to_string(per_epoch_) + " batches");
-  if (chatty_)
-    std::fprintf(stderr, "resumed from %s at step %ld (epoch %zu, batch %zu)\n", path.c_str(),
-                 state_.step, state_.epoch + 1, state_.batch_in_epoch);
+  if (!c_.quiet && dist::is_main())
+    std::fprintf(stderr, "%sresumed from %s at step %ld (epoch %zu, batch %zu)\n", prefix_.c_str(),
+                 path.c_str(), state_.step, state_.epoch + 1, state_.batch_in_epoch);
 }
 
 void Trainer::check_resumable(const std::string& path,
@@ -500,7 +500,8 @@ void Trainer::end_epoch() {
     s.batch_in_epoch = 0;
   }
   if (c_.patience > 0 && s.since_best >= c_.patience) stopped_early_ = true;
-  if (!c_.checkpoint.empty() && (c_.checkpoint_every > 0 || s.step >= total_ || stopped_early_))
+  if (!c_.checkpoint.empty() &&
+      (c_.checkpoint_every > 0 || c_.checkpoint_each_epoch || s.step >= total_ || stopped_early_))
     save_checkpoint(c_.checkpoint);
 }
 

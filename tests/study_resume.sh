@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# A study that is killed and invoked again gives the numbers of one uninterrupted invocation:
+# finished runs are skipped (their JSON is kept), the run in progress resumes from its
+# per-epoch checkpoint, word2vec's vectors are reused.
+#   tests/study_resume.sh BIN_DIR TOY_CORPUS WORK_DIR
+set -uo pipefail
+bin=$1 toy=$2 work=$3
+rm -rf "$work"
+mkdir -p "$work"
+flags=(--corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 --warmup 2
+       --epochs 6 --models gpt --modes learned,finetune-pretrained --seeds 2 --w2v-iter 1)
+fail() { echo "study_resume: $*" >&2; exit 1; }
+
+"$bin/exp_embeddings" "${flags[@]}" --out "$work/whole" >/dev/null 2>"$work/whole.err" || fail "uninterrupted study failed"
+
+# Killed (SIGKILL: nothing gets to clean up) once the second run has checkpointed an epoch.
+"$bin/exp_embeddings" "${flags[@]}" --out "$work/parts" >/dev/null 2>"$work/parts1.err" &
+pid=$!
+for _ in $(seq 600); do [ -f "$work/parts/gpt_learned_seed2.ckpt" ] && break; sleep 0.05; done
+kill -KILL $pid
+wait $pid 2>/dev/null
+[ -f "$work/parts/gpt_learned_seed1.json" ] || fail "the first run had not finished before the kill"
+[ ! -f "$work/parts/gpt_learned_seed2.json" ] || fail "the kill came too late: the second run had finished"
+
+"$bin/exp_embeddings" "${flags[@]}" --out "$work/parts" >/dev/null 2>"$work/parts2.err" || fail "resumed study failed"
+grep -q "gpt learned seed 1\] done, skipped" "$work/parts2.err" || fail "the finished run was not skipped"
+grep -q "reusing .*word2vec" "$work/parts2.err" || fail "word2vec was trained again"
+grep -q "\[gpt learned seed 2\] resumed from .*gpt_learned_seed2.ckpt at step [1-9]" "$work/parts2.err" ||
+  fail "the run in progress did not resume from its checkpoint"
+
+for run in gpt_learned_seed1 gpt_learned_seed2 gpt_finetune-pretrained_seed1 gpt_finetune-pretrained_seed2; do
+  "$bin/compare_run" "$work/whole/$run.json" "$work/parts/$run.json" || fail "$run differs from the uninterrupted study"
+done
+[ -z "$(ls "$work/parts"/*.ckpt 2>/dev/null)" ] || fail "checkpoints of finished runs were left behind"
+# The same folder with other settings is refused, not silently mixed.
+if "$bin/exp_embeddings" "${flags[@]}" --lr 5e-3 --out "$work/parts" >/dev/null 2>"$work/other.err"; then
+  fail "a study with another --lr reused the finished runs"
+fi
+grep -q "holds a finished run with other settings" "$work/other.err" || fail "no clear message: $(tail -1 "$work/other.err")"
+echo "study_resume: the resumed study equals the uninterrupted one (4 runs, bit for bit)"
