@@ -55,33 +55,52 @@ for sig in TERM INT; do
   check $? 0 resume.err "resumed from sig.ckpt at step $step"
 done
 
-case="SIGTERM to mpirun: every rank stops after the same step, rank 0 saves"
+# Two ways a job is stopped: a user's kill to mpirun alone, which forwards it to the ranks,
+# and a scheduler's SIGTERM to every process of the job, after which mpirun forwards it again
+# (each rank gets it twice, and the first rank to finish must not make mpirun kill rank 0's
+# save). mpirun forwards SIGTERM after odls_base_sigkill_timeout seconds and sends SIGKILL as
+# long again; the default second can be shorter than a checkpoint's fsync on a loaded machine.
+# timeout --foreground passes its own signal to mpirun alone.
 if command -v mpirun >/dev/null; then
-  rm -f mpi.ckpt mpi.json
-  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-    timeout 120 mpirun -np 2 --oversubscribe "$bin/train_lm" "${long[@]}" --checkpoint mpi.ckpt --results mpi.json \
-    >/dev/null 2>mpi.err &
-  pid=$!
-  wait_for_training mpi.err
-  kill -TERM $pid
-  wait $pid
-  status=$?
-  # mpirun reports its own status for a job its signal ended; a hang would be timeout's 124.
-  refused $status mpi.err "SIGTERM: stopped after step [0-9]+ of 200000; saved checkpoint mpi.ckpt, partial results mpi.json"
-  [ -s mpi.ckpt ] && grep -q '"interrupted": "SIGTERM"' mpi.json && ok || fail "mpi.ckpt or mpi.json missing"
+  for target in mpirun job; do
+    case="SIGTERM to $target: every rank stops after the same step, rank 0 saves"
+    rm -f mpi.ckpt mpi.json
+    OMPI_MCA_odls_base_sigkill_timeout=5 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+      OMPI_MCA_rmaps_base_oversubscribe=1 timeout --foreground 120 mpirun -np 2 --oversubscribe \
+      "$bin/train_lm" "${long[@]}" --checkpoint mpi.ckpt --results mpi.json >/dev/null 2>mpi.err &
+    pid=$!
+    wait_for_training mpi.err
+    ranks=()
+    [ $target = job ] && mapfile -t ranks < <(pgrep -P "$(pgrep -P $pid)")
+    kill -TERM $pid "${ranks[@]}"
+    wait $pid
+    status=$?
+    # mpirun reports its own status for a job its signal ended; a hang would be timeout's 124.
+    refused $status mpi.err "SIGTERM: stopped after step [0-9]+ of 200000; saved checkpoint mpi.ckpt, partial results mpi.json"
+    [ -s mpi.ckpt ] && grep -q '"interrupted": "SIGTERM"' mpi.json && ok || fail "mpi.ckpt or mpi.json missing"
+    [ $target = job ] && [ ${#ranks[@]} != 2 ] && fail "found ${#ranks[@]} ranks to signal, not 2"
+  done
 fi
 
-case="a second signal ends the process at once"
+case="a second Ctrl-C ends the process at once; a repeated SIGTERM does not stop the save"
+"$bin/train_lm" "${long[@]}" --checkpoint twice.ckpt >/dev/null 2>twice.err &
+pid=$!
+wait_for_training twice.err
+kill -INT $pid
+kill -INT $pid
+wait $pid
+status=$?
+# Either the first signal's save finished before the second arrived (130 with the message),
+# or the second killed it (130 by the default action): never a hang, never another status.
+[ $status = 130 ] && ok || fail "two SIGINTs: exit status $status"
+rm -f twice.ckpt
 "$bin/train_lm" "${long[@]}" --checkpoint twice.ckpt >/dev/null 2>twice.err &
 pid=$!
 wait_for_training twice.err
 kill -TERM $pid
 kill -TERM $pid
 wait $pid
-status=$?
-# Either the first signal's save finished before the second arrived (143 with the message),
-# or the second killed it (143 by the default action): never a hang, never another status.
-[ $status = 143 ] && ok || fail "exit status $status"
+check $? 143 twice.err "SIGTERM: stopped after step [0-9]+ of 200000; saved checkpoint twice.ckpt"
 
 case="SIGKILL during training and checkpoint writes: the last checkpoint stays whole"
 rm -f kill.ckpt

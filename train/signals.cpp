@@ -12,8 +12,12 @@ namespace {
 std::atomic<int> g_pending{0};
 
 extern "C" void on_stop_signal(int signal_number) {
-  // The second signal: the user means it. Default action, now.
-  if (g_pending.exchange(signal_number) != 0) {
+  int none = 0;
+  if (g_pending.compare_exchange_strong(none, signal_number)) return;  // the first: stop cleanly
+  // A second Ctrl-C: the user means it. Default action, now. A repeated SIGTERM is absorbed:
+  // launchers and schedulers send it to every process of a job and again through mpirun,
+  // and a SIGKILL follows anyway when their grace period ends.
+  if (signal_number == SIGINT) {
     ::signal(signal_number, SIG_DFL);
     ::raise(signal_number);
   }

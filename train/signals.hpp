@@ -1,6 +1,6 @@
 // Stopping a run cleanly, as clusters do before preempting a job: on the first SIGINT or
 // SIGTERM the Trainer finishes the current step, writes its checkpoint (when it has one) and
-// the partial results, and throws Interrupted; a second signal ends the process at once.
+// the partial results, and throws Interrupted; a second SIGINT ends the process at once.
 #pragma once
 
 #include <stdexcept>

@@ -402,6 +402,9 @@ void Trainer::interrupt(int signal) {
     atomic_write(c_.results, [&](std::ostream& o) { o << dump(out_, 2) << "\n"; });
     saved += std::string(saved.empty() ? "" : ", ") + "partial results " + c_.results;
   }
+  // The other ranks wait for rank 0's files: a rank that exits first makes mpirun end the job,
+  // rank 0's save included.
+  if (dist::size() > 1) dist::barrier();
   throw Interrupted(
       signal,
       signal_name(signal) + ": stopped after step " + std::to_string(state_.step) + " of " +
