@@ -143,6 +143,9 @@ void add_training_flags(CLI::App& app, TrainConfig& c) {
       ->check(cli::non_negative());
   app.add_option("--resume", c.resume, "continue from a checkpoint")->check(CLI::ExistingFile);
   app.add_option("--results", c.results, "write the results JSON here");
+  app.add_option("--token-nll", c.token_nll,
+                 "write each valid and test token's negative log-likelihood (JSON; for "
+                 "ngram --mix-with and per-token comparisons)");
   add_data_flags(app, c.data);
 }
 

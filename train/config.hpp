@@ -62,9 +62,10 @@ struct TrainConfig {
   long checkpoint_every = 0;
   bool checkpoint_each_epoch = false;  // also save after every epoch's evaluation
   std::string resume;
-  std::string results;  // JSON
-  bool quiet = false;   // print nothing
-  std::string label;    // experiments: only a live line, prefixed "[label] "
+  std::string results;    // JSON
+  std::string token_nll;  // JSON: each valid and test token's negative log-likelihood
+  bool quiet = false;     // print nothing
+  std::string label;      // experiments: only a live line, prefixed "[label] "
   text::LMDataOptions data;
 
   nlohmann::json to_json() const;

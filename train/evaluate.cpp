@@ -10,46 +10,99 @@
 
 namespace tg::train {
 
-double evaluate_nll(nn::LanguageModel& model, const text::LMData& data, const text::Range& range,
-                    size_t batch_rows) {
-  NoGrad no_grad;
-  const bool was_training = model.training();
-  model.eval();
+namespace {
+
+// The evaluation batches of `range`: `rows` windows of `len` targets each, whose first targets
+// are at `starts`. Every target in the range is predicted once, from real preceding context.
+struct EvalBatch {
+  std::vector<size_t> starts;
+  size_t len = 0;
+};
+
+std::vector<EvalBatch> plan_batches(const nn::LanguageModel& model, const text::Range& range,
+                                    size_t batch_rows, size_t& first) {
   const size_t w = model.warmup(), t = std::min<size_t>(model.max_predictions(), 256);
   // About 2,048 predictions per forward pass: the logits of one batch are rows x t x V floats.
   batch_rows = std::max<size_t>(1, std::min(batch_rows, 2048 / t));
-  const size_t first = std::max(range.begin, w + 1);
-  // The batches, as (first target positions, length); under MPI each rank evaluates every
-  // size()-th batch and the sums are added up.
-  std::vector<std::pair<std::vector<size_t>, size_t>> batches(1);
+  first = std::max(range.begin, w + 1);
+  std::vector<EvalBatch> batches(1);
   size_t p = first;
   for (; p + t <= range.end; p += t) {
-    if (batches.back().first.size() == batch_rows) batches.emplace_back();
-    batches.back().first.push_back(p), batches.back().second = t;
+    if (batches.back().starts.size() == batch_rows) batches.emplace_back();
+    batches.back().starts.push_back(p), batches.back().len = t;
   }
   if (p < range.end) batches.push_back({{p}, range.end - p});
-  double sums[2] = {0.0, 0.0};  // total loss, predictions
-  for (size_t b = static_cast<size_t>(dist::rank()); b < batches.size();
-       b += static_cast<size_t>(dist::size())) {
-    const auto& [starts, len] = batches[b];
-    if (starts.empty()) continue;
-    std::vector<int32_t> inputs, targets;
-    for (size_t s : starts) {
-      inputs.insert(inputs.end(), data.stream.begin() + static_cast<long>(s - 1 - w),
-                    data.stream.begin() + static_cast<long>(s - 1 + len));
-      targets.insert(targets.end(), data.stream.begin() + static_cast<long>(s),
-                     data.stream.begin() + static_cast<long>(s + len));
-    }
-    const size_t rows = starts.size();
-    const Tensor loss =
-        model.loss(Ids({rows, w + len}, std::move(inputs)), Ids({rows, len}, std::move(targets)));
-    sums[0] += static_cast<double>(loss.item()) * static_cast<double>(rows * len);
-    sums[1] += static_cast<double>(rows * len);
+  if (batches.front().starts.empty()) batches.erase(batches.begin());
+  return batches;
+}
+
+std::pair<Ids, Ids> batch_ids(const nn::LanguageModel& model, const text::LMData& data,
+                              const EvalBatch& batch) {
+  const size_t w = model.warmup(), len = batch.len, rows = batch.starts.size();
+  std::vector<int32_t> inputs, targets;
+  for (size_t s : batch.starts) {
+    inputs.insert(inputs.end(), data.stream.begin() + static_cast<long>(s - 1 - w),
+                  data.stream.begin() + static_cast<long>(s - 1 + len));
+    targets.insert(targets.end(), data.stream.begin() + static_cast<long>(s),
+                   data.stream.begin() + static_cast<long>(s + len));
   }
-  dist::sum(sums, 2);
+  return {Ids({rows, w + len}, std::move(inputs)), Ids({rows, len}, std::move(targets))};
+}
+
+// Runs fn(batch index, batch) under NoGrad in evaluation mode; under MPI each rank takes every
+// size()-th batch.
+template <class F>
+void for_each_batch(nn::LanguageModel& model, const std::vector<EvalBatch>& batches, F&& fn) {
+  NoGrad no_grad;
+  const bool was_training = model.training();
+  model.eval();
+  for (size_t b = static_cast<size_t>(dist::rank()); b < batches.size();
+       b += static_cast<size_t>(dist::size()))
+    fn(batches[b]);
   model.train(was_training);
+}
+
+}  // namespace
+
+double evaluate_nll(nn::LanguageModel& model, const text::LMData& data, const text::Range& range,
+                    size_t batch_rows) {
+  size_t first = 0;
+  const std::vector<EvalBatch> batches = plan_batches(model, range, batch_rows, first);
+  double sums[2] = {0.0, 0.0};  // total loss, predictions
+  for_each_batch(model, batches, [&](const EvalBatch& batch) {
+    auto [inputs, targets] = batch_ids(model, data, batch);
+    const double n = static_cast<double>(batch.starts.size() * batch.len);
+    sums[0] += static_cast<double>(model.loss(inputs, targets).item()) * n;
+    sums[1] += n;
+  });
+  dist::sum(sums, 2);
   if (sums[1] == 0) throw std::invalid_argument("evaluation range has no predictable tokens");
   return sums[0] / sums[1];
+}
+
+std::vector<double> token_nll(nn::LanguageModel& model, const text::LMData& data,
+                              const text::Range& range, size_t batch_rows) {
+  size_t first = 0;
+  const std::vector<EvalBatch> batches = plan_batches(model, range, batch_rows, first);
+  if (batches.empty()) throw std::invalid_argument("evaluation range has no predictable tokens");
+  std::vector<double> nll(range.end - first, 0.0);
+  for_each_batch(model, batches, [&](const EvalBatch& batch) {
+    auto [inputs, targets] = batch_ids(model, data, batch);
+    const Tensor logits = model.logits(inputs);  // [rows, len, V]
+    const size_t v = logits.size(-1);
+    const float* z = logits.data();
+    for (size_t r = 0; r < batch.starts.size(); ++r)
+      for (size_t i = 0; i < batch.len; ++i) {
+        const float* row = z + (r * batch.len + i) * v;
+        const float top = *std::max_element(row, row + v);
+        double sum = 0.0;
+        for (size_t j = 0; j < v; ++j) sum += std::exp(static_cast<double>(row[j] - top));
+        const int32_t target = targets.values[r * batch.len + i];
+        nll[batch.starts[r] + i - first] = std::log(sum) + top - row[target];
+      }
+  });
+  dist::sum(nll.data(), nll.size());  // each rank filled its own batches' slots
+  return nll;
 }
 
 std::string sample_text(nn::LanguageModel& model, const text::Vocabulary& vocab,

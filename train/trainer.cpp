@@ -20,6 +20,24 @@ using nlohmann::json;
 
 namespace {
 
+constexpr size_t kTestBlockTokens = 1000;
+
+std::vector<double> block_sums(const std::vector<double>& values, size_t block) {
+  std::vector<double> sums((values.size() + block - 1) / block, 0.0);
+  for (size_t i = 0; i < values.size(); ++i) sums[i / block] += values[i];
+  return sums;
+}
+
+// Floats: nine significant digits are plenty for a mixture weight or a bootstrap.
+void write_token_nll(const std::string& path, const std::vector<double>& valid,
+                     const std::vector<double>& test) {
+  const auto as_floats = [](const std::vector<double>& v) {
+    return std::vector<float>(v.begin(), v.end());
+  };
+  const json out = {{"valid", as_floats(valid)}, {"test", as_floats(test)}};
+  atomic_write(path, [&](std::ostream& o) { o << out.dump() << "\n"; });
+}
+
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -55,6 +73,7 @@ const TrainConfig& prepared(const TrainConfig& c, const text::LMData& data) {
   c.validate();
   check_writable(c.results, "--results");
   check_writable(c.checkpoint, "--checkpoint");
+  check_writable(c.token_nll, "--token-nll");
   // A window needs context + 1 tokens and an epoch at least two windows (Batcher); checked
   // here too, before a model with a position table this long is allocated.
   if (2 * c.model.context + 1 > data.train.size())
@@ -527,6 +546,16 @@ RunResult Trainer::finish() {
   const text::Range train_probe{data_.train.begin,
                                 std::min(data_.train.end, data_.train.begin + 50000)};
   json& out = out_;
+  // The test split's loss in blocks of consecutive tokens: the unit of the paired block
+  // bootstrap that tells a difference between two models from the test sample's noise.
+  const std::vector<double> test_nll = token_nll(*model_, data_, data_.test, c_.eval_batch);
+  out["test_blocks"] = {{"tokens", kTestBlockTokens},
+                        {"count", test_nll.size()},
+                        {"nll_sums", block_sums(test_nll, kTestBlockTokens)}};
+  if (!c_.token_nll.empty()) {
+    const std::vector<double> valid_nll = token_nll(*model_, data_, data_.valid, c_.eval_batch);
+    if (dist::is_main()) write_token_nll(c_.token_nll, valid_nll, test_nll);
+  }
   out["train_ppl"] = std::exp(evaluate_nll(*model_, data_, train_probe, c_.eval_batch));
   out["valid_ppl"] = r.valid_ppl;
   out["test_ppl"] = r.test_ppl;

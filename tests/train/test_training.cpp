@@ -64,6 +64,38 @@ BOOST_AUTO_TEST_CASE(results_file_has_the_documented_keys_and_training_helps) {
   }
 }
 
+// Per-token losses (the test blocks in the results, --token-nll) are the same predictions as
+// the perplexities: their mean is the reported loss.
+BOOST_AUTO_TEST_CASE(token_losses_add_up_to_the_reported_perplexities) {
+  for (const std::string model : {"gpt", "nplm"}) {
+    train::TrainConfig c = tiny(model);
+    c.epochs = 1;
+    c.results = temp(model + "_blocks.json");
+    c.token_nll = temp(model + "_tokens.json");
+    const train::RunResult r = train::train_language_model(c, toy());
+    std::ifstream results_in(c.results), tokens_in(c.token_nll);
+    const nlohmann::json j = nlohmann::json::parse(results_in),
+                         t = nlohmann::json::parse(tokens_in);
+    const auto mean = [](const nlohmann::json& values) {
+      double sum = 0;
+      for (const auto& v : values) sum += v.get<double>();
+      return sum / static_cast<double>(values.size());
+    };
+    const size_t test_tokens = toy().test.end - toy().test.begin;
+    BOOST_TEST(t["test"].size() == test_tokens);
+    BOOST_TEST(t["valid"].size() == toy().valid.end - toy().valid.begin);
+    BOOST_TEST(std::exp(mean(t["test"])) == r.test_ppl, boost::test_tools::tolerance(1e-5));
+    BOOST_TEST(std::exp(mean(t["valid"])) == r.valid_ppl, boost::test_tools::tolerance(1e-5));
+    const nlohmann::json& blocks = j["test_blocks"];
+    BOOST_TEST(blocks["count"].get<size_t>() == test_tokens);
+    BOOST_TEST(blocks["nll_sums"].size() == (test_tokens + 999) / 1000);
+    BOOST_TEST(std::exp(mean(blocks["nll_sums"]) * static_cast<double>(blocks["nll_sums"].size()) /
+                        static_cast<double>(test_tokens)) == r.test_ppl,
+               boost::test_tools::tolerance(1e-5));
+    fs::remove(c.results), fs::remove(c.token_nll);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(same_seed_same_numbers_bit_for_bit) {
   const auto a = train::train_language_model(tiny("gpt"), toy());
   const auto b = train::train_language_model(tiny("gpt"), toy());

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The five embedding modes at convergence: the GPT of section 1b trained with a cosine schedule
+# over up to 12 epochs and early stopping on validation (patience 2), so that every run stops
+# because validation stopped improving, not because the budget ran out. Seeds 1 to 3, seed-major
+# (all modes of a seed before the next seed). Resumable: finished runs are skipped, the run in
+# progress resumes from its per-epoch checkpoint. Each run's JSON carries its test loss in
+# blocks of 1,000 tokens for the paired block bootstrap in REPORT.md.
+#   scripts/converged.sh [--bin DIR] [--out DIR] [--threads N] [--seeds N]
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=$here/build/bin
+out=$here/results/converged
+threads=1
+seeds=3
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bin) bin=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    --seeds) seeds=$2; shift 2 ;;
+    *) echo "converged.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+gpt=(--model gpt --d-model 128 --layers 2 --heads 4 --context 64 --batch 32 --lr 1e-3 --warmup 100 --dropout 0.2
+     --schedule cosine --epochs 12 --patience 2 --valid-limit 50000 --threads "$threads" --models gpt)
+# Seed-major: the study with --seeds s repeats the finished runs of seeds 1..s-1 (skipped).
+for s in $(seq 1 "$seeds"); do
+  "$bin/exp_embeddings" "${gpt[@]}" --seeds "$s" --out "$out/gpt"
+done
