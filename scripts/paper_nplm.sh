@@ -2,7 +2,8 @@
 # Bengio et al. (2003), Table 1 (Brown): the MLP rows without the trigram mixture, trained to
 # convergence (early stopping on the whole validation split). Resumable: each finished row
 # writes OUT/<row>_seed<S>.json and is skipped when invoked again; the row in progress
-# checkpoints every CKPT_EVERY steps into OUT/ckpt/ and resumes from there.
+# checkpoints every CKPT_EVERY steps into OUT/ckpt/ and resumes from there. Each row's
+# per-token losses go to OUT/tokens/ (not committed: about 7 MB), for the trigram mixture.
 #   scripts/paper_nplm.sh [--bin DIR] [--out DIR] [--threads N] [--seed S] [ROW...]
 # Rows (n, hidden h, features m, direct connections; the paper's test perplexity):
 #   mlp9 5,100,30,no (276)  mlp1 5,50,60,yes (268)  mlp5 5,50,30,yes (279)
@@ -25,7 +26,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#rows[@]} -eq 0 ] && rows=(mlp9 mlp1 mlp5 mlp7)
-mkdir -p "$out/ckpt"
+mkdir -p "$out/ckpt" "$out/tokens"
 
 # Optimisation (ours; the paper used plain SGD with batch 1 and L2 1e-4): Adam with the
 # paper's L2 1e-4 on every parameter, 16 windows x 32 predictions per step (1,562 steps per
@@ -52,5 +53,5 @@ for row in "${rows[@]}"; do
     resume=(--resume "$ckpt")
   fi
   "$bin/train_lm" "${common[@]}" "${arch[@]}" "${resume[@]}" --checkpoint "$ckpt" --checkpoint-every "$ckpt_every" \
-    --results "$result"
+    --results "$result" --token-nll "$out/tokens/${row}_seed$seed.json"
 done
