@@ -43,7 +43,8 @@ for row in "${rows[@]}"; do
   esac
   result=$out/${row}_seed$seed.json
   ckpt=$out/ckpt/${row}_seed$seed.ckpt
-  if [ -f "$result" ]; then
+  # A stopped run leaves partial results (marked "interrupted"): not done.
+  if [ -f "$result" ] && ! grep -q '"interrupted"' "$result"; then
     echo "$row seed $seed: done ($result), skipped" >&2
     continue
   fi
