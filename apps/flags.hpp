@@ -20,8 +20,13 @@ CLI::Option* add_enum_option(CLI::App& app, const std::string& flag, E& value,
   std::string choices;
   for (const auto& [v, name] : table)
     names.emplace(name, v), choices += (choices.empty() ? "" : " | ") + std::string(name);
-  return app.add_option(flag, value, help.empty() ? choices : choices + " (" + help + ")")
-      ->transform(CLI::CheckedTransformer(names))
+  // A function option, not a transformer: the parsed result stays the name, so that
+  // describe_flags prints a command line that can be pasted back.
+  return app
+      .add_option_function<std::string>(
+          flag, [&value, names](const std::string& name) { value = names.at(name); },
+          help.empty() ? choices : choices + " (" + help + ")")
+      ->check(CLI::IsMember(names))
       ->default_str(name_of(table, value));
 }
 

@@ -3,10 +3,15 @@
 // any order and deleted interpolation (weights fitted on the validation split).
 //   ngram --order 5                          Kneser-Ney 5-gram on Brown
 //   ngram --smoothing jelinek-mercer --order 3 --results jm3.json
+//   ngram --smoothing jelinek-mercer --order 3 --mix-with nplm_tokens.json
+//                                            the mixture with a neural model (Bengio et al.'s
+//                                            best row), from train_lm --token-nll
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <numeric>
 
 #include "apps/cli.hpp"
 #include "apps/flags.hpp"
@@ -14,6 +19,47 @@
 #include "apps/validators.hpp"
 #include "text/ngram.hpp"
 #include "train/trainer.hpp"
+
+namespace {
+
+// The mixture p = w p_model + (1 - w) p_ngram, w fitted on the validation tokens. The file's
+// losses must be of the same tokens: same corpus, split and vocabulary.
+nlohmann::json mix(const std::string& path, const tg::text::LMData& data,
+                   const std::vector<double>& valid_ngram, const std::vector<double>& test_ngram) {
+  std::ifstream in(path);
+  const nlohmann::json file = nlohmann::json::parse(in, nullptr, false);
+  if (file.is_object() && file.value("data_fingerprint", "") != tg::text::fingerprint(data))
+    throw std::invalid_argument(
+        "--mix-with " + path + ": its losses are of other data (fingerprint " +
+        file.value("data_fingerprint", "none") + ", this data's " + tg::text::fingerprint(data) +
+        "): give the same corpus, split and --min-count as its run");
+  const auto losses = [&](const char* split, size_t want) {
+    if (!file.is_object() || !file.contains(split) || !file[split].is_array())
+      throw std::invalid_argument("--mix-with " + path + ": not a train_lm --token-nll file (no '" +
+                                  split + "' array)");
+    std::vector<double> nll;
+    for (const auto& v : file[split]) {
+      if (!v.is_number() || !(v.get<double>() >= 0.0))
+        throw std::invalid_argument("--mix-with " + path + ": '" + split +
+                                    "' holds a value that is not a loss >= 0");
+      nll.push_back(v.get<double>());
+    }
+    if (nll.size() != want)
+      throw std::invalid_argument("--mix-with " + path + ": " + std::to_string(nll.size()) + " " +
+                                  split + " tokens, this data has " + std::to_string(want) +
+                                  " (give the same corpus, split and --min-count as its run)");
+    return nll;
+  };
+  const std::vector<double> valid_model = losses("valid", valid_ngram.size());
+  const std::vector<double> test_model = losses("test", test_ngram.size());
+  const double w = tg::text::fit_mixture_weight(valid_model, valid_ngram);
+  return {{"with", path},
+          {"weight", w},
+          {"valid_ppl", std::exp(tg::text::mixture_nll(valid_model, valid_ngram, w))},
+          {"test_ppl", std::exp(tg::text::mixture_nll(test_model, test_ngram, w))}};
+}
+
+}  // namespace
 
 int tg::apps::ngram_main(int argc, char** argv) {
   using namespace tg;
@@ -24,12 +70,16 @@ int tg::apps::ngram_main(int argc, char** argv) {
   text::LMDataOptions data_options;
   text::NgramSmoothing smoothing = text::NgramSmoothing::kneser_ney;
   size_t order = 5;
-  std::string results;
+  std::string results, mix_with;
   train::add_enum_option(app, "--smoothing", smoothing, text::kNgramSmoothingNames, "");
   app.add_option("--order", order, "n: predicts from the n-1 words before")
       ->capture_default_str()
       ->check(cli::number_in(2, 6, false, true));
   app.add_option("--results", results, "write the results JSON here");
+  app.add_option("--mix-with", mix_with,
+                 "also report the mixture with a model's per-token losses (train_lm --token-nll "
+                 "on the same data), its weight fitted on the validation split")
+      ->check(CLI::ExistingFile);
   train::add_data_flags(app, data_options);
   CLI11_PARSE(app, argc, argv);
   return cli::guarded_main("ngram", [&] {
@@ -43,8 +93,13 @@ int tg::apps::ngram_main(int argc, char** argv) {
         kn ? text::train_kneser_ney(data.stream, data.train, data.vocab.size(), order)
            : text::train_jelinek_mercer(data.stream, data.train, data.valid, data.vocab.size(),
                                         order);
-    const double valid = std::exp(text::ngram_nll(*model, data.stream, data.valid));
-    const double test = std::exp(text::ngram_nll(*model, data.stream, data.test));
+    const std::vector<double> valid_nll = text::ngram_token_nll(*model, data.stream, data.valid);
+    const std::vector<double> test_nll = text::ngram_token_nll(*model, data.stream, data.test);
+    const auto ppl = [](const std::vector<double>& nll) {
+      return std::exp(std::accumulate(nll.begin(), nll.end(), 0.0) /
+                      static_cast<double>(nll.size()));
+    };
+    const double valid = ppl(valid_nll), test = ppl(test_nll);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::string name = name_of(text::kNgramSmoothingNames, smoothing);
@@ -67,6 +122,7 @@ int tg::apps::ngram_main(int argc, char** argv) {
                           {"valid_ppl", valid},
                           {"test_ppl", test},
                           {"seconds", seconds}};
+    if (!mix_with.empty()) out["mixture"] = mix(mix_with, data, valid_nll, test_nll);
     if (!results.empty()) {
       atomic_write(results, [&](std::ostream& o) {
         o << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
@@ -75,6 +131,11 @@ int tg::apps::ngram_main(int argc, char** argv) {
     }
     std::printf("%s %zu-gram: valid_ppl %.2f  test_ppl %.2f  seconds %.1f\n", name.c_str(), order,
                 valid, test, seconds);
+    if (out.contains("mixture"))
+      std::printf("mixture with %s (weight %.3f): valid_ppl %.2f  test_ppl %.2f\n",
+                  mix_with.c_str(), out["mixture"]["weight"].get<double>(),
+                  out["mixture"]["valid_ppl"].get<double>(),
+                  out["mixture"]["test_ppl"].get<double>());
     return 0;
   });
 }

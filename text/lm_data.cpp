@@ -1,5 +1,7 @@
 #include "text/lm_data.hpp"
 
+#include <cstdio>
+
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -58,6 +60,24 @@ LMData load_lm_data(const LMDataOptions& o) {
     << " tokens, the rest -> <unk>)";
   data.description = d.str();
   return data;
+}
+
+std::string fingerprint(const LMData& data) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  auto mix = [&h](uint64_t v) {
+    for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xFF)) * 1099511628211ull;
+  };
+  for (int32_t id : data.stream) mix(static_cast<uint32_t>(id));
+  for (size_t v : {data.train.begin, data.train.end, data.valid.begin, data.valid.end,
+                   data.test.begin, data.test.end})
+    mix(v);
+  for (const auto& w : data.vocab.words()) {
+    for (unsigned char ch : w) mix(ch);
+    mix(0xFFFFFFFFull);
+  }
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
 }
 
 }  // namespace tg::text

@@ -39,4 +39,8 @@ struct LMData {
 // Throws with a clear message for an empty corpus, a bad split or fraction.
 LMData load_lm_data(const LMDataOptions& options);
 
+// A hash of what a model is trained and evaluated on: the encoded token stream, the split and
+// the vocabulary (16 hex digits). Checkpoints and per-token loss files carry it.
+std::string fingerprint(const LMData& data);
+
 }  // namespace tg::text

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
 namespace tg::text {
@@ -237,15 +238,51 @@ std::unique_ptr<NgramModel> train_jelinek_mercer(const std::vector<int32_t>& str
   return std::make_unique<JelinekMercer>(stream, train, held_out, vocab, order);
 }
 
-double ngram_nll(const NgramModel& model, const std::vector<int32_t>& stream, Range range) {
+std::vector<double> ngram_token_nll(const NgramModel& model, const std::vector<int32_t>& stream,
+                                    Range range) {
   if (range.end > stream.size() || range.begin >= range.end)
     throw std::invalid_argument("evaluation range is empty or outside the stream");
-  double nll = 0.0;
+  std::vector<double> nll(range.size());
   for (size_t i = range.begin; i < range.end; ++i) {
     const size_t context = std::min(i, model.order() - 1);
-    nll -= std::log(model.prob(stream.data() + i - context, context, stream[i]));
+    nll[i - range.begin] = -std::log(model.prob(stream.data() + i - context, context, stream[i]));
   }
-  return nll / static_cast<double>(range.size());
+  return nll;
+}
+
+double ngram_nll(const NgramModel& model, const std::vector<int32_t>& stream, Range range) {
+  const std::vector<double> nll = ngram_token_nll(model, stream, range);
+  return std::accumulate(nll.begin(), nll.end(), 0.0) / static_cast<double>(nll.size());
+}
+
+double mixture_nll(const std::vector<double>& nll_a, const std::vector<double>& nll_b,
+                   double weight_a) {
+  if (nll_a.size() != nll_b.size() || nll_a.empty())
+    throw std::invalid_argument("a mixture needs both models' losses on the same tokens");
+  double sum = 0.0;
+  for (size_t i = 0; i < nll_a.size(); ++i)
+    sum -= std::log(weight_a * std::exp(-nll_a[i]) + (1.0 - weight_a) * std::exp(-nll_b[i]));
+  return sum / static_cast<double>(nll_a.size());
+}
+
+double fit_mixture_weight(const std::vector<double>& nll_a, const std::vector<double>& nll_b) {
+  if (nll_a.size() != nll_b.size() || nll_a.empty())
+    throw std::invalid_argument("a mixture needs both models' losses on the same tokens");
+  // EM: the new weight is the mean posterior of model a. The log-likelihood is concave in the
+  // weight, so this climbs to the global optimum.
+  double w = 0.5;
+  for (int iteration = 0; iteration < 1000; ++iteration) {
+    double posterior = 0.0;
+    for (size_t i = 0; i < nll_a.size(); ++i) {
+      const double a = w * std::exp(-nll_a[i]), b = (1.0 - w) * std::exp(-nll_b[i]);
+      posterior += a / (a + b);
+    }
+    const double next = posterior / static_cast<double>(nll_a.size());
+    const bool done = std::abs(next - w) < 1e-10;
+    w = next;
+    if (done) break;
+  }
+  return w;
 }
 
 }  // namespace tg::text

@@ -45,5 +45,14 @@ std::unique_ptr<NgramModel> train_jelinek_mercer(const std::vector<int32_t>& str
 // Mean negative log-likelihood (nats) of every token of `range`, each predicted once from the
 // tokens before it in the stream (which may lie in the split before).
 double ngram_nll(const NgramModel& model, const std::vector<int32_t>& stream, Range range);
+// The same, token by token.
+std::vector<double> ngram_token_nll(const NgramModel& model, const std::vector<int32_t>& stream,
+                                    Range range);
+
+// Two models' per-token losses on the same tokens, mixed as p = w p_a + (1 - w) p_b: the mean
+// loss of the mixture, and the weight w that minimises it (EM, to 1e-10).
+double mixture_nll(const std::vector<double>& nll_a, const std::vector<double>& nll_b,
+                   double weight_a);
+double fit_mixture_weight(const std::vector<double>& nll_a, const std::vector<double>& nll_b);
 
 }  // namespace tg::text

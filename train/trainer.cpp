@@ -29,12 +29,13 @@ std::vector<double> block_sums(const std::vector<double>& values, size_t block) 
 }
 
 // Floats: nine significant digits are plenty for a mixture weight or a bootstrap.
-void write_token_nll(const std::string& path, const std::vector<double>& valid,
-                     const std::vector<double>& test) {
+void write_token_nll(const std::string& path, const std::string& fingerprint,
+                     const std::vector<double>& valid, const std::vector<double>& test) {
   const auto as_floats = [](const std::vector<double>& v) {
     return std::vector<float>(v.begin(), v.end());
   };
-  const json out = {{"valid", as_floats(valid)}, {"test", as_floats(test)}};
+  const json out = {
+      {"data_fingerprint", fingerprint}, {"valid", as_floats(valid)}, {"test", as_floats(test)}};
   atomic_write(path, [&](std::ostream& o) { o << out.dump() << "\n"; });
 }
 
@@ -84,25 +85,6 @@ const TrainConfig& prepared(const TrainConfig& c, const text::LMData& data) {
   set_num_threads(static_cast<int>(c.threads));
   set_detect_anomaly(c.detect_anomaly);
   return c;
-}
-
-// What the run is trained on: the encoded token stream, the split and the vocabulary.
-std::string data_fingerprint(const text::LMData& data) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a
-  auto mix = [&h](uint64_t v) {
-    for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xFF)) * 1099511628211ull;
-  };
-  for (int32_t id : data.stream) mix(static_cast<uint32_t>(id));
-  for (size_t v : {data.train.begin, data.train.end, data.valid.begin, data.valid.end,
-                   data.test.begin, data.test.end})
-    mix(v);
-  for (const auto& w : data.vocab.words()) {
-    for (unsigned char ch : w) mix(ch);
-    mix(0xFFFFFFFFull);
-  }
-  char buf[20];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
 }
 
 // Settings a checkpoint must have been trained with to be resumed: the model, the data and
@@ -262,7 +244,7 @@ Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
       prefix_(c_.label.empty() ? "" : "[" + c_.label + "] "),
       skip_(std::min<long>(5, total_ / 10)),
       wall_start_(now_s()) {
-  fingerprint_ = data_fingerprint(data);
+  fingerprint_ = text::fingerprint(data);
   out_["data"] = {{"fingerprint", fingerprint_},       {"description", data.description},
                   {"vocab", data.vocab.size()},        {"train_tokens", data.train.size()},
                   {"valid_tokens", data.valid.size()}, {"test_tokens", data.test.size()}};
@@ -554,7 +536,7 @@ RunResult Trainer::finish() {
                         {"nll_sums", block_sums(test_nll, kTestBlockTokens)}};
   if (!c_.token_nll.empty()) {
     const std::vector<double> valid_nll = token_nll(*model_, data_, data_.valid, c_.eval_batch);
-    if (dist::is_main()) write_token_nll(c_.token_nll, valid_nll, test_nll);
+    if (dist::is_main()) write_token_nll(c_.token_nll, fingerprint_, valid_nll, test_nll);
   }
   out["train_ppl"] = std::exp(evaluate_nll(*model_, data_, train_probe, c_.eval_batch));
   out["valid_ppl"] = r.valid_ppl;

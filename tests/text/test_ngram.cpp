@@ -99,4 +99,38 @@ BOOST_AUTO_TEST_CASE(bad_arguments) {
   BOOST_CHECK_THROW(train_jelinek_mercer(s, {0, 3}, {3, 3}, 8, 3), std::invalid_argument);
 }
 
+// Two tokens: model a gives them 0.8 and 0.1, model b 0.2 and 0.4. The likelihood's
+// derivative 0.6 / (0.2 + 0.6 w) - 0.3 / (0.4 - 0.3 w) vanishes at w = 1/2, where the
+// mixture gives 0.5 and 0.25.
+BOOST_AUTO_TEST_CASE(mixture_weight_by_hand) {
+  const std::vector<double> a = {-std::log(0.8), -std::log(0.1)};
+  const std::vector<double> b = {-std::log(0.2), -std::log(0.4)};
+  const double w = fit_mixture_weight(a, b);
+  BOOST_TEST(w == 0.5, boost::test_tools::tolerance(1e-7));
+  BOOST_TEST(mixture_nll(a, b, w) == -(std::log(0.5) + std::log(0.25)) / 2,
+             boost::test_tools::tolerance(1e-12));
+  // The ends are the models themselves.
+  BOOST_TEST(mixture_nll(a, b, 1.0) == (a[0] + a[1]) / 2, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(mixture_nll(a, b, 0.0) == (b[0] + b[1]) / 2, boost::test_tools::tolerance(1e-12));
+}
+
+BOOST_AUTO_TEST_CASE(fitted_mixture_weight_is_the_minimum) {
+  Generator gen(11);
+  std::vector<double> a(500), b(500);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = -std::log(0.01 + 0.98 * gen.uniform_double()),
+    b[i] = -std::log(0.01 + 0.98 * gen.uniform_double());
+  const double w = fit_mixture_weight(a, b), best = mixture_nll(a, b, w);
+  BOOST_TEST(w > 0.0);
+  BOOST_TEST(w < 1.0);
+  for (double other : {0.0, 1.0, w - 0.01, w + 0.01, 0.5})
+    BOOST_TEST(best <= mixture_nll(a, b, other) + 1e-12, "w " << w << " vs " << other);
+  // A model that is better on every token takes all the weight.
+  std::vector<double> worse = a;
+  for (double& v : worse) v += 1.0;
+  BOOST_TEST(fit_mixture_weight(a, worse) > 0.999);
+  BOOST_CHECK_THROW(fit_mixture_weight(a, {1.0}), std::invalid_argument);
+  BOOST_CHECK_THROW(mixture_nll({}, {}, 0.5), std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
