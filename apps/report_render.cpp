@@ -1,12 +1,15 @@
 #include "apps/report_render.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "autograd/io.hpp"
+#include "train/significance.hpp"
 
 namespace tg::report {
 
@@ -391,12 +394,177 @@ std::string calibration_section(const fs::path& dir) {
   return out.str() + "\n";
 }
 
+std::string significance_table(const json& summary, const std::string& runs_dir,
+                               const std::string& reference) {
+  // The runs of each (model, mode), by seed, read from their own JSON files (the summary keeps
+  // only their headline numbers).
+  std::map<std::pair<std::string, std::string>, std::map<size_t, json>> runs;
+  std::vector<std::pair<std::string, std::string>> order;
+  for (const auto& r : summary.at("runs")) {
+    const std::pair<std::string, std::string> key{r.at("model").get<std::string>(),
+                                                  r.at("mode").get<std::string>()};
+    const json run =
+        load(fs::path(runs_dir) / fs::path(r.at("file").get<std::string>()).filename());
+    if (run.is_null() || !run.contains("test_blocks")) continue;
+    if (!runs.count(key)) order.push_back(key);
+    runs[key][r.at("seed").get<size_t>()] = run;
+  }
+  const auto blocks_of = [](const std::map<size_t, json>& by_seed) {
+    std::vector<std::vector<double>> sums;
+    size_t block = 0, count = 0;
+    for (const auto& [seed, run] : by_seed) {
+      const json& b = run.at("test_blocks");
+      sums.push_back(b.at("nll_sums").get<std::vector<double>>());
+      block = b.at("tokens").get<size_t>(), count = b.at("count").get<size_t>();
+    }
+    return train::average_blocks(sums, block, count);
+  };
+  std::ostringstream out;
+  size_t blocks = 0;
+  for (const auto& key : order) {
+    const auto ref = runs.find({key.first, reference});
+    if (key.second == reference || ref == runs.end()) continue;
+    const auto& mine = runs.at(key);
+    const train::BlockLosses a = blocks_of(mine);
+    const train::PerplexityDifference d = train::paired_block_bootstrap(a, blocks_of(ref->second));
+    blocks = a.nll_sums.size();
+    // Seed noise: the same difference seed by seed (seeds that both rows ran).
+    double lo = INFINITY, hi = -INFINITY;
+    size_t paired = 0;
+    for (const auto& [seed, run] : mine)
+      if (ref->second.count(seed)) {
+        const double diff =
+            run.at("test_ppl").get<double>() - ref->second.at(seed).at("test_ppl").get<double>();
+        lo = std::min(lo, diff), hi = std::max(hi, diff), ++paired;
+      }
+    const bool sample = d.high < 0 || d.low > 0;
+    const bool seeds = paired > 1 && (hi < 0 || lo > 0);
+    const std::string verdict =
+        !sample            ? "within the test sample's noise"
+        : paired < 2       ? (d.difference < 0 ? "better" : "worse") + std::string(" (one seed)")
+        : !seeds           ? "seeds disagree"
+        : d.difference < 0 ? "better"
+                           : "worse";
+    out << "| " << key.first << " | " << key.second << " | " << fixed(d.difference, 1) << " | "
+        << fixed(d.low, 1) << " to " << fixed(d.high, 1) << " | "
+        << (paired == 0 ? "-" : fixed(lo, 1) + " to " + fixed(hi, 1)) << " | " << verdict << " |\n";
+  }
+  if (out.str().empty()) return "";
+  return "Each row against " + reference +
+         " embeddings of the same model: the difference in test perplexity of the seed-averaged "
+         "models (geometric mean over seeds), its 95% interval from a paired bootstrap over the "
+         "test split's " +
+         std::to_string(blocks) +
+         " blocks of 1,000 tokens (10,000 resamples), and the range of the same "
+         "difference seed by seed. A row is better or worse when the interval excludes zero and "
+         "every seed agrees.\n\n"
+         "| model | embedding | test ppl difference | 95% interval (test sample) | per seed | "
+         "verdict |\n|---|---|---:|---:|---:|---|\n" +
+         out.str() + "\n";
+}
+
+namespace {
+
+// Bengio et al. (2003), Table 1: the MLP rows (test perplexity), without and with the mixture
+// with the interpolated trigram.
+struct PaperRow {
+  const char* name;
+  int n, hidden, features;
+  bool direct;
+  double test, mixture_test;
+};
+constexpr PaperRow kPaperRows[] = {{"mlp1", 5, 50, 60, true, 268, 257},
+                                   {"mlp5", 5, 50, 30, true, 279, 259},
+                                   {"mlp7", 3, 50, 30, true, 293, 270},
+                                   {"mlp9", 5, 100, 30, false, 276, 252}};
+
+// The NPLM rows of scripts/paper_nplm.sh next to the paper's, and the calibration: our
+// Kneser-Ney 5-gram over the paper's tells how much harder our copy of the test split is.
+std::string paper_nplm_section(const fs::path& dir) {
+  std::ostringstream rows;
+  double ngram_ratio = 0;
+  if (const json kn = load(dir / "ngram" / "kneser-ney_5.json"); !kn.is_null())
+    ngram_ratio = kn.at("test_ppl").get<double>() / 321.0;
+  for (const PaperRow& p : kPaperRows) {
+    for (int seed = 1; seed <= 9; ++seed) {
+      const std::string stem = std::string(p.name) + "_seed" + std::to_string(seed);
+      const json run = load(dir / "paper_nplm" / (stem + ".json"));
+      if (run.is_null() || run.contains("interrupted")) continue;
+      const json mix = load(dir / "paper_nplm" / ("mixture_" + stem + ".json"));
+      const double test = run.at("test_ppl").get<double>();
+      const auto calibrated = [&](double ours, double theirs) {
+        return ngram_ratio > 0 ? fixed(ours / (theirs * ngram_ratio), 3) : std::string("-");
+      };
+      rows << "| " << p.name << " | " << p.n << " | " << p.hidden << " | " << p.features << " | "
+           << (p.direct ? "yes" : "no") << " | " << seed << " | " << run.value("best_epoch", 0)
+           << " of " << run.at("epochs").size() << " | "
+           << fixed(run.at("valid_ppl").get<double>(), 1) << " | " << fixed(test, 1) << " | "
+           << fixed(p.test, 0) << " | " << calibrated(test, p.test) << " |\n";
+      if (!mix.is_null() && mix.contains("mixture")) {
+        const json& m = mix.at("mixture");
+        rows << "| " << p.name << " + " << mix.at("config").at("smoothing").get<std::string>()
+             << " " << mix.at("config").at("order").get<int>() << "-gram (weight "
+             << fixed(m.at("weight").get<double>(), 2) << ") | | | | | " << seed << " | | "
+             << fixed(m.at("valid_ppl").get<double>(), 1) << " | "
+             << fixed(m.at("test_ppl").get<double>(), 1) << " | " << fixed(p.mixture_test, 0)
+             << " | " << calibrated(m.at("test_ppl").get<double>(), p.mixture_test) << " |\n";
+      }
+    }
+  }
+  if (rows.str().empty()) return "";
+  return "## The NPLM against Bengio et al. (2003), Table 1\n\n"
+         "`scripts/paper_nplm.sh`: the paper's architectures (n words of context, h hidden units, "
+         "m features, direct connections from the features to the output) trained with early "
+         "stopping on the whole validation split; the mixture rows interpolate the NPLM with an "
+         "n-gram (`ngram --mix-with`, weight fitted on validation), as the paper's. Calibrated: "
+         "ours / (theirs x " +
+         (ngram_ratio > 0 ? fixed(ngram_ratio, 3) : std::string("?")) +
+         "), the ratio of our Kneser-Ney 5-gram to theirs on the same protocol: 1.000 means the "
+         "NPLM matches the paper as closely as the n-gram does.\n\n"
+         "| row | n | h | m | direct | seed | best epoch | valid ppl | test ppl | paper test | "
+         "calibrated |\n|---|---:|---:|---:|---|---:|---|---:|---:|---:|---:|\n" +
+         rows.str() + "\n";
+}
+
+// The five modes trained to early stopping (scripts/converged.sh).
+std::string converged_section(const fs::path& dir) {
+  const fs::path folder = dir / "converged" / "gpt";
+  const json summary = load(folder / "summary.json");
+  if (summary.is_null()) return "";
+  const size_t budget = summary.at("base_config").value("epochs", size_t{0});
+  std::ostringstream epochs;
+  epochs << "| model | embedding | best epoch / epochs run, by seed |\n|---|---|---|\n";
+  std::map<std::pair<std::string, std::string>, std::string> by_row;
+  std::vector<std::pair<std::string, std::string>> order;
+  for (const auto& r : summary.at("runs")) {
+    const std::pair<std::string, std::string> key{r.at("model").get<std::string>(),
+                                                  r.at("mode").get<std::string>()};
+    if (!by_row.count(key)) order.push_back(key);
+    std::string& cell = by_row[key];
+    cell += (cell.empty() ? "" : ", ") + std::to_string(r.value("best_epoch", size_t{0})) + "/" +
+            std::to_string(r.at("epochs").size());
+  }
+  for (const auto& key : order)
+    epochs << "| " << key.first << " | " << key.second << " | " << by_row[key] << " |\n";
+  return "## 1. At convergence: frozen pretrained vs learned embeddings (and tied vs untied)\n\n"
+         "`scripts/converged.sh`, results in `converged/gpt/`: " +
+         training_setup(summary) +
+         " Every number is of the parameters of the best validation epoch; a run that used fewer "
+         "than its " +
+         std::to_string(budget) + " epochs stopped because validation stopped improving.\n\n" +
+         embeddings_table(summary) + "\n" + significance_table(summary, folder.string()) +
+         epochs.str() + "\n";
+}
+
+}  // namespace
+
 std::string render_report(const std::string& results_dir, bool plots) {
   const fs::path dir(results_dir);
   const json emb = load(dir / "embeddings" / "summary.json");
   const json size = load(dir / "data_size" / "summary.json");
   const json life = load(dir / "lifecycle" / "summary.json");
-  if (emb.is_null() && size.is_null() && life.is_null())
+  if (emb.is_null() && size.is_null() && life.is_null() &&
+      !fs::exists(dir / "converged" / "gpt" / "summary.json") && !fs::exists(dir / "paper_nplm"))
     throw std::runtime_error(
         results_dir +
         ": no experiment results (run scripts/reproduce.sh or an exp_* binary first)");
@@ -405,9 +573,9 @@ std::string render_report(const std::string& results_dir, bool plots) {
   md << "# Embedding experiments: results\n\n"
      << "Rendered by `build/bin/report` from the JSON files in this folder; every number below "
         "comes from them.\n\n";
-  md << calibration_section(dir);
+  md << calibration_section(dir) << paper_nplm_section(dir) << converged_section(dir);
   if (!emb.is_null()) {
-    md << "## 1. Frozen pretrained vs learned embeddings (and tied vs untied)\n\n"
+    md << "## 1a. A short budget: the same comparison after 2 epochs\n\n"
        << emb.value("data", "") << "\n\n";
     if (emb.contains("word2vec"))
       md << "word2vec (skip-gram, trained on the training split only): WordSim-353 Spearman "

@@ -3,7 +3,8 @@
 # convergence (early stopping on the whole validation split). Resumable: each finished row
 # writes OUT/<row>_seed<S>.json and is skipped when invoked again; the row in progress
 # checkpoints every CKPT_EVERY steps into OUT/ckpt/ and resumes from there. Each row's
-# per-token losses go to OUT/tokens/ (not committed: about 7 MB), for the trigram mixture.
+# per-token losses go to OUT/tokens/ (not committed: about 7 MB), and its mixture with the
+# deleted-interpolation trigram to OUT/mixture_<row>_seed<S>.json.
 #   scripts/paper_nplm.sh [--bin DIR] [--out DIR] [--threads N] [--seed S] [ROW...]
 # Rows (n, hidden h, features m, direct connections; the paper's test perplexity):
 #   mlp9 5,100,30,no (276)  mlp1 5,50,60,yes (268)  mlp5 5,50,30,yes (279)
@@ -43,16 +44,22 @@ for row in "${rows[@]}"; do
   esac
   result=$out/${row}_seed$seed.json
   ckpt=$out/ckpt/${row}_seed$seed.ckpt
+  tokens=$out/tokens/${row}_seed$seed.json
   # A stopped run leaves partial results (marked "interrupted"): not done.
   if [ -f "$result" ] && ! grep -q '"interrupted"' "$result"; then
     echo "$row seed $seed: done ($result), skipped" >&2
-    continue
+  else
+    resume=()
+    if [ -f "$ckpt" ]; then
+      echo "$row seed $seed: resuming from $ckpt" >&2
+      resume=(--resume "$ckpt")
+    fi
+    "$bin/train_lm" "${common[@]}" "${arch[@]}" "${resume[@]}" --checkpoint "$ckpt" \
+      --checkpoint-every "$ckpt_every" --results "$result" --token-nll "$tokens"
   fi
-  resume=()
-  if [ -f "$ckpt" ]; then
-    echo "$row seed $seed: resuming from $ckpt" >&2
-    resume=(--resume "$ckpt")
+  # The paper's mixture rows: the NPLM interpolated with the deleted-interpolation trigram.
+  mixture=$out/mixture_${row}_seed$seed.json
+  if [ ! -f "$mixture" ] && [ -f "$tokens" ]; then
+    "$bin/ngram" --smoothing jelinek-mercer --order 3 --mix-with "$tokens" --results "$mixture"
   fi
-  "$bin/train_lm" "${common[@]}" "${arch[@]}" "${resume[@]}" --checkpoint "$ckpt" --checkpoint-every "$ckpt_every" \
-    --results "$result" --token-nll "$out/tokens/${row}_seed$seed.json"
 done

@@ -1,5 +1,6 @@
 // Aggregation over seeds and the Markdown renderer, on fixed JSON input.
 #include <boost/test/unit_test.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -122,6 +123,85 @@ BOOST_AUTO_TEST_CASE(report_calibrates_the_ngram_rows_against_the_paper) {
   BOOST_TEST(md.find("| kneser-ney 5-gram | 350.0 | 353.1 | 321 | 1.100 |") != std::string::npos,
              md);
   BOOST_TEST(md.find("## Calibration") < md.find("## 1."));
+  fs::remove_all(dir);
+}
+
+// Run files with test blocks: frozen-random is 0.05 nats per token worse than learned on
+// every block (a difference no resample can hide); finetune-pretrained differs by noise only.
+BOOST_AUTO_TEST_CASE(report_tests_each_mode_against_learned_with_a_block_bootstrap) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("tapegrad_report_converged_" + std::to_string(::getpid()));
+  const fs::path runs = dir / "converged" / "gpt";
+  fs::create_directories(runs);
+  std::vector<json> list;
+  const auto add = [&](const std::string& mode, size_t seed, double shift, bool alternate) {
+    std::vector<double> sums;
+    for (size_t k = 0; k < 100; ++k)
+      sums.push_back(1000.0 * (5.7 + 0.2 * std::sin(static_cast<double>(k)) + shift +
+                               (alternate ? (k % 2 ? 0.01 : -0.01) : 0.0)));
+    double total = 0;
+    for (double v : sums) total += v;
+    json r = run("gpt", mode, 300, std::exp(total / 100000.0));
+    r["seed"] = seed;
+    r["best_epoch"] = 4;
+    r["file"] = "/elsewhere/gpt_" + mode + "_seed" + std::to_string(seed) + ".json";
+    json file = r;
+    file["test_blocks"] = {{"tokens", 1000}, {"count", 100000}, {"nll_sums", sums}};
+    std::ofstream(runs / ("gpt_" + mode + "_seed" + std::to_string(seed) + ".json")) << file.dump();
+    list.push_back(r);
+  };
+  for (size_t seed : {1, 2}) {
+    add("learned", seed, seed * 0.001, false);
+    add("frozen-random", seed, 0.05 + seed * 0.001, false);
+    add("finetune-pretrained", seed, seed * 0.001, true);
+  }
+  json summary = {{"rows", study::aggregate(list, {"model", "mode"}, kMetrics)},
+                  {"runs", list},
+                  {"base_config", {{"model", "gpt"}, {"d_model", 128}, {"epochs", 12}}}};
+  std::ofstream(runs / "summary.json") << summary.dump();
+  const std::string md = report::render_report(dir.string(), false);
+  BOOST_TEST(md.find("## 1. At convergence") != std::string::npos, md);
+  BOOST_TEST(md.find("| gpt | frozen-random | 15.") != std::string::npos, md);
+  const size_t random_row = md.find("| gpt | frozen-random | 15.");
+  BOOST_TEST(md.substr(random_row, md.find('\n', random_row) - random_row).find("| worse |") !=
+                 std::string::npos,
+             md);
+  const size_t finetune_row = md.find("| gpt | finetune-pretrained | 0.");
+  BOOST_TEST(finetune_row != std::string::npos, md);
+  BOOST_TEST(md.substr(finetune_row, md.find('\n', finetune_row) - finetune_row)
+                     .find("within the test sample's noise") != std::string::npos,
+             md);
+  BOOST_TEST(md.find("| gpt | learned | 4/2, 4/2 |") != std::string::npos, md);
+  fs::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_CASE(report_puts_the_nplm_rows_next_to_the_paper) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("tapegrad_report_paper_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "paper_nplm");
+  fs::create_directories(dir / "ngram");
+  std::ofstream(dir / "ngram" / "kneser-ney_5.json")
+      << json({{"config", {{"smoothing", "kneser-ney"}, {"order", 5}}},
+               {"valid_ppl", 340.0},
+               {"test_ppl", 330.63}})
+             .dump();
+  json mlp9 = run("nplm", "learned", 300, 284.28);
+  mlp9["best_epoch"] = 9;
+  std::ofstream(dir / "paper_nplm" / "mlp9_seed1.json") << mlp9.dump();
+  std::ofstream(dir / "paper_nplm" / "mixture_mlp9_seed1.json")
+      << json({{"config", {{"smoothing", "jelinek-mercer"}, {"order", 3}}},
+               {"mixture", {{"weight", 0.71}, {"valid_ppl", 280.0}, {"test_ppl", 259.56}}}})
+             .dump();
+  const std::string md = report::render_report(dir.string(), false);
+  // Calibration: 330.63 / 321 = 1.030; 284.28 / (276 x 1.030) = 1.000.
+  BOOST_TEST(md.find("| mlp9 | 5 | 100 | 30 | no | 1 | 9 of 2 | 300.0 | 284.3 | 276 | 1.000 |") !=
+                 std::string::npos,
+             md);
+  BOOST_TEST(md.find("| mlp9 + jelinek-mercer 3-gram (weight 0.71) | | | | | 1 | | 280.0 | 259.6 | "
+                     "252 | 1.000 |") != std::string::npos,
+             md);
   fs::remove_all(dir);
 }
 

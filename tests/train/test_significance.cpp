@@ -1,0 +1,80 @@
+// The paired block bootstrap: exact differences, intervals that shrink with a consistent
+// advantage and cover zero for two models that differ only by noise.
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+
+#include "autograd/random.hpp"
+#include "train/significance.hpp"
+
+using namespace tg;
+using namespace tg::train;
+
+namespace {
+// A model's test blocks: `blocks` blocks of 1,000 tokens with mean loss `loss` per token plus
+// per-block noise of standard deviation `noise` (per token).
+BlockLosses model(size_t blocks, double loss, double noise, Generator& gen) {
+  BlockLosses m;
+  for (size_t k = 0; k < blocks; ++k) {
+    m.nll_sums.push_back(1000.0 * (loss + noise * gen.normal()));
+    m.tokens.push_back(1000.0);
+  }
+  return m;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(train_significance)
+
+BOOST_AUTO_TEST_CASE(a_constant_shift_is_exact_and_certain) {
+  Generator gen(3);
+  const BlockLosses b = model(160, 5.6, 0.2, gen);
+  BlockLosses a = b;
+  for (double& s : a.nll_sums) s -= 1000.0 * 0.01;  // 0.01 nats better on every token
+  const PerplexityDifference d = paired_block_bootstrap(a, b, 2000, 7);
+  double loss = 0;
+  for (double s : b.nll_sums) loss += s;
+  const double ppl_b = std::exp(loss / 160000.0);
+  BOOST_TEST(d.difference == ppl_b * (std::exp(-0.01) - 1.0), boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(d.low <= d.difference);
+  BOOST_TEST(d.high >= d.difference);
+  BOOST_TEST(d.high < 0.0);  // a is better in every resample
+  BOOST_TEST(d.share_below_zero == 1.0);
+}
+
+BOOST_AUTO_TEST_CASE(models_that_differ_by_noise_have_intervals_around_zero) {
+  Generator gen(5);
+  size_t covered = 0;
+  const size_t trials = 40;
+  for (size_t t = 0; t < trials; ++t) {
+    const BlockLosses a = model(160, 5.6, 0.2, gen), b = model(160, 5.6, 0.2, gen);
+    const PerplexityDifference d = paired_block_bootstrap(a, b, 1000, t + 1);
+    BOOST_TEST(d.low < d.high);
+    covered += d.low <= 0.0 && 0.0 <= d.high;
+  }
+  // A 95% interval: about 38 of 40; fewer than 34 would mean the intervals are too narrow.
+  BOOST_TEST(covered >= 34u, covered << " of " << trials << " intervals cover zero");
+}
+
+BOOST_AUTO_TEST_CASE(same_seed_same_interval_and_bad_inputs) {
+  Generator gen(9);
+  const BlockLosses a = model(50, 5.0, 0.3, gen), b = model(50, 5.1, 0.3, gen);
+  const PerplexityDifference x = paired_block_bootstrap(a, b, 500, 4),
+                             y = paired_block_bootstrap(a, b, 500, 4);
+  BOOST_TEST(x.low == y.low);
+  BOOST_TEST(x.high == y.high);
+  BlockLosses shorter = b;
+  shorter.nll_sums.pop_back(), shorter.tokens.pop_back();
+  BOOST_CHECK_THROW(paired_block_bootstrap(a, shorter), std::invalid_argument);
+  BOOST_CHECK_THROW(paired_block_bootstrap(a, b, 10), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(averaging_runs_block_by_block) {
+  const BlockLosses m =
+      average_blocks({{1000.0, 2000.0, 300.0}, {3000.0, 4000.0, 500.0}}, 1000, 2500);
+  BOOST_TEST(m.nll_sums == std::vector<double>({2000.0, 3000.0, 400.0}),
+             boost::test_tools::per_element());
+  BOOST_TEST(m.tokens == std::vector<double>({1000.0, 1000.0, 500.0}),
+             boost::test_tools::per_element());
+  BOOST_CHECK_THROW(average_blocks({{1.0, 2.0}}, 1000, 2500), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
