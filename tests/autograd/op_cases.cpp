@@ -180,6 +180,14 @@ const std::vector<OpCase>& op_cases() {
          Generator unused(0);
          return causal_attention(t[0], 2, 0.0f, true, unused);
        }},
+      // 70 query rows: two strips of the row-blocked kernel (64 + 6), the second seeing keys
+      // the first strip's rows do not.
+      {"causal_attention_strips",
+       {normal({1, 70, 12})},
+       [](V t, I) {
+         Generator unused(0);
+         return causal_attention(t[0], 2, 0.0f, true, unused);
+       }},
   };
   return cases;
 }

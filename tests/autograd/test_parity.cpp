@@ -73,8 +73,11 @@ BOOST_AUTO_TEST_CASE(attention_block_matches_pytorch) {
 
 // PyTorch has no dropout stream to compare against; the composed ops (each checked against
 // PyTorch above) are the reference for the fused op's dropout: same draws, same masks.
-BOOST_AUTO_TEST_CASE(fused_attention_equals_the_composed_ops_with_dropout) {
-  const size_t b = 2, t = 6, c = 8, heads = 2, d = c / heads;
+// t = 6 is one strip of the row-blocked kernel; 64 exactly one; 65 and 150 several, the last
+// one partial.
+BOOST_DATA_TEST_CASE(fused_attention_equals_the_composed_ops_with_dropout,
+                     boost::unit_test::data::make({6, 64, 65, 150}), rows) {
+  const size_t b = 2, t = static_cast<size_t>(rows), c = 8, heads = 2, d = c / heads;
   Generator init(21);
   const Tensor qkv_fused = randn({b, t, 3 * c}, init, 1.0f, true);
   const Tensor qkv_composed = qkv_fused.clone().set_requires_grad(true);

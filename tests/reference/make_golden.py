@@ -131,6 +131,7 @@ def attention(qkv, heads):
 
 
 case("causal_attention", lambda: [randn(2, 5, 12)], lambda t, _: attention(t[0], 2))
+case("causal_attention_strips", lambda: [randn(1, 70, 12)], lambda t, _: attention(t[0], 2))
 case("linear_cross_entropy", lambda: [randn(2, 3, 4), randn(7, 4), randn(7)],
      lambda t, ids: F.cross_entropy(F.linear(t[0], t[1], t[2]).reshape(-1, 7), ids.reshape(-1), ignore_index=-100),
      ids=targets)
