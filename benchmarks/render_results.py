@@ -53,9 +53,87 @@ plot 'ratios.dat' using 1:3:xtic(2) with boxes lc rgb '#1f77b4' title 'median of
     return "![speed ratios against PyTorch](ratios.png)"
 
 
+def log_ticks(low, high):
+    """1, 2, 5 x 10^k between low and high: labels for a log axis spanning less than a decade."""
+    import math
+    ticks = [m * 10 ** k for k in range(int(math.floor(math.log10(low))), int(math.ceil(math.log10(high))) + 1)
+             for m in (1, 2, 5)]
+    return "(" + ", ".join(f"{t:g}" for t in ticks if low <= t <= high) + ")"
+
+
+def scaling_plot(scaling, sweep, xlabel):
+    """benchmarks/scaling_<sweep>.png: tokens/s and peak memory of both sides against the swept
+    size (log axes), the median over alternating runs with their range as error bars."""
+    rows = [r for r in scaling["rows"] if r["sweep"] == sweep]
+    if not shutil.which("gnuplot") or len(rows) < 2:
+        return ""
+    data = "".join(
+        f"{r['x']}\t{r['tapegrad']['tokens_per_s']}\t{min(r['tapegrad']['runs'])}\t{max(r['tapegrad']['runs'])}"
+        f"\t{r['pytorch']['tokens_per_s']}\t{min(r['pytorch']['runs'])}\t{max(r['pytorch']['runs'])}"
+        f"\t{r['tapegrad']['peak_rss_mib']}\t{r['pytorch']['peak_rss_mib']}\n" for r in rows)
+    name = f"scaling_{sweep}"
+    open(os.path.join(HERE, name + ".dat"), "w").write(data)
+    xs = [r["x"] for r in rows]
+    speeds = [v for r in rows for side in ("tapegrad", "pytorch") for v in r[side]["runs"]]
+    memory = [r[side]["peak_rss_mib"] for r in rows for side in ("tapegrad", "pytorch")]
+    script = f"""set terminal pngcairo size 1000,420 font ',11'
+set output '{name}.png.tmp'
+set datafile separator '\\t'
+set logscale xy
+set grid
+set key below horizontal
+set xrange [{min(xs) / 1.2}:{max(xs) * 1.2}]
+set xtics ({", ".join(str(x) for x in xs)})
+set xlabel '{xlabel}'
+set multiplot layout 1,2
+set ylabel 'training tokens/s ({scaling["threads"]} threads)'
+set yrange [{min(speeds) / 1.3}:{max(speeds) * 1.3}]
+set ytics {log_ticks(min(speeds) / 1.3, max(speeds) * 1.3)}
+plot '{name}.dat' using 1:2:3:4 with yerrorlines lc rgb '#1f77b4' pt 7 title 'tapegrad', \\
+     '' using 1:5:6:7 with yerrorlines lc rgb '#d62728' pt 5 title 'PyTorch'
+set ylabel 'peak memory (MiB)'
+set yrange [{min(memory) / 1.3}:{max(memory) * 1.3}]
+set ytics {log_ticks(min(memory) / 1.3, max(memory) * 1.3)}
+plot '{name}.dat' using 1:8 with linespoints lc rgb '#1f77b4' pt 7 title 'tapegrad', \\
+     '' using 1:9 with linespoints lc rgb '#d62728' pt 5 title 'PyTorch'
+unset multiplot
+"""
+    open(os.path.join(HERE, name + ".gp"), "w").write(script)
+    ok = subprocess.run(["gnuplot", name + ".gp"], cwd=HERE).returncode == 0
+    for f in (name + ".dat", name + ".gp"):
+        os.remove(os.path.join(HERE, f))
+    if not ok:
+        return ""
+    os.replace(os.path.join(HERE, name + ".png.tmp"), os.path.join(HERE, name + ".png"))
+    return f"![{sweep} sweep]({name}.png)"
+
+
+def scaling_section(scaling):
+    lines = ["## How cost grows with model size and context", "",
+             f"`benchmarks/scaling.py`: GPT, no dropout, {scaling['threads']} threads, {scaling['repeats']} alternating "
+             f"runs of {scaling['steps']} timed steps after one untimed; same parameters and batches on both sides. "
+             "`d_model` sweep: context 256, batch 4, layers and heads d_model / 64 as GPT-2's; `context` sweep: d_model 256, "
+             "4 layers, 4 heads, 4,096 tokens per step; `gpt2`: GPT-2 small's shape with our vocabulary.", "",
+             "| sweep | point | params | tapegrad tok/s | PyTorch tok/s | speed ratio | of sgemm peak | tapegrad MiB | "
+             "PyTorch MiB | memory ratio | loss diff |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in scaling["rows"]:
+        lines.append(f"| {r['sweep']} | {r['name']} | {r['params'] / 1e6:.1f}M | {r['tapegrad']['tokens_per_s']:,.0f} | "
+                     f"{r['pytorch']['tokens_per_s']:,.0f} | {r['speed_ratio']:.2f}x | {100 * r['peak_fraction']:.0f}% | "
+                     f"{r['tapegrad']['peak_rss_mib']:,.0f} | {r['pytorch']['peak_rss_mib']:,.0f} | "
+                     f"{r['memory_ratio']:.2f} | {r['loss_max_rel_diff']:.1e} |")
+    lines.append("")
+    for sweep, xlabel in (("d_model", "d_model (layers = heads = d_model / 64)"), ("context", "context (tokens)")):
+        image = scaling_plot(scaling, sweep, xlabel)
+        if image:
+            lines += [image, ""]
+    return lines
+
+
 def main():
     micro, w2v, train = load("micro.json"), load("word2vec.json"), load("train.json")
     mpi = load("mpi_scaling.json")
+    scaling = load("scaling.json")
     lines = ["# Benchmarks", "", f"Rendered {datetime.date.today()} by `benchmarks/render_results.py` from "
              "`benchmarks/results/*.json` (written by `scripts/bench.sh`). All figures are medians of repeated runs "
              "measured in the same invocation, alternating between the systems compared.", ""]
@@ -106,6 +184,8 @@ def main():
         image = ratio_plot(train)
         if image:
             lines += [image, ""]
+    if scaling:
+        lines += scaling_section(scaling)
     if w2v:
         lines += ["## word2vec vs gensim", "",
                   f"gensim {w2v['gensim_version']}, skip-gram, dim 128, window 5, negative 5, sample 1e-3, 5 epochs, "

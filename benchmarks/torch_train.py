@@ -3,7 +3,7 @@
 names and shapes, dropout off), initialised from the parameters bench_train dumped, trained
 on the same batches with AdamW (decay on non-embedding matrices, clip 1.0), timed per step.
 
-    /usr/bin/python3 benchmarks/torch_train.py --dump FILE --threads N
+    /usr/bin/python3 benchmarks/torch_train.py --dump FILE --threads N [--warmup-steps 3]
 
 Prints one JSON object like bench_train's. Run it with the thread settings that make PyTorch
 fastest (bench.sh sets OMP_NUM_THREADS, MKL_NUM_THREADS and, at 2 threads,
@@ -28,6 +28,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dump", required=True)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--warmup-steps", type=int, default=3, help="untimed steps first, as bench_train's")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     torch.set_num_interop_threads(1)
@@ -43,7 +44,7 @@ def main():
     else:
         logits_fn = lambda p, ids: torch_models.nplm_logits(p, ids, cfg["ngram"])
     opt = torch.optim.AdamW(torch_models.adamw_groups(params, cfg["weight_decay"]), lr=cfg["lr"])
-    warmup = 3
+    warmup = args.warmup_steps
     seconds, losses = [], []
     for s, (ids, targets) in enumerate(batches):
         t0 = time.perf_counter()

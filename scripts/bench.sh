@@ -3,13 +3,22 @@
 # training throughput and peak memory against PyTorch, word2vec against gensim. Installs
 # what it needs, prints the tables, writes benchmarks/results/*.json and benchmarks/RESULTS.md.
 # Also data-parallel scaling over 2 MPI ranks (benchmarks/mpi_scaling.py) when mpirun is there.
+# With --scaling, also how cost grows with d_model and context up to GPT-2 small's shape
+# (benchmarks/scaling.py; the longest part: about 40 minutes on 2 cores).
 # Benchmarks measure; they never fail on a time.
-#   scripts/bench.sh [--quick]     --quick: one repeat, fewer configurations
+#   scripts/bench.sh [--quick] [--scaling]   --quick: one repeat, fewer configurations
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repeats=3
 configs=gpt-tiny,gpt-tiny-tied,gpt-small,gpt-small-tied,nplm
-if [ "${1:-}" = "--quick" ]; then repeats=1; configs=gpt-tiny,nplm; fi
+scaling=0
+for arg in "$@"; do
+  case "$arg" in
+    --quick) repeats=1; configs=gpt-tiny,nplm ;;
+    --scaling) scaling=1 ;;
+    *) echo "usage: scripts/bench.sh [--quick] [--scaling]" >&2; exit 2 ;;
+  esac
+done
 scripts/setup.sh build data bench
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)"
@@ -32,5 +41,8 @@ PY
 if command -v mpirun >/dev/null && [ -x build/bin/bench_train ]; then
   (cd benchmarks && /usr/bin/python3 mpi_scaling.py --repeats "$repeats" \
     --configs "$([ "$repeats" = 1 ] && echo gpt-tiny || echo gpt-tiny,gpt-small)")
+fi
+if [ "$scaling" = 1 ]; then
+  /usr/bin/python3 benchmarks/scaling.py --repeats "$repeats"
 fi
 /usr/bin/python3 benchmarks/render_results.py
