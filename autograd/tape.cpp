@@ -90,6 +90,10 @@ void backward(const Tensor& root, const Tensor& root_grad, BackwardOptions optio
   for (size_t i = end; i-- > 0;) {
     if (nodes[i].output.has_grad()) nodes[i].backward();  // else: does not lead to the root
     if (options.after_node) options.after_node(i);
+    // Done with this node: free what its backward saved and, unless the caller holds the
+    // tensor, its output and the output's gradient, as PyTorch frees its graph during backward.
+    // Peak memory is then the forward's activations, not twice that.
+    if (!options.retain_graph) nodes[i] = Node{};
   }
   if (!options.retain_graph) t_tape.clear();
 }

@@ -5,7 +5,9 @@
 // backward(loss) seeds d(loss)/d(loss) = 1, walks the tape in reverse and lets each node add
 // (+=) its output's gradient into its inputs' gradients, so a tensor used twice receives
 // the sum. Nodes whose output received no gradient are skipped: they do not lead to the
-// loss. Then the tape is cleared, which frees the graph.
+// loss. Each node is freed as soon as backward has passed it (what it saved for backward, and
+// its output and that output's gradient unless the caller holds the tensor), so memory falls
+// during backward instead of growing by a gradient per activation.
 //
 // Rules worth knowing:
 //  * backward() frees the whole tape (every graph recorded on this thread) unless
