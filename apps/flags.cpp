@@ -34,10 +34,7 @@ void add_training_flags(CLI::App& app, TrainConfig& c) {
       ->capture_default_str()
       ->check(CLI::Validator(
           [](std::string& name) {
-            if (has_model(name)) return std::string();
-            std::string names;
-            for (const auto& n : model_names()) names += (names.empty() ? "" : ", ") + n;
-            return "unknown model '" + name + "' (registered: " + names + ")";
+            return has_model(name) ? std::string() : unknown_model_message(name);
           },
           "MODEL"));
   app.add_option_function<std::vector<std::string>>(

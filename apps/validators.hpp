@@ -10,8 +10,8 @@
 
 namespace tg::cli {
 
-// The value as a finite number, or an error text.
-inline bool parse_number(const std::string& text, double& value, std::string& error) {
+// The value as a finite number (a whole one when `integer`), or an error text.
+inline bool parse_number(const std::string& text, bool integer, double& value, std::string& error) {
   size_t used = 0;
   try {
     value = std::stod(text, &used);
@@ -20,6 +20,10 @@ inline bool parse_number(const std::string& text, double& value, std::string& er
   }
   if (used == 0 || used != text.size() || !std::isfinite(value)) {
     error = "'" + text + "' is not a number";
+    return false;
+  }
+  if (integer && value != std::floor(value)) {
+    error = "must be a whole number, got " + text;
     return false;
   }
   return true;
@@ -38,8 +42,7 @@ inline CLI::Validator number_in(double lo, double hi, bool hi_open = false, bool
       [=](std::string& text) -> std::string {
         double v = 0.0;
         std::string error;
-        if (!parse_number(text, v, error)) return error;
-        if (integer && v != std::floor(v)) return "must be a whole number, got " + text;
+        if (!parse_number(text, integer, v, error)) return error;
         if (v < lo || v > hi || (hi_open && v == hi))
           return "must be in " + range + ", got " + text;
         return std::string();
@@ -53,8 +56,7 @@ inline CLI::Validator sign_check(bool zero_allowed, bool integer) {
       [=](std::string& text) -> std::string {
         double v = 0.0;
         std::string error;
-        if (!parse_number(text, v, error)) return error;
-        if (integer && v != std::floor(v)) return "must be a whole number, got " + text;
+        if (!parse_number(text, integer, v, error)) return error;
         if (zero_allowed ? v >= 0 : v > 0) return std::string();
         return (zero_allowed ? "must be 0 or more, got " : "must be a positive number, got ") +
                text;

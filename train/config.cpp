@@ -53,11 +53,7 @@ json TrainConfig::to_json() const {
 
 void TrainConfig::validate() const {
   auto bad = [](const std::string& what) { throw std::invalid_argument(what); };
-  if (!has_model(model.name)) {
-    std::string names;
-    for (const auto& n : model_names()) names += (names.empty() ? "" : ", ") + n;
-    bad("--model: unknown model '" + model.name + "' (registered: " + names + ")");
-  }
+  if (!has_model(model.name)) bad("--model: " + unknown_model_message(model.name));
   if (nn::is_pretrained(model.embedding) && model.vectors.empty())
     bad("--embedding " + to_string(model.embedding) + " needs --vectors FILE");
   if (!nn::is_pretrained(model.embedding) && !model.vectors.empty())

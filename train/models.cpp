@@ -60,13 +60,16 @@ std::string model_help() {
   return out;
 }
 
+std::string unknown_model_message(const std::string& name) {
+  std::string names;
+  for (const auto& n : model_names()) names += (names.empty() ? "" : ", ") + n;
+  return "unknown model '" + name + "' (registered: " + names + ")";
+}
+
 std::unique_ptr<nn::LanguageModel> make_model(const ModelSpec& spec) {
   for (const auto& e : registry())
     if (e.name == spec.config.name) return e.factory(spec);
-  std::string names;
-  for (const auto& n : model_names()) names += (names.empty() ? "" : ", ") + n;
-  throw std::invalid_argument("--model: unknown model '" + spec.config.name +
-                              "' (registered: " + names + ")");
+  throw std::invalid_argument("--model: " + unknown_model_message(spec.config.name));
 }
 
 nn::GPTConfig gpt_config(const ModelSpec& s) {

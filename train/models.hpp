@@ -39,6 +39,8 @@ void register_model(const std::string& name, ModelFactory factory,
 bool has_model(const std::string& name);
 std::vector<std::string> model_names();  // built-in first, then in registration order
 std::string model_help();                // "gpt (GPT-2 ...), nplm (...), my-gpt"
+// "unknown model 'rnn' (registered: gpt, nplm, my-gpt)"
+std::string unknown_model_message(const std::string& name);
 // Throws naming the registered models when `spec.config.name` is unknown.
 std::unique_ptr<nn::LanguageModel> make_model(const ModelSpec& spec);
 
