@@ -527,8 +527,7 @@ std::string paper_nplm_section(const fs::path& dir) {
 }
 
 // The five modes trained to early stopping (scripts/converged.sh).
-std::string converged_section(const fs::path& dir) {
-  const fs::path folder = dir / "converged" / "gpt";
+std::string converged_model(const fs::path& folder) {
   const json summary = load(folder / "summary.json");
   if (summary.is_null()) return "";
   const size_t budget = summary.at("base_config").value("epochs", size_t{0});
@@ -546,14 +545,21 @@ std::string converged_section(const fs::path& dir) {
   }
   for (const auto& key : order)
     epochs << "| " << key.first << " | " << key.second << " | " << by_row[key] << " |\n";
+  return "`converged/" + folder.filename().string() + "/`: " + training_setup(summary) +
+         " A run that used fewer than its " + std::to_string(budget) +
+         " epochs stopped because validation stopped improving.\n\n" + embeddings_table(summary) +
+         "\n" + significance_table(summary, folder.string()) + epochs.str() + "\n";
+}
+
+// The five modes trained to early stopping (scripts/converged.sh), GPT then NPLM.
+std::string converged_section(const fs::path& dir) {
+  const std::string gpt = converged_model(dir / "converged" / "gpt");
+  const std::string nplm = converged_model(dir / "converged" / "nplm");
+  if (gpt.empty() && nplm.empty()) return "";
   return "## 1. At convergence: frozen pretrained vs learned embeddings (and tied vs untied)\n\n"
-         "`scripts/converged.sh`, results in `converged/gpt/`: " +
-         training_setup(summary) +
-         " Every number is of the parameters of the best validation epoch; a run that used fewer "
-         "than its " +
-         std::to_string(budget) + " epochs stopped because validation stopped improving.\n\n" +
-         embeddings_table(summary) + "\n" + significance_table(summary, folder.string()) +
-         epochs.str() + "\n";
+         "`scripts/converged.sh`. Every number is of the parameters of the best validation "
+         "epoch.\n\n" +
+         gpt + nplm;
 }
 
 }  // namespace
@@ -563,8 +569,8 @@ std::string render_report(const std::string& results_dir, bool plots) {
   const json emb = load(dir / "embeddings" / "summary.json");
   const json size = load(dir / "data_size" / "summary.json");
   const json life = load(dir / "lifecycle" / "summary.json");
-  if (emb.is_null() && size.is_null() && life.is_null() &&
-      !fs::exists(dir / "converged" / "gpt" / "summary.json") && !fs::exists(dir / "paper_nplm"))
+  if (emb.is_null() && size.is_null() && life.is_null() && !fs::exists(dir / "converged") &&
+      !fs::exists(dir / "paper_nplm"))
     throw std::runtime_error(
         results_dir +
         ": no experiment results (run scripts/reproduce.sh or an exp_* binary first)");
