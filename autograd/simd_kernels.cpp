@@ -1,6 +1,7 @@
 #include "autograd/simd_kernels.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -33,9 +34,7 @@ namespace {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.0f;
-  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof scale);
+  const float scale = std::bit_cast<float>((static_cast<int32_t>(n) + 127) << 23);
   return p * scale;
 }
 
@@ -68,6 +67,15 @@ TG_CLONES void gelu_backward(const float* x, const float* g, float* gx, size_t n
   }
 }
 
+const char* simd_isa() {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+  // The same order of preference as the target_clones resolver.
+  if (__builtin_cpu_supports("avx512f")) return "avx512f";
+  if (__builtin_cpu_supports("avx2")) return "avx2";
+#endif
+  return "default";
+}
+
 float exp_approx(float x) {
   if (std::isnan(x)) return x;
   if (x == -std::numeric_limits<float>::infinity()) return 0.0f;
@@ -90,10 +98,13 @@ TG_CLONES float row_exp_shifted(const float* x, float shift, float* y, size_t n)
   float total = 0.0f;
 #pragma omp simd reduction(+ : total)
   for (size_t i = 0; i < n; ++i) {
-    // -inf inputs (masked positions) must give exactly 0, not the clamp's tiny value.
-    const float e = x[i] == -std::numeric_limits<float>::infinity() ? 0.0f : exp_poly(x[i] - shift);
-    y[i] = e;
-    total += e;
+    // -inf inputs (masked positions) must give exactly 0, not the clamp's tiny value. exp is
+    // computed for every entry and then selected: a conditional call would not vectorise
+    // without AVX-512's masks.
+    const float e = x[i] == -std::numeric_limits<float>::infinity() ? 0.0f : 1.0f;
+    const float v = exp_poly(x[i] - shift) * e;
+    y[i] = v;
+    total += v;
   }
   return total;
 }
@@ -104,14 +115,15 @@ TG_CLONES float row_logsumexp(const float* x, size_t n) {
   float total = 0.0f;
 #pragma omp simd reduction(+ : total)
   for (size_t i = 0; i < n; ++i)
-    total += x[i] == -std::numeric_limits<float>::infinity() ? 0.0f : exp_poly(x[i] - m);
+    total += exp_poly(x[i] - m) * (x[i] == -std::numeric_limits<float>::infinity() ? 0.0f : 1.0f);
   return m + std::log(total);
 }
 
 TG_CLONES void row_add_scaled_exp(const float* x, float shift, float scale, float* g, size_t n) {
 #pragma omp simd
   for (size_t i = 0; i < n; ++i)
-    g[i] += x[i] == -std::numeric_limits<float>::infinity() ? 0.0f : scale * exp_poly(x[i] - shift);
+    g[i] += scale * exp_poly(x[i] - shift) *
+            (x[i] == -std::numeric_limits<float>::infinity() ? 0.0f : 1.0f);
 }
 
 }  // namespace tg::detail

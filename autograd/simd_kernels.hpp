@@ -23,5 +23,8 @@ void gelu_forward(const float* x, float* y, size_t n);
 void gelu_backward(const float* x, const float* g, float* gx, size_t n);
 // The vectorisable exp itself (scalar entry point, for tests).
 float exp_approx(float x);
+// Which clone of these kernels this CPU runs: "avx512f", "avx2" or "default". Their sums run
+// in different orders, so bit-exact comparisons of whole runs hold within one of them.
+const char* simd_isa();
 
 }  // namespace tg::detail
