@@ -2,7 +2,9 @@
 // and chosen at load time by CPU features (not CPU model: virtual CPUs often report an unknown
 // one), so the library stays portable and fast. exp is a Cephes-style polynomial (within 2 ulp of
 // std::exp over the float range) because std::exp does not vectorise without -ffast-math, which
-// this project never uses.
+// this project never uses. The file is compiled with -fno-trapping-math (no value changes; FP
+// exceptions are never inspected): without it GCC will not if-convert the clamps around the
+// float-to-int step, and every clone but AVX-512's (which has masks) runs scalar.
 #pragma once
 
 #include <cstddef>
