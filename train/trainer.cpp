@@ -28,7 +28,7 @@ std::vector<double> block_sums(const std::vector<double>& values, size_t block) 
   return sums;
 }
 
-// Floats: nine significant digits are plenty for a mixture weight or a bootstrap.
+// Floats (seven significant digits) are plenty for a mixture weight or a bootstrap.
 void write_token_nll(const std::string& path, const std::string& fingerprint,
                      const std::vector<double>& valid, const std::vector<double>& test) {
   const auto as_floats = [](const std::vector<double>& v) {

@@ -3,20 +3,23 @@
 // results file), and prints each difference otherwise. Used for the golden runs recorded
 // before the trainer moved into train/, and for a study resumed after a kill against the
 // same study run in one go. A golden run records which clone of the row kernels made it
-// ("simd"); on a CPU that runs another one (other summation orders), numbers must agree within
-// a relative 1e-4 instead.
+// ("simd"); on a CPU that runs another one (other summation orders), or with --relaxed (the
+// sanitizer build, whose instrumentation keeps the kernels scalar), numbers must agree within a
+// relative 1e-4 instead.
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "autograd/simd_kernels.hpp"
 
 using nlohmann::json;
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: compare_run GOLDEN RESULT\n");
+  const bool relaxed = argc == 4 && std::string(argv[3]) == "--relaxed";
+  if (argc != 3 && !relaxed) {
+    std::fprintf(stderr, "usage: compare_run GOLDEN RESULT [--relaxed]\n");
     return 2;
   }
   json golden, result;
@@ -28,8 +31,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string isa = tg::detail::simd_isa();
-  const bool exact = !golden.contains("simd") || golden["simd"] == isa;
-  if (!exact)
+  const bool exact = !relaxed && (!golden.contains("simd") || golden["simd"] == isa);
+  if (relaxed)
+    std::printf("--relaxed: comparing within 1e-4\n");
+  else if (!exact)
     std::printf("recorded with the %s row kernels, this CPU runs %s: comparing within 1e-4\n",
                 golden["simd"].get<std::string>().c_str(), isa.c_str());
   int differences = 0;
