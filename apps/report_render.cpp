@@ -42,6 +42,20 @@ json load(const fs::path& p) {
     throw std::runtime_error(p.string() + ": not valid JSON: " + e.what());
   }
 }
+
+// A study's runs grouped by (model, mode), the groups in the order their first run appears.
+using RowKey = std::pair<std::string, std::string>;
+std::vector<std::pair<RowKey, std::vector<json>>> runs_by_row(const json& runs) {
+  std::vector<std::pair<RowKey, std::vector<json>>> rows;
+  for (const auto& run : runs) {
+    const RowKey key{run.at("model").get<std::string>(), run.at("mode").get<std::string>()};
+    auto row =
+        std::find_if(rows.begin(), rows.end(), [&](const auto& r) { return r.first == key; });
+    if (row == rows.end()) row = rows.insert(rows.end(), {key, {}});
+    row->second.push_back(run);
+  }
+  return rows;
+}
 }  // namespace
 
 std::string mean_spread(const json& row, const std::string& metric, int decimals) {
@@ -251,30 +265,30 @@ bool have_gnuplot() {
 // Validation perplexity against epochs (fractional with --eval-every) for every model and
 // mode: the mean over seeds with one standard deviation as error bars.
 std::string validation_curves(const json& emb, const fs::path& dir) {
-  std::vector<std::pair<std::string, std::string>> series;  // (model, mode), first-seen order
-  std::map<std::pair<std::string, std::string>, std::map<double, std::vector<double>>> points;
-  for (const auto& run : emb["runs"]) {
-    const auto key =
-        std::make_pair(run["model"].get<std::string>(), run["mode"].get<std::string>());
-    if (!points.count(key)) series.push_back(key);
-    const double per_epoch = run.value("steps_per_epoch", 0.0);
-    auto add = [&](const json& record) {
-      const double x =
-          per_epoch > 0 ? record["step"].get<double>() / per_epoch : record["epoch"].get<double>();
-      points[key][std::round(x * 1000) / 1000].push_back(record["valid_ppl"].get<double>());
-    };
-    for (const auto& e : run["epochs"]) add(e);
-    if (run.contains("evals"))
-      for (const auto& e : run["evals"]) add(e);
-  }
+  const auto rows = runs_by_row(emb["runs"]);
+  // Per row: validation perplexities of its seeds at each (rounded) epoch.
+  std::vector<std::map<double, std::vector<double>>> points(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i)
+    for (const auto& run : rows[i].second) {
+      const double per_epoch = run.value("steps_per_epoch", 0.0);
+      auto add = [&](const json& record) {
+        const double x = per_epoch > 0 ? record["step"].get<double>() / per_epoch
+                                       : record["epoch"].get<double>();
+        points[i][std::round(x * 1000) / 1000].push_back(record["valid_ppl"].get<double>());
+      };
+      for (const auto& e : run["epochs"]) add(e);
+      if (run.contains("evals"))
+        for (const auto& e : run["evals"]) add(e);
+    }
   std::ostringstream data, script;
   double last = 0;
-  for (const auto& [key, xs] : points) last = std::max(last, xs.rbegin()->first);
+  for (const auto& xs : points) last = std::max(last, xs.rbegin()->first);
   script << "set xlabel 'epochs'\nset ylabel 'validation perplexity (mean, sd over seeds)'\n"
          << "set xtics " << std::max(1.0, std::ceil(last / 10)) << "\nplot ";
-  for (size_t i = 0; i < series.size(); ++i) {
-    data << "# " << series[i].first << " " << series[i].second << "\n";
-    for (const auto& [x, ys] : points[series[i]]) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& [model, mode] = rows[i].first;
+    data << "# " << model << " " << mode << "\n";
+    for (const auto& [x, ys] : points[i]) {
       double mean = 0, var = 0;
       for (double y : ys) mean += y / static_cast<double>(ys.size());
       for (double y : ys) var += (y - mean) * (y - mean);
@@ -283,8 +297,8 @@ std::string validation_curves(const json& emb, const fs::path& dir) {
     }
     data << "\n\n";
     script << (i ? ", " : "") << "'valid_curves.dat' index " << i
-           << " using 1:2:3 with yerrorlines " << series_style(series[i].first, series[i].second)
-           << " title '" << series[i].first << " " << series[i].second << "'";
+           << " using 1:2:3 with yerrorlines " << series_style(model, mode) << " title '" << model
+           << " " << mode << "'";
   }
   script << "\n";
   return plot(dir, "valid_curves", data.str(), script.str());
@@ -303,16 +317,12 @@ std::string data_size_plot(const json& size, const fs::path& dir) {
   for (size_t i = 0; i < sizes.size(); ++i)
     script << (i ? ", " : "") << "'" << fixed(sizes[i] / 1000, 0) << "k' " << sizes[i];
   script << ")\nplot ";
-  std::vector<std::string> seen;
-  for (const auto& r : size["rows"]) {
-    const std::string model = r["model"].get<std::string>(), mode = r["mode"].get<std::string>();
-    if (std::find(seen.begin(), seen.end(), model + " " + mode) != seen.end()) continue;
-    seen.push_back(model + " " + mode);
+  for (const auto& [key, rows] : runs_by_row(size["rows"])) {
+    const auto& [model, mode] = key;
     data << "# " << model << " " << mode << "\n";
-    for (const auto& q : size["rows"])
-      if (q["model"] == r["model"] && q["mode"] == r["mode"])
-        data << q["train_tokens"].get<double>() << "\t" << q["test_ppl"]["mean"].get<double>()
-             << "\t" << q["test_ppl"].value("std", 0.0) << "\n";
+    for (const auto& q : rows)
+      data << q["train_tokens"].get<double>() << "\t" << q["test_ppl"]["mean"].get<double>() << "\t"
+           << q["test_ppl"].value("std", 0.0) << "\n";
     data << "\n\n";
     script << (index ? ", " : "") << "'data_size.dat' index " << index
            << " using 1:2:3 with yerrorlines " << series_style(model, mode) << " title '" << model
@@ -398,17 +408,16 @@ std::string significance_table(const json& summary, const std::string& runs_dir,
                                const std::string& reference) {
   // The runs of each (model, mode), by seed, read from their own JSON files (the summary keeps
   // only their headline numbers).
-  std::map<std::pair<std::string, std::string>, std::map<size_t, json>> runs;
-  std::vector<std::pair<std::string, std::string>> order;
-  for (const auto& r : summary.at("runs")) {
-    const std::pair<std::string, std::string> key{r.at("model").get<std::string>(),
-                                                  r.at("mode").get<std::string>()};
-    const json run =
-        load(fs::path(runs_dir) / fs::path(r.at("file").get<std::string>()).filename());
-    if (run.is_null() || !run.contains("test_blocks")) continue;
-    if (!runs.count(key)) order.push_back(key);
-    runs[key][r.at("seed").get<size_t>()] = run;
-  }
+  std::map<RowKey, std::map<size_t, json>> runs;
+  std::vector<RowKey> order;
+  for (const auto& [key, row] : runs_by_row(summary.at("runs")))
+    for (const auto& r : row) {
+      const json run =
+          load(fs::path(runs_dir) / fs::path(r.at("file").get<std::string>()).filename());
+      if (run.is_null() || !run.contains("test_blocks")) continue;
+      if (!runs.count(key)) order.push_back(key);
+      runs[key][r.at("seed").get<size_t>()] = run;
+    }
   const auto blocks_of = [](const std::map<size_t, json>& by_seed) {
     std::vector<std::vector<double>> sums;
     size_t block = 0, count = 0;
@@ -533,18 +542,13 @@ std::string converged_model(const fs::path& folder) {
   const size_t budget = summary.at("base_config").value("epochs", size_t{0});
   std::ostringstream epochs;
   epochs << "| model | embedding | best epoch / epochs run, by seed |\n|---|---|---|\n";
-  std::map<std::pair<std::string, std::string>, std::string> by_row;
-  std::vector<std::pair<std::string, std::string>> order;
-  for (const auto& r : summary.at("runs")) {
-    const std::pair<std::string, std::string> key{r.at("model").get<std::string>(),
-                                                  r.at("mode").get<std::string>()};
-    if (!by_row.count(key)) order.push_back(key);
-    std::string& cell = by_row[key];
-    cell += (cell.empty() ? "" : ", ") + std::to_string(r.value("best_epoch", size_t{0})) + "/" +
-            std::to_string(r.at("epochs").size());
+  for (const auto& [key, row] : runs_by_row(summary.at("runs"))) {
+    std::string cell;
+    for (const auto& r : row)
+      cell += (cell.empty() ? "" : ", ") + std::to_string(r.value("best_epoch", size_t{0})) + "/" +
+              std::to_string(r.at("epochs").size());
+    epochs << "| " << key.first << " | " << key.second << " | " << cell << " |\n";
   }
-  for (const auto& key : order)
-    epochs << "| " << key.first << " | " << key.second << " | " << by_row[key] << " |\n";
   return "`converged/" + folder.filename().string() + "/`: " + training_setup(summary) +
          " A run that used fewer than its " + std::to_string(budget) +
          " epochs stopped because validation stopped improving.\n\n" + embeddings_table(summary) +
