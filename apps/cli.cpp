@@ -65,9 +65,14 @@ int guarded_main(const char* program, const std::function<int()>& body) {
                                (errno ? std::strerror(errno) : "write error"));
     return code;
   } catch (const train::Interrupted& e) {
-    // Everything is saved; the shell's convention for "ended by signal N".
-    const std::string text = "\n" + std::string(program) + ": " + e.what() + "\n";
-    [[maybe_unused]] const ssize_t written = ::write(g_error_fd, text.data(), text.size());
+    // Everything is saved; the shell's convention for "ended by signal N". Rank 0 reports (it
+    // wrote the files); the others leave after it has, because mpirun ends the job's remaining
+    // ranks as soon as one exits with a non-zero status.
+    if (dist::is_main()) {
+      const std::string text = "\n" + std::string(program) + ": " + e.what() + "\n";
+      [[maybe_unused]] const ssize_t written = ::write(g_error_fd, text.data(), text.size());
+    }
+    if (dist::size() > 1) dist::barrier();
     return 128 + e.signal;
   } catch (const std::exception& e) {
     std::string text = "\n" + std::string(program) + ": error: ";
