@@ -14,15 +14,11 @@ bin=$here/build/bin
 out=$here/results/converged
 threads=1
 seeds=3
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --bin) bin=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    --threads) threads=$2; shift 2 ;;
-    --seeds) seeds=$2; shift 2 ;;
-    *) echo "converged.sh: unknown argument '$1'" >&2; exit 2 ;;
-  esac
-done
+own_option() {
+  if [ "$1" = --seeds ]; then need_value "$@" && seeds=$2 taken=2; fi
+}
+source "$here/scripts/study_options.sh"
+parse_study_options "$@"
 gpt=(--model gpt --d-model 128 --layers 2 --heads 4 --context 64 --batch 32 --lr 1e-3 --warmup 100 --dropout 0.2
      --schedule cosine --epochs 12 --patience 2 --valid-limit 50000 --threads "$threads" --models gpt)
 nplm=(--model nplm --d-model 96 --ngram 5 --context 32 --batch 16 --dropout 0 --optimizer adam --lr 1e-3

@@ -16,16 +16,14 @@ out=$here/results/paper_nplm
 threads=1
 seed=1
 rows=()
-while [ $# -gt 0 ]; do
+own_option() {
   case "$1" in
-    --bin) bin=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    --threads) threads=$2; shift 2 ;;
-    --seed) seed=$2; shift 2 ;;
-    mlp1|mlp5|mlp7|mlp9) rows+=("$1"); shift ;;
-    *) echo "paper_nplm.sh: unknown argument '$1'" >&2; exit 2 ;;
+    --seed) need_value "$@" && seed=$2 taken=2 ;;
+    mlp1 | mlp5 | mlp7 | mlp9) rows+=("$1") taken=1 ;;
   esac
-done
+}
+source "$here/scripts/study_options.sh"
+parse_study_options "$@"
 [ ${#rows[@]} -eq 0 ] && rows=(mlp9 mlp1 mlp5 mlp7)
 mkdir -p "$out/ckpt" "$out/tokens"
 
