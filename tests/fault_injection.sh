@@ -34,17 +34,25 @@ wait_for_training() {
   sleep "0.$((RANDOM % 4))"
 }
 
+# interrupt_run STDERR "SIGNALS" TRAIN_LM_ARGS...: runs train_lm, sends it each of SIGNALS in
+# turn once it is training, and returns its exit status.
+interrupt_run() {
+  local err=$1 signals=$2
+  shift 2
+  "$bin/train_lm" "$@" >/dev/null 2>"$err" &
+  local pid=$!
+  wait_for_training "$err"
+  for sig in $signals; do kill -"$sig" $pid; done
+  wait $pid
+}
+
 tiny=(--corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 --warmup 2)
 long=("${tiny[@]}" --steps 200000)
 
 case="SIGTERM during training: checkpoint and partial results, exit 143"
 for sig in TERM INT; do
   rm -f sig.ckpt sig.json
-  "$bin/train_lm" "${long[@]}" --checkpoint sig.ckpt --checkpoint-every 40 --results sig.json >/dev/null 2>sig.err &
-  pid=$!
-  wait_for_training sig.err
-  kill -"$sig" $pid
-  wait $pid
+  interrupt_run sig.err $sig "${long[@]}" --checkpoint sig.ckpt --checkpoint-every 40 --results sig.json
   status=$?
   want=$([ $sig = TERM ] && echo 143 || echo 130)
   check $status "$want" sig.err "SIG$sig: stopped after step [0-9]+ of 200000; saved checkpoint sig.ckpt, partial results sig.json" &&
@@ -83,41 +91,23 @@ if command -v mpirun >/dev/null; then
 fi
 
 case="a second Ctrl-C ends the process at once; a repeated SIGTERM does not stop the save"
-"$bin/train_lm" "${long[@]}" --checkpoint twice.ckpt >/dev/null 2>twice.err &
-pid=$!
-wait_for_training twice.err
-kill -INT $pid
-kill -INT $pid
-wait $pid
+interrupt_run twice.err "INT INT" "${long[@]}" --checkpoint twice.ckpt
 status=$?
 # Either the first signal's save finished before the second arrived (130 with the message),
 # or the second killed it (130 by the default action): never a hang, never another status.
 [ $status = 130 ] && ok || fail "two SIGINTs: exit status $status"
 rm -f twice.ckpt
-"$bin/train_lm" "${long[@]}" --checkpoint twice.ckpt >/dev/null 2>twice.err &
-pid=$!
-wait_for_training twice.err
-kill -TERM $pid
-kill -TERM $pid
-wait $pid
+interrupt_run twice.err "TERM TERM" "${long[@]}" --checkpoint twice.ckpt
 check $? 143 twice.err "SIGTERM: stopped after step [0-9]+ of 200000; saved checkpoint twice.ckpt"
 
 case="SIGKILL during training and checkpoint writes: the last checkpoint stays whole"
 rm -f kill.ckpt
 for round in 1 2 3 4 5; do
-  "$bin/train_lm" "${long[@]}" --checkpoint kill.ckpt --checkpoint-every 2 >/dev/null 2>kill_round.err &
-  pid=$!
-  wait_for_training kill_round.err
-  kill -KILL $pid
-  wait $pid 2>/dev/null
+  interrupt_run kill_round.err KILL "${long[@]}" --checkpoint kill.ckpt --checkpoint-every 2 2>/dev/null
 done
 if [ -f kill.ckpt ]; then
-  "$bin/train_lm" "${tiny[@]}" --steps 400000 --resume kill.ckpt --checkpoint kill.ckpt \
-    --checkpoint-every 1 >/dev/null 2>kill.err &
-  pid=$!
-  wait_for_training kill.err
-  kill -TERM $pid
-  wait $pid
+  interrupt_run kill.err TERM "${tiny[@]}" --steps 400000 --resume kill.ckpt --checkpoint kill.ckpt \
+    --checkpoint-every 1
   check $? 143 kill.err "resumed from kill.ckpt" || true
   # Killed writers' temporaries are gone after the next write to the same path.
   leftovers=$(ls kill.ckpt.tmp.* 2>/dev/null | wc -l)
