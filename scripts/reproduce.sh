@@ -5,7 +5,10 @@
 #                                 short data-size sweep, the n-gram baselines), results in
 #                                 results/quick/
 #   scripts/reproduce.sh --full   everything (3 seeds, GPT and NPLM, full sweeps, life cycle,
-#                                 then the --target runs), results in results/ (REPORT.md)
+#                                 the --target runs, then every mode to convergence and the
+#                                 paper's NPLM rows), results in results/ (REPORT.md);
+#                                 resumable: finished runs are skipped, the one in progress
+#                                 resumes from its checkpoint
 #   scripts/reproduce.sh --target only the runs that beat Bengio et al.'s 252 test perplexity:
 #                                 GPT d128, 5 epochs, fine-tuned word2vec and learned embeddings,
 #                                 3 seeds, results in results/target/
@@ -71,6 +74,15 @@ else
   "${run[@]}" build/bin/exp_lifecycle "${gpt[@]}" --epochs 2 --out "$out/lifecycle"
   # REPORT.md shows these as section 1b and in the comparison with Bengio et al.
   "${run[@]}" build/bin/exp_embeddings "${target[@]}" --out "$out/target/embeddings"
+  # Section 1 (every mode trained to early stopping, 3 seeds) and the paper's NPLM rows: the
+  # longest part, many hours. One process per script with one thread each, side by side, as
+  # the committed results were made; both resume where an earlier invocation stopped.
+  scripts/converged.sh --out "$out/converged" &
+  converged=$!
+  status=0
+  scripts/paper_nplm.sh --out "$out/paper_nplm" || status=$?
+  wait $converged || status=$?
+  [ $status = 0 ] || exit $status
   python3 - "$out" <<'PY'
 import json, sys, os
 out = sys.argv[1]
