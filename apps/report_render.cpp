@@ -233,10 +233,12 @@ const char* kPlotHeader =
     "set autoscale fix\nset offsets graph 0.03, graph 0.03, graph 0.08, graph 0.08\n"
     "set format y '%.0f'\n";
 
-// Writes NAME.dat and NAME.gp in `dir` and runs gnuplot there. The script names only those
-// files (no path from the command line), and gnuplot is run without a shell.
-std::string plot(const fs::path& dir, const std::string& name, const std::string& data,
-                 const std::string& script) {
+// Writes NAME.dat and NAME.gp in root/sub and runs gnuplot there. The script names only those
+// files (no path from the command line), and gnuplot is run without a shell. REPORT.md, in
+// root, links the picture as sub/NAME.png.
+std::string plot(const fs::path& root, const fs::path& sub, const std::string& name,
+                 const std::string& data, const std::string& script) {
+  const fs::path dir = root / sub;
   const fs::path dat = dir / (name + ".dat"), gp = dir / (name + ".gp"),
                  png = dir / (name + ".png");
   atomic_write(dat.string(), [&](std::ostream& o) { o << data; });
@@ -250,8 +252,7 @@ std::string plot(const fs::path& dir, const std::string& name, const std::string
   fs::remove(gp, ec);
   if (!drawn) return "";
   fs::rename(png.string() + ".tmp", png);
-  // Linked relative to REPORT.md, one folder up.
-  return "![" + name + "](" + (dir.filename() / png.filename()).string() + ")\n\n";
+  return "![" + name + "](" + (sub / png.filename()).string() + ")\n\n";
 }
 
 bool have_gnuplot() {
@@ -264,7 +265,7 @@ bool have_gnuplot() {
 
 // Validation perplexity against epochs (fractional with --eval-every) for every model and
 // mode: the mean over seeds with one standard deviation as error bars.
-std::string validation_curves(const json& emb, const fs::path& dir) {
+std::string validation_curves(const json& emb, const fs::path& root, const fs::path& sub) {
   const auto rows = runs_by_row(emb["runs"]);
   // Per row: validation perplexities of its seeds at each (rounded) epoch.
   std::vector<std::map<double, std::vector<double>>> points(rows.size());
@@ -283,7 +284,12 @@ std::string validation_curves(const json& emb, const fs::path& dir) {
   std::ostringstream data, script;
   double last = 0;
   for (const auto& xs : points) last = std::max(last, xs.rbegin()->first);
-  script << "set xlabel 'epochs'\nset ylabel 'validation perplexity (mean, sd over seeds)'\n"
+  // Early stopping watches the first valid_limit tokens of validation; the tables report the
+  // whole split, so the curves say which they show.
+  const size_t limit = emb.contains("base_config") ? emb["base_config"].value("valid_limit", 0) : 0;
+  script << "set xlabel 'epochs'\nset ylabel 'validation perplexity"
+         << (limit > 0 ? ", first " + thousands(static_cast<double>(limit)) + " tokens" : "")
+         << " (mean, sd over seeds)'\n"
          << "set xtics " << std::max(1.0, std::ceil(last / 10)) << "\nplot ";
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& [model, mode] = rows[i].first;
@@ -301,10 +307,10 @@ std::string validation_curves(const json& emb, const fs::path& dir) {
            << " " << mode << "'";
   }
   script << "\n";
-  return plot(dir, "valid_curves", data.str(), script.str());
+  return plot(root, sub, "valid_curves", data.str(), script.str());
 }
 
-std::string data_size_plot(const json& size, const fs::path& dir) {
+std::string data_size_plot(const json& size, const fs::path& root) {
   std::ostringstream data, script;
   int index = 0;
   // Tics at the sizes measured, labelled like "40k".
@@ -330,11 +336,11 @@ std::string data_size_plot(const json& size, const fs::path& dir) {
     ++index;
   }
   script << "\n";
-  return plot(dir, "data_size", data.str(), script.str());
+  return plot(root, "data_size", "data_size", data.str(), script.str());
 }
 
 // Drift of each frequency band over training: one colour per band, a dash per run.
-std::string drift_plot(const json& life, const fs::path& dir) {
+std::string drift_plot(const json& life, const fs::path& root) {
   static const char* band_colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c",
                                        "#d62728", "#7f7f7f", "#9467bd"};
   std::ostringstream data, script;
@@ -358,7 +364,7 @@ std::string drift_plot(const json& life, const fs::path& dir) {
     ++run_number;
   }
   script << "\n";
-  return plot(dir, "drift", data.str(), script.str());
+  return plot(root, "lifecycle", "drift", data.str(), script.str());
 }
 
 }  // namespace
@@ -535,8 +541,9 @@ std::string paper_nplm_section(const fs::path& dir) {
          rows.str() + "\n";
 }
 
-// The five modes trained to early stopping (scripts/converged.sh).
-std::string converged_model(const fs::path& folder) {
+// The five modes trained to early stopping (scripts/converged.sh), in root/converged/<model>.
+std::string converged_model(const fs::path& root, const std::string& model, bool plots) {
+  const fs::path sub = fs::path("converged") / model, folder = root / sub;
   const json summary = load(folder / "summary.json");
   if (summary.is_null()) return "";
   const size_t budget = summary.at("base_config").value("epochs", size_t{0});
@@ -549,16 +556,17 @@ std::string converged_model(const fs::path& folder) {
               std::to_string(r.at("epochs").size());
     epochs << "| " << key.first << " | " << key.second << " | " << cell << " |\n";
   }
-  return "`converged/" + folder.filename().string() + "/`: " + training_setup(summary) +
+  return "`converged/" + model + "/`: " + training_setup(summary) +
          " A run that used fewer than its " + std::to_string(budget) +
          " epochs stopped because validation stopped improving.\n\n" + embeddings_table(summary) +
-         "\n" + significance_table(summary, folder.string()) + epochs.str() + "\n";
+         "\n" + significance_table(summary, folder.string()) + epochs.str() + "\n" +
+         (plots ? validation_curves(summary, root, sub) : "");
 }
 
 // The five modes trained to early stopping (scripts/converged.sh), GPT then NPLM.
-std::string converged_section(const fs::path& dir) {
-  const std::string gpt = converged_model(dir / "converged" / "gpt");
-  const std::string nplm = converged_model(dir / "converged" / "nplm");
+std::string converged_section(const fs::path& dir, bool plots) {
+  const std::string gpt = converged_model(dir, "gpt", plots);
+  const std::string nplm = converged_model(dir, "nplm", plots);
   if (gpt.empty() && nplm.empty()) return "";
   return "## 1. At convergence: frozen pretrained vs learned embeddings (and tied vs untied)\n\n"
          "`scripts/converged.sh`. Every number is of the parameters of the best validation "
@@ -583,7 +591,7 @@ std::string render_report(const std::string& results_dir, bool plots) {
   md << "# Embedding experiments: results\n\n"
      << "Rendered by `build/bin/report` from the JSON files in this folder; every number below "
         "comes from them.\n\n";
-  md << calibration_section(dir) << paper_nplm_section(dir) << converged_section(dir);
+  md << calibration_section(dir) << paper_nplm_section(dir) << converged_section(dir, plots);
   if (!emb.is_null()) {
     md << "## 1a. A short budget: the same comparison after 2 epochs\n\n"
        << emb.value("data", "") << "\n\n";
@@ -598,7 +606,7 @@ std::string render_report(const std::string& results_dir, bool plots) {
           "tokens in evaluation mode "
        << "(a gap between train and valid ppl shows over-fitting). Wall time includes "
           "evaluation.\n\n";
-    if (plots) md << validation_curves(emb, dir / "embeddings");
+    if (plots) md << validation_curves(emb, dir, "embeddings");
   }
   // The runs of `scripts/reproduce.sh --target` (longer training), when they sit next to the
   // full profile's results, get their own table and a line in the reference table.
@@ -615,13 +623,13 @@ std::string render_report(const std::string& results_dir, bool plots) {
     md << "## 2. How much data: where does pretraining help?\n\n"
        << size.value("data", "") << "\n\n"
        << data_size_table(size) << "\n";
-    if (plots) md << data_size_plot(size, dir / "data_size");
+    if (plots) md << data_size_plot(size, dir);
   }
   if (!life.is_null()) {
     md << "## 3. The life cycle of an embedding table\n\n"
        << life.value("data", "") << "\n\n"
        << lifecycle_section(life);
-    if (plots) md << drift_plot(life, dir / "lifecycle");
+    if (plots) md << drift_plot(life, dir);
   }
   const std::string text = md.str();
   atomic_write((dir / "REPORT.md").string(), [&](std::ostream& o) { o << text; });
