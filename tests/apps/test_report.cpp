@@ -177,9 +177,9 @@ BOOST_AUTO_TEST_CASE(report_tests_each_mode_against_learned_with_a_block_bootstr
   // (in dir) links them there.
   if (fs::exists("/usr/bin/gnuplot")) {
     const std::string with_plots = report::render_report(dir.string(), true);
-    BOOST_TEST(with_plots.find("![valid_curves](converged/gpt/valid_curves.png)") !=
-                   std::string::npos,
-               with_plots);
+    BOOST_TEST(
+        with_plots.find("![valid_curves](converged/gpt/valid_curves.png)") != std::string::npos,
+        with_plots);
     BOOST_TEST(fs::file_size(runs / "valid_curves.png") > 1000u);
   }
   fs::remove_all(dir);
