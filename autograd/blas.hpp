@@ -4,9 +4,22 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 
 namespace tg::detail {
+
+// Opt-in accounting of every product (bench_train): how much of a step is sgemm, and how fast
+// sgemm runs on the model's own shapes. Times are summed over the calling threads, so they are
+// a share of the step's wall time only when one thread calls at a time (one thread, or BLAS's
+// own threads inside one call). Off: one relaxed load per product.
+struct GemmCounter {
+  std::atomic<bool> on{false};
+  std::atomic<uint64_t> nanoseconds{0}, flops{0}, calls{0};
+};
+inline GemmCounter gemm_counter;
 
 // C[m, n] = alpha op(A) op(B) + beta C; lda, ldb, ldc are the row lengths as stored, so a
 // matrix can be a column block of a wider one (a head inside a fused QKV buffer).
@@ -19,10 +32,21 @@ inline void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float
       for (size_t j = 0; j < n; ++j) c[i * ldc + j] *= beta;
     return;
   }
+  const bool counted = gemm_counter.on.load(std::memory_order_relaxed);
+  const auto start =
+      counted ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
               trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
               static_cast<int>(k), alpha, a, static_cast<int>(lda), b, static_cast<int>(ldb), beta,
               c, static_cast<int>(ldc));
+  if (counted) {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::steady_clock::now() - start);
+    gemm_counter.nanoseconds.fetch_add(static_cast<uint64_t>(ns.count()),
+                                       std::memory_order_relaxed);
+    gemm_counter.flops.fetch_add(2 * uint64_t{m} * n * k, std::memory_order_relaxed);
+    gemm_counter.calls.fetch_add(1, std::memory_order_relaxed);
+  }
 }
 
 }  // namespace tg::detail

@@ -15,6 +15,7 @@
 #include "apps/cli.hpp"
 #include "apps/flags.hpp"
 #include "apps/startup.hpp"
+#include "autograd/blas.hpp"
 #include "optim/optimizer.hpp"
 #include "train/trainer.hpp"
 
@@ -81,7 +82,9 @@ int main(int argc, char** argv) {
     const std::unique_ptr<dist::GradientSync> sync = train::make_gradient_sync(c, *model);
     std::vector<double> seconds, losses;
     double timed_comm = 0.0;
+    auto& gemm = detail::gemm_counter;
     for (size_t s = 0; s < total; ++s) {
+      gemm.on = s >= warmup_steps;  // the products of the timed steps
       const auto t0 = std::chrono::steady_clock::now();
       const double comm0 = sync ? sync->stats().comm_seconds : 0.0;
       opt.zero_grad();
@@ -110,7 +113,12 @@ int main(int argc, char** argv) {
         {"comm_overlap", c.comm_overlap},
         {"threading", threading_backend()},
         {"blas_kernel", blas_kernel()},
-        {"comm_fraction", timed_comm / std::accumulate(seconds.begin(), seconds.end(), 0.0)}};
+        {"comm_fraction", timed_comm / std::accumulate(seconds.begin(), seconds.end(), 0.0)},
+        // sgemm over the timed steps, summed over calling threads (blas.hpp): the share of a
+        // step at one thread, and sgemm's own FLOP/s on this model's shapes.
+        {"gemm_seconds", static_cast<double>(gemm.nanoseconds) * 1e-9},
+        {"gemm_flops", static_cast<double>(gemm.flops)},
+        {"gemm_calls", gemm.calls.load()}};
     std::printf("%s\n", out.dump().c_str());
     return 0;
   });

@@ -54,11 +54,15 @@ plot 'ratios.dat' using 1:3:xtic(2) with boxes lc rgb '#1f77b4' title 'median of
 
 
 def log_ticks(low, high):
-    """1, 2, 5 x 10^k between low and high: labels for a log axis spanning less than a decade."""
+    """1, 2, 5 x 10^k between low and high, or finer steps when that gives fewer than 4 labels
+    (an axis spanning less than a decade)."""
     import math
-    ticks = [m * 10 ** k for k in range(int(math.floor(math.log10(low))), int(math.ceil(math.log10(high))) + 1)
-             for m in (1, 2, 5)]
-    return "(" + ", ".join(f"{t:g}" for t in ticks if low <= t <= high) + ")"
+    decades = range(int(math.floor(math.log10(low))), int(math.ceil(math.log10(high))) + 1)
+    for mantissas in ((1, 2, 5), (1, 1.5, 2, 3, 5, 7)):
+        ticks = [m * 10 ** k for k in decades for m in mantissas if low <= m * 10 ** k <= high]
+        if len(ticks) >= 4:
+            break
+    return "(" + ", ".join(f"{t:g}" for t in ticks) + ")"
 
 
 def scaling_plot(scaling, sweep, xlabel):
@@ -84,7 +88,7 @@ set grid
 set key below horizontal
 set xrange [{min(xs) / 1.2}:{max(xs) * 1.2}]
 set xtics ({", ".join(str(x) for x in xs)})
-set xlabel '{xlabel}'
+set xlabel '{xlabel}' noenhanced
 set multiplot layout 1,2
 set ylabel 'training tokens/s ({scaling["threads"]} threads)'
 set yrange [{min(speeds) / 1.3}:{max(speeds) * 1.3}]
@@ -156,6 +160,7 @@ def main():
                 peak[int(b["name"].split("/")[2].split("_")[0])] = b["GFLOP/s"]
         lines.append("")
     if train:
+        with_gemm = any(r.get("gemm") for r in train["rows"])
         lines += ["## Training throughput and memory vs PyTorch", "",
                   f"PyTorch {train['rows'][0]['pytorch']['torch']}; {train['repeats']} alternating runs of "
                   f"{train['steps']} timed steps each (after 3 untimed). Loss trajectories of the two sides start from "
@@ -165,10 +170,21 @@ def main():
                   "`train_vs_torch.py --merge` are newer than the rest. `of sgemm peak`: model FLOP/s (matmul FLOPs per "
                   "token x tokens/s) over the 2048^3 sgemm GFLOP/s at the same thread count, measured just before each "
                   "run (the median over runs; `sgemm GFLOP/s`: the median peak); rows without it use the "
-                  "micro-benchmarks' peak above.", "",
-                  "| model | threads | tapegrad tok/s | PyTorch tok/s | ratio | of sgemm peak (ours) | sgemm GFLOP/s | tapegrad peak MiB | PyTorch peak MiB | memory ratio | loss diff | measured |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+                  "micro-benchmarks' peak above." + (
+                      " `in sgemm`: the share of our step spent inside sgemm (one thread only: at two, the output "
+                      "layer's threads call it side by side) and `sgemm on its shapes`: sgemm's own GFLOP/s over this "
+                      "model's products; `of sgemm peak` is about their product over the peak, so a model whose "
+                      "products run below the 2048^3 peak cannot reach it however little else it does."
+                      if with_gemm else ""), "",
+                  "| model | threads | tapegrad tok/s | PyTorch tok/s | ratio | of sgemm peak (ours) | sgemm GFLOP/s | "
+                  + ("in sgemm | sgemm on its shapes | " if with_gemm else "")
+                  + "tapegrad peak MiB | PyTorch peak MiB | memory ratio | loss diff | measured |",
+                  "|---|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if with_gemm else "") + "---:|---:|---:|---:|---|"]
         for r in train["rows"]:
+            gemm = r.get("gemm") or {}
+            share = f"{100 * gemm['share']:.0f}%" if gemm and r["threads"] == 1 else ""
+            shapes = f"{gemm['gflops']:.0f}" if gemm else ""
+            gemm_cells = f"{share} | {shapes} | " if with_gemm else ""
             frac, gflops = "", ""
             if "peak_fraction" in r:
                 frac, gflops = f"{100 * r['peak_fraction']:.0f}%", f"{statistics.median(r['sgemm_peak_gflops']):.0f}"
@@ -176,7 +192,7 @@ def main():
                 frac = f"{100 * r['flops_per_token'] * r['tapegrad']['tokens_per_s'] / (peak[r['threads']] * 1e9):.0f}%"
                 gflops = f"{peak[r['threads']]:.0f} (micro)"
             lines.append(f"| {r['config']} | {r['threads']} | {r['tapegrad']['tokens_per_s']:,.0f} | "
-                         f"{r['pytorch']['tokens_per_s']:,.0f} | {r['speed_ratio']:.2f}x | {frac} | {gflops} | "
+                         f"{r['pytorch']['tokens_per_s']:,.0f} | {r['speed_ratio']:.2f}x | {frac} | {gflops} | {gemm_cells}"
                          f"{r['tapegrad']['peak_rss_mib']:.0f} | {r['pytorch']['peak_rss_mib']:.0f} | "
                          f"{r['tapegrad']['peak_rss_mib'] / r['pytorch']['peak_rss_mib']:.2f} | {r['loss_max_rel_diff']:.1e} | "
                          f"{r.get('measured', '')} {r.get('threading', '')} |")

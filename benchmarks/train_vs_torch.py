@@ -126,9 +126,15 @@ def main():
             loss_diff = max(abs(a - b) / abs(b) for a, b in zip(la, lb))
             tps = statistics.median(r["tokens_per_s"] for r in ours)
             ttps = statistics.median(r["tokens_per_s"] for r in theirs)
+            # sgemm inside our steps (bench_train's accounting): its share of the step time and
+            # its FLOP/s on this model's shapes. Times are summed over calling threads, so the
+            # share is exact at one thread only.
+            gemm = {"share": statistics.median(r["gemm_seconds"] / sum(r["step_seconds"]) for r in ours),
+                    "gflops": statistics.median(r["gemm_flops"] / r["gemm_seconds"] / 1e9 for r in ours)} \
+                if "gemm_seconds" in ours[0] and ours[0]["gemm_seconds"] > 0 else None
             rows.append({"config": name, "threads": threads, "vocab": ours[0]["vocab"], "params": ours[0]["params"],
                          "tokens_per_step": ours[0]["tokens_per_step"],
-                         "flops_per_token": flops, "sgemm_peak_gflops": peaks, "peak_fraction": fraction,
+                         "flops_per_token": flops, "sgemm_peak_gflops": peaks, "peak_fraction": fraction, "gemm": gemm,
                          "tapegrad": {"tokens_per_s": tps, "peak_rss_mib": statistics.median(r["peak_rss_mib"] for r in ours),
                                       "runs": [r["tokens_per_s"] for r in ours], "losses": la},
                          "pytorch": {"tokens_per_s": ttps, "peak_rss_mib": statistics.median(r["peak_rss_mib"] for r in theirs),

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "autograd/autograd.hpp"
+#include "autograd/blas.hpp"
 
 using namespace tg;
 
@@ -171,6 +172,22 @@ BOOST_AUTO_TEST_CASE(memory_is_stable_over_1000_steps) {
 #ifndef __SANITIZE_ADDRESS__  // ASan's quarantine holds freed memory on purpose
   BOOST_TEST(growth < 4096);
 #endif
+}
+
+// bench_train's accounting of the products: on, a [3, 4] x [4, 5] product and its two
+// backward products count 3 calls of 2 x 3 x 4 x 5 FLOPs; off, nothing is counted.
+BOOST_AUTO_TEST_CASE(gemm_counter_counts_products_only_when_on) {
+  auto& counter = detail::gemm_counter;
+  counter.flops = 0, counter.calls = 0, counter.nanoseconds = 0;
+  Tensor a = Tensor::full({3, 4}, 1.0f, true), b = Tensor::full({4, 5}, 2.0f, true);
+  counter.on = true;
+  backward(sum(matmul(a, b)));
+  counter.on = false;
+  BOOST_TEST(counter.calls.load() == 3u);
+  BOOST_TEST(counter.flops.load() == 3u * 2 * 3 * 4 * 5);
+  matmul(a, b);
+  BOOST_TEST(counter.calls.load() == 3u);
+  tape().clear();
 }
 
 BOOST_AUTO_TEST_SUITE_END()
