@@ -548,12 +548,23 @@ std::string converged_model(const fs::path& root, const std::string& model, bool
   if (summary.is_null()) return "";
   const size_t budget = summary.at("base_config").value("epochs", size_t{0});
   std::ostringstream epochs;
-  epochs << "| model | embedding | best epoch / epochs run, by seed |\n|---|---|---|\n";
+  epochs << "| model | embedding | best epoch / epochs run (training time), by seed |\n"
+         << "|---|---|---|\n";
   for (const auto& [key, row] : runs_by_row(summary.at("runs"))) {
     std::string cell;
-    for (const auto& r : row)
+    for (const auto& r : row) {
       cell += (cell.empty() ? "" : ", ") + std::to_string(r.value("best_epoch", size_t{0})) + "/" +
               std::to_string(r.at("epochs").size());
+      // Training time from the run's own file: it adds up over the sittings of a resumed run,
+      // where wall_s counts the last process only.
+      const json file = r.contains("file")
+                            ? load(folder / fs::path(r.at("file").get<std::string>()).filename())
+                            : json(nullptr);
+      const json* seconds = file.is_object() && file.contains("train_seconds")
+                                ? &file.at("train_seconds")
+                                : (r.contains("wall_s") ? &r.at("wall_s") : nullptr);
+      if (seconds) cell += " (" + duration(seconds->get<double>()) + ")";
+    }
     epochs << "| " << key.first << " | " << key.second << " | " << cell << " |\n";
   }
   return "`converged/" + model + "/`: " + training_setup(summary) +
