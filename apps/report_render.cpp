@@ -444,14 +444,20 @@ std::string significance_table(const json& summary, const std::string& runs_dir,
     const train::PerplexityDifference d = train::paired_block_bootstrap(a, blocks_of(ref->second));
     blocks = a.nll_sums.size();
     // Seed noise: the same difference seed by seed (seeds that both rows ran).
-    double lo = INFINITY, hi = -INFINITY;
-    size_t paired = 0;
+    std::vector<double> diffs;
     for (const auto& [seed, run] : mine)
-      if (ref->second.count(seed)) {
-        const double diff =
-            run.at("test_ppl").get<double>() - ref->second.at(seed).at("test_ppl").get<double>();
-        lo = std::min(lo, diff), hi = std::max(hi, diff), ++paired;
-      }
+      if (ref->second.count(seed))
+        diffs.push_back(run.at("test_ppl").get<double>() -
+                        ref->second.at(seed).at("test_ppl").get<double>());
+    const size_t paired = diffs.size();
+    double lo = INFINITY, hi = -INFINITY, mean = 0, var = 0;
+    for (double v : diffs) lo = std::min(lo, v), hi = std::max(hi, v), mean += v / paired;
+    for (double v : diffs) var += (v - mean) * (v - mean);
+    const std::string per_seed =
+        paired == 0   ? "-"
+        : paired == 1 ? fixed(mean, 1)
+                      : fixed(mean, 1) + " ± " + fixed(std::sqrt(var / (paired - 1)), 1) + " (" +
+                            fixed(lo, 1) + " to " + fixed(hi, 1) + ")";
     const bool sample = d.high < 0 || d.low > 0;
     const bool seeds = paired > 1 && (hi < 0 || lo > 0);
     const std::string verdict =
@@ -461,8 +467,8 @@ std::string significance_table(const json& summary, const std::string& runs_dir,
         : d.difference < 0 ? "better"
                            : "worse";
     out << "| " << key.first << " | " << key.second << " | " << fixed(d.difference, 1) << " | "
-        << fixed(d.low, 1) << " to " << fixed(d.high, 1) << " | "
-        << (paired == 0 ? "-" : fixed(lo, 1) + " to " + fixed(hi, 1)) << " | " << verdict << " |\n";
+        << fixed(d.low, 1) << " to " << fixed(d.high, 1) << " | " << per_seed << " | " << verdict
+        << " |\n";
   }
   if (out.str().empty()) return "";
   return "Each row against " + reference +
@@ -470,9 +476,9 @@ std::string significance_table(const json& summary, const std::string& runs_dir,
          "models (geometric mean over seeds), its 95% interval from a paired bootstrap over the "
          "test split's " +
          std::to_string(blocks) +
-         " blocks of 1,000 tokens (10,000 resamples), and the range of the same "
-         "difference seed by seed. A row is better or worse when the interval excludes zero and "
-         "every seed agrees.\n\n"
+         " blocks of 1,000 tokens (10,000 resamples), and the same difference seed by seed "
+         "(mean ± standard deviation over seeds, range). A row is better or worse when the "
+         "interval excludes zero and every seed agrees.\n\n"
          "| model | embedding | test ppl difference | 95% interval (test sample) | per seed | "
          "verdict |\n|---|---|---:|---:|---:|---|\n" +
          out.str() + "\n";

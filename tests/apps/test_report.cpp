@@ -1,6 +1,7 @@
 // Aggregation over seeds and the Markdown renderer, on fixed JSON input.
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -168,6 +169,15 @@ BOOST_AUTO_TEST_CASE(report_tests_each_mode_against_learned_with_a_block_bootstr
   BOOST_TEST(md.substr(random_row, md.find('\n', random_row) - random_row).find("| worse |") !=
                  std::string::npos,
              md);
+  // Per seed: test ppl exp(base + 0.001 s) against exp(base + 0.05 + 0.001 s), s = 1, 2.
+  double base = 0;
+  for (size_t k = 0; k < 100; ++k) base += (5.7 + 0.2 * std::sin(static_cast<double>(k))) / 100;
+  const double d1 = std::exp(base + 0.051) - std::exp(base + 0.001),
+               d2 = std::exp(base + 0.052) - std::exp(base + 0.002);
+  char per_seed[96];
+  std::snprintf(per_seed, sizeof per_seed, "| %.1f ± %.1f (%.1f to %.1f) | worse |", (d1 + d2) / 2,
+                std::abs(d2 - d1) / std::sqrt(2.0), d1, d2);
+  BOOST_TEST(md.find(per_seed) != std::string::npos, per_seed << "\n" << md);
   const size_t finetune_row = md.find("| gpt | finetune-pretrained | 0.");
   BOOST_TEST(finetune_row != std::string::npos, md);
   BOOST_TEST(md.substr(finetune_row, md.find('\n', finetune_row) - finetune_row)
