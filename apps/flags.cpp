@@ -18,10 +18,8 @@ void add_data_flags(CLI::App& app, text::LMDataOptions& d) {
   app.add_option("--min-count", d.min_count, "rarer words map to <unk>")
       ->capture_default_str()
       ->check(cli::positive());
-  app.add_option("--vocab-counts", d.vocab_counts,
-                 "count word frequencies on 'all' tokens (Bengio) or 'train' only")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"all", "train"}));
+  add_enum_option(app, "--vocab-counts", d.vocab_counts, text::kVocabCountsNames,
+                  "count word frequencies on all tokens (Bengio) or the training split only");
   app.add_option("--train-fraction", d.train_fraction,
                  "use the first fraction of the training split")
       ->capture_default_str()

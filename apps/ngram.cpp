@@ -103,25 +103,26 @@ int tg::apps::ngram_main(int argc, char** argv) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::string name = name_of(text::kNgramSmoothingNames, smoothing);
-    nlohmann::json out = {{"program", "ngram"},
-                          {"config",
-                           {{"smoothing", name},
-                            {"order", order},
-                            {"corpus", data_options.corpus_file.empty() ? data_options.corpus
-                                                                        : data_options.corpus_file},
-                            {"split", data_options.split},
-                            {"min_count", data_options.min_count},
-                            {"vocab_counts", data_options.vocab_counts},
-                            {"train_fraction", data_options.train_fraction}}},
-                          {"data",
-                           {{"description", data.description},
-                            {"vocab", data.vocab.size()},
-                            {"train_tokens", data.train.size()},
-                            {"valid_tokens", data.valid.size()},
-                            {"test_tokens", data.test.size()}}},
-                          {"valid_ppl", valid},
-                          {"test_ppl", test},
-                          {"seconds", seconds}};
+    nlohmann::json out = {
+        {"program", "ngram"},
+        {"config",
+         {{"smoothing", name},
+          {"order", order},
+          {"corpus",
+           data_options.corpus_file.empty() ? data_options.corpus : data_options.corpus_file},
+          {"split", data_options.split},
+          {"min_count", data_options.min_count},
+          {"vocab_counts", name_of(text::kVocabCountsNames, data_options.vocab_counts)},
+          {"train_fraction", data_options.train_fraction}}},
+        {"data",
+         {{"description", data.description},
+          {"vocab", data.vocab.size()},
+          {"train_tokens", data.train.size()},
+          {"valid_tokens", data.valid.size()},
+          {"test_tokens", data.test.size()}}},
+        {"valid_ppl", valid},
+        {"test_ppl", test},
+        {"seconds", seconds}};
     if (!mix_with.empty()) out["mixture"] = mix(mix_with, data, valid_nll, test_nll);
     if (!results.empty()) {
       atomic_write(results, [&](std::ostream& o) {

@@ -19,9 +19,6 @@ LMData load_lm_data(const LMDataOptions& o) {
   if (!(o.train_fraction > 0.0 && o.train_fraction <= 1.0))
     throw std::invalid_argument("--train-fraction " + std::to_string(o.train_fraction) +
                                 " is not in (0, 1]");
-  if (o.vocab_counts != "all" && o.vocab_counts != "train")
-    throw std::invalid_argument("--vocab-counts must be 'all' or 'train', got '" + o.vocab_counts +
-                                "'");
   Tokens tokens;
   Splits splits;
   std::string source;
@@ -39,7 +36,8 @@ LMData load_lm_data(const LMDataOptions& o) {
                                 o.corpus + "'");
   }
   LMData data;
-  data.vocab = Vocabulary::build(o.vocab_counts == "all" ? tokens : splits.train, o.min_count);
+  data.vocab =
+      Vocabulary::build(o.vocab_counts == VocabCounts::all ? tokens : splits.train, o.min_count);
   if (data.vocab.size() < 2)
     throw std::invalid_argument(
         "--min-count " + std::to_string(o.min_count) +
@@ -56,8 +54,8 @@ LMData load_lm_data(const LMDataOptions& o) {
   if (o.train_fraction < 1.0)
     d << " (" << o.train_fraction * 100 << "% of " << data.train_full << ")";
   d << ", valid " << data.valid.size() << ", test " << data.test.size() << "; vocabulary "
-    << data.vocab.size() << " (frequency >= " << o.min_count << " on " << o.vocab_counts
-    << " tokens, the rest -> <unk>)";
+    << data.vocab.size() << " (frequency >= " << o.min_count << " on "
+    << name_of(kVocabCountsNames, o.vocab_counts) << " tokens, the rest -> <unk>)";
   data.description = d.str();
   return data;
 }

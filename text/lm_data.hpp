@@ -8,18 +8,25 @@
 #include <string>
 #include <vector>
 
+#include "autograd/enum_names.hpp"
 #include "text/corpus.hpp"
 #include "text/vocab.hpp"
 
 namespace tg::text {
+
+// Which tokens the word frequencies (for --min-count) are counted on: the whole corpus, as
+// Bengio et al. did, or the training split only.
+enum class VocabCounts { all, train };
+inline constexpr NameTable<VocabCounts, 2> kVocabCountsNames{
+    {{VocabCounts::all, "all"}, {VocabCounts::train, "train"}}};
 
 struct LMDataOptions {
   std::string corpus = "brown";       // "brown" or "" when corpus_file is set
   std::string corpus_file;            // plain text, whitespace tokens
   std::string split = "0.8,0.1,0.1";  // fractions, for corpus_file
   size_t min_count = 4;               // Bengio et al.: frequency <= 3 -> <unk>
-  std::string vocab_counts = "all";   // count frequencies on "all" tokens (Bengio) or "train" only
-  double train_fraction = 1.0;        // use the first fraction of the training range
+  VocabCounts vocab_counts = VocabCounts::all;
+  double train_fraction = 1.0;  // use the first fraction of the training range
 };
 
 struct Range {

@@ -45,7 +45,7 @@ json TrainConfig::to_json() const {
             {"corpus", data.corpus_file.empty() ? data.corpus : data.corpus_file},
             {"split", data.split},
             {"min_count", data.min_count},
-            {"vocab_counts", data.vocab_counts},
+            {"vocab_counts", name_of(text::kVocabCountsNames, data.vocab_counts)},
             {"train_fraction", data.train_fraction}};
   if (!m.options.empty()) j["model_options"] = m.options;
   return j;
