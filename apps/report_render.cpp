@@ -45,8 +45,9 @@ json load(const fs::path& p) {
 
 // A study's runs grouped by (model, mode), the groups in the order their first run appears.
 using RowKey = std::pair<std::string, std::string>;
-std::vector<std::pair<RowKey, std::vector<json>>> runs_by_row(const json& runs) {
-  std::vector<std::pair<RowKey, std::vector<json>>> rows;
+using Rows = std::vector<std::pair<RowKey, std::vector<json>>>;
+Rows runs_by_row(const json& runs) {
+  Rows rows;
   for (const auto& run : runs) {
     const RowKey key{run.at("model").get<std::string>(), run.at("mode").get<std::string>()};
     auto row =
@@ -410,19 +411,34 @@ std::string calibration_section(const fs::path& dir) {
   return out.str() + "\n";
 }
 
-std::string significance_table(const json& summary, const std::string& runs_dir,
-                               const std::string& reference) {
-  // The runs of each (model, mode), by seed, read from their own JSON files (the summary keeps
-  // only their headline numbers).
+namespace {
+
+// Each run's own JSON file (the summary keeps only its headline numbers), row by row of
+// runs_by_row, then by seed; runs whose file is missing are left out.
+using RunFiles = std::vector<std::pair<RowKey, std::map<size_t, json>>>;
+RunFiles load_run_files(const Rows& rows, const fs::path& folder) {
+  RunFiles files;
+  for (const auto& [key, row] : rows) {
+    std::map<size_t, json> by_seed;
+    for (const auto& r : row)
+      if (r.contains("file"))
+        if (json run = load(folder / fs::path(r.at("file").get<std::string>()).filename());
+            !run.is_null())
+          by_seed[r.at("seed").get<size_t>()] = std::move(run);
+    files.emplace_back(key, std::move(by_seed));
+  }
+  return files;
+}
+
+std::string significance_rows(const RunFiles& files, const std::string& reference) {
+  // The runs that carry their test loss in blocks, by (model, mode) and seed.
   std::map<RowKey, std::map<size_t, json>> runs;
   std::vector<RowKey> order;
-  for (const auto& [key, row] : runs_by_row(summary.at("runs")))
-    for (const auto& r : row) {
-      const json run =
-          load(fs::path(runs_dir) / fs::path(r.at("file").get<std::string>()).filename());
-      if (run.is_null() || !run.contains("test_blocks")) continue;
+  for (const auto& [key, by_seed] : files)
+    for (const auto& [seed, run] : by_seed) {
+      if (!run.contains("test_blocks")) continue;
       if (!runs.count(key)) order.push_back(key);
-      runs[key][r.at("seed").get<size_t>()] = run;
+      runs[key][seed] = run;
     }
   const auto blocks_of = [](const std::map<size_t, json>& by_seed) {
     std::vector<std::vector<double>> sums;
@@ -482,6 +498,13 @@ std::string significance_table(const json& summary, const std::string& runs_dir,
          "| model | embedding | test ppl difference | 95% interval (test sample) | per seed | "
          "verdict |\n|---|---|---:|---:|---:|---|\n" +
          out.str() + "\n";
+}
+
+}  // namespace
+
+std::string significance_table(const json& summary, const std::string& runs_dir,
+                               const std::string& reference) {
+  return significance_rows(load_run_files(runs_by_row(summary.at("runs")), runs_dir), reference);
 }
 
 namespace {
@@ -556,18 +579,20 @@ std::string converged_model(const fs::path& root, const std::string& model, bool
   std::ostringstream epochs;
   epochs << "| model | embedding | best epoch / epochs run (training time), by seed |\n"
          << "|---|---|---|\n";
-  for (const auto& [key, row] : runs_by_row(summary.at("runs"))) {
+  const Rows rows = runs_by_row(summary.at("runs"));
+  const RunFiles files = load_run_files(rows, folder);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& [key, row] = rows[i];
+    const std::map<size_t, json>& by_seed = files[i].second;
     std::string cell;
     for (const auto& r : row) {
       cell += (cell.empty() ? "" : ", ") + std::to_string(r.value("best_epoch", size_t{0})) + "/" +
               std::to_string(r.at("epochs").size());
       // Training time from the run's own file: it adds up over the sittings of a resumed run,
       // where wall_s counts the last process only.
-      const json file = r.contains("file")
-                            ? load(folder / fs::path(r.at("file").get<std::string>()).filename())
-                            : json(nullptr);
-      const json* seconds = file.is_object() && file.contains("train_seconds")
-                                ? &file.at("train_seconds")
+      const auto file = by_seed.find(r.at("seed").get<size_t>());
+      const json* seconds = file != by_seed.end() && file->second.contains("train_seconds")
+                                ? &file->second.at("train_seconds")
                                 : (r.contains("wall_s") ? &r.at("wall_s") : nullptr);
       if (seconds) cell += " (" + duration(seconds->get<double>()) + ")";
     }
@@ -576,7 +601,7 @@ std::string converged_model(const fs::path& root, const std::string& model, bool
   return "`converged/" + model + "/`: " + training_setup(summary) +
          " A run that used fewer than its " + std::to_string(budget) +
          " epochs stopped because validation stopped improving.\n\n" + embeddings_table(summary) +
-         "\n" + significance_table(summary, folder.string()) + epochs.str() + "\n" +
+         "\n" + significance_rows(files, "learned") + epochs.str() + "\n" +
          (plots ? validation_curves(summary, root, sub) : "");
 }
 
