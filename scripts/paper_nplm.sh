@@ -25,6 +25,7 @@ own_option() {
 source "$here/scripts/study_options.sh"
 parse_study_options "$@"
 [ ${#rows[@]} -eq 0 ] && rows=(mlp9 mlp1 mlp5 mlp7)
+lock_study_folder "$out"
 mkdir -p "$out/ckpt" "$out/tokens"
 
 # Optimisation (ours; the paper used plain SGD with batch 1 and L2 1e-4): Adam with the

@@ -3,6 +3,7 @@
 # the remaining arguments and sets `taken` to how many of them it used (0: not its option;
 # an option with a value calls `need_value "$@"` first).
 #   parse_study_options "$@"
+#   lock_study_folder DIR   (before training into DIR)
 need_value() {
   if [ $# -lt 2 ]; then
     echo "$(basename "$0"): $1 needs a value" >&2
@@ -33,4 +34,17 @@ parse_study_options() {
         ;;
     esac
   done
+}
+
+# Two studies training into the same folder at once would run the same runs and overwrite each
+# other's checkpoints: the second is refused. The lock is held until the script exits or locks
+# its next folder.
+lock_study_folder() {
+  mkdir -p "$1"
+  if [ -n "${study_lock:-}" ]; then exec {study_lock}>&-; fi
+  exec {study_lock}>"$1/.lock"
+  if ! flock -n "$study_lock"; then
+    echo "$(basename "$0"): another study is running in $1 (it holds $1/.lock)" >&2
+    exit 1
+  fi
 }
