@@ -204,7 +204,7 @@ std::string bengio_reference_table(const json* emb, const json* longer) {
       << "| Bengio et al. 2003: best n-gram (class-based back-off) | 312 |\n"
       << "| Bengio et al. 2003: Kneser-Ney 5-gram | 321 |\n";
   if (longer) out << best_row_line(*longer, "longer training (section 1b)");
-  if (emb) out << best_row_line(*emb, "best row of section 1");
+  if (emb) out << best_row_line(*emb, "best row of section 1a (2 epochs)");
   return out.str();
 }
 namespace {
@@ -311,7 +311,7 @@ std::string validation_curves(const json& emb, const fs::path& root, const fs::p
   return plot(root, sub, "valid_curves", data.str(), script.str());
 }
 
-std::string data_size_plot(const json& size, const fs::path& root) {
+std::string data_size_plot(const json& size, const fs::path& root, const fs::path& sub) {
   std::ostringstream data, script;
   int index = 0;
   // Tics at the sizes measured, labelled like "40k".
@@ -337,7 +337,7 @@ std::string data_size_plot(const json& size, const fs::path& root) {
     ++index;
   }
   script << "\n";
-  return plot(root, "data_size", "data_size", data.str(), script.str());
+  return plot(root, sub, "data_size", data.str(), script.str());
 }
 
 // Drift of each frequency band over training: one colour per band, a dash per run.
@@ -570,39 +570,87 @@ std::string paper_nplm_section(const fs::path& dir) {
          rows.str() + "\n";
 }
 
+// "best epoch/epochs run (training time)" for each seed of each row, from the runs' own
+// files: the training time adds up over the sittings of a resumed run, where wall_s counts
+// the last process only.
+std::string epochs_table(const RunFiles& files) {
+  std::ostringstream out;
+  out << "| model | embedding | best epoch / epochs run (training time), by seed |\n"
+      << "|---|---|---|\n";
+  for (const auto& [key, by_seed] : files) {
+    std::string cell;
+    for (const auto& [seed, run] : by_seed) {
+      cell += (cell.empty() ? "" : ", ") + std::to_string(run.value("best_epoch", size_t{0})) +
+              "/" + std::to_string(run.contains("epochs") ? run.at("epochs").size() : 0);
+      const char* seconds = run.contains("train_seconds") ? "train_seconds" : "wall_s";
+      if (run.contains(seconds)) cell += " (" + duration(run.at(seconds).get<double>()) + ")";
+    }
+    out << "| " << key.first << " | " << key.second << " | " << cell << " |\n";
+  }
+  return out.str();
+}
+
 // The five modes trained to early stopping (scripts/converged.sh), in root/converged/<model>.
 std::string converged_model(const fs::path& root, const std::string& model, bool plots) {
   const fs::path sub = fs::path("converged") / model, folder = root / sub;
   const json summary = load(folder / "summary.json");
   if (summary.is_null()) return "";
   const size_t budget = summary.at("base_config").value("epochs", size_t{0});
-  std::ostringstream epochs;
-  epochs << "| model | embedding | best epoch / epochs run (training time), by seed |\n"
-         << "|---|---|---|\n";
-  const Rows rows = runs_by_row(summary.at("runs"));
-  const RunFiles files = load_run_files(rows, folder);
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const auto& [key, row] = rows[i];
-    const std::map<size_t, json>& by_seed = files[i].second;
-    std::string cell;
-    for (const auto& r : row) {
-      cell += (cell.empty() ? "" : ", ") + std::to_string(r.value("best_epoch", size_t{0})) + "/" +
-              std::to_string(r.at("epochs").size());
-      // Training time from the run's own file: it adds up over the sittings of a resumed run,
-      // where wall_s counts the last process only.
-      const auto file = by_seed.find(r.at("seed").get<size_t>());
-      const json* seconds = file != by_seed.end() && file->second.contains("train_seconds")
-                                ? &file->second.at("train_seconds")
-                                : (r.contains("wall_s") ? &r.at("wall_s") : nullptr);
-      if (seconds) cell += " (" + duration(seconds->get<double>()) + ")";
-    }
-    epochs << "| " << key.first << " | " << key.second << " | " << cell << " |\n";
-  }
+  const RunFiles files = load_run_files(runs_by_row(summary.at("runs")), folder);
   return "`converged/" + model + "/`: " + training_setup(summary) +
          " A run that used fewer than its " + std::to_string(budget) +
          " epochs stopped because validation stopped improving.\n\n" + embeddings_table(summary) +
-         "\n" + significance_rows(files, "learned") + epochs.str() + "\n" +
+         "\n" + significance_rows(files, "learned") + epochs_table(files) + "\n" +
          (plots ? validation_curves(summary, root, sub) : "");
+}
+
+// The data-size sweep at convergence (scripts/converged.sh's data-size part, in
+// root/converged/data_size): its shares of the training split, and the 100% column from the
+// GPT runs of section 1, which are the same runs (both kinds of pretrained rows use word2vec
+// trained on the full split there).
+std::string converged_data_size(const fs::path& root, bool plots) {
+  const fs::path sub = fs::path("converged") / "data_size", folder = root / sub;
+  json size = load(folder / "summary.json");
+  if (size.is_null()) return "";
+  const json full = load(root / "converged" / "gpt" / "summary.json");
+  if (!full.is_null()) {
+    const RunFiles full_files =
+        load_run_files(runs_by_row(full.at("runs")), root / "converged" / "gpt");
+    json added = json::array();
+    for (const auto& [key, rows] : runs_by_row(size.at("rows"))) {
+      const std::string& mode = key.second;
+      const std::string source = mode.ends_with("-full") ? mode.substr(0, mode.size() - 5) : mode;
+      for (const auto& [full_key, by_seed] : full_files) {
+        if (full_key != RowKey{key.first, source} || by_seed.empty()) continue;
+        for (const auto& r : full.at("rows"))
+          if (r.at("model") == key.first && r.at("mode") == source) {
+            json row = r;
+            row["mode"] = mode, row["fraction"] = 1.0;
+            row["train_tokens"] = by_seed.begin()->second.at("data").at("train_tokens");
+            added.push_back(row);
+          }
+      }
+    }
+    if (!added.empty()) {
+      for (const auto& row : added) size["rows"].push_back(row);
+      size["fractions"].push_back(1.0);
+    }
+  }
+  // One row per (share, mode) in the significance and epochs tables: the share joins the model.
+  json by_share = json::array();
+  for (json r : size.at("runs")) {
+    r["model"] = r.at("model").get<std::string>() + " " +
+                 fixed(100 * r.at("fraction").get<double>(), 0) + "%";
+    by_share.push_back(r);
+  }
+  const RunFiles files = load_run_files(runs_by_row(by_share), folder);
+  return "## 2. How much data: where does pretraining help? (at convergence)\n\n"
+         "`converged/data_size/`: the GPT of section 1 trained on the first share of the training "
+         "split, with early stopping as there; a share f trains for at most 12 / f epochs (as "
+         "many tokens as a full run). word2vec is trained on the same share, or on the full "
+         "split for the -full rows. The 100% column is section 1's runs.\n\n" +
+         data_size_table(size) + "\n" + significance_rows(files, "learned") + epochs_table(files) +
+         "\n" + (plots ? data_size_plot(size, root, sub) : "");
 }
 
 // The five modes trained to early stopping (scripts/converged.sh), GPT then NPLM.
@@ -661,11 +709,12 @@ std::string render_report(const std::string& results_dir, bool plots) {
   md << "## Reference: Bengio et al. (2003) on the same protocol\n\n"
      << bengio_reference_table(emb.is_null() ? nullptr : &emb, longer.is_null() ? nullptr : &longer)
      << "\n";
+  md << converged_data_size(dir, plots);
   if (!size.is_null()) {
-    md << "## 2. How much data: where does pretraining help?\n\n"
+    md << "## 2a. How much data: a short budget\n\n"
        << size.value("data", "") << "\n\n"
        << data_size_table(size) << "\n";
-    if (plots) md << data_size_plot(size, dir);
+    if (plots) md << data_size_plot(size, dir, "data_size");
   }
   if (!life.is_null()) {
     md << "## 3. The life cycle of an embedding table\n\n"

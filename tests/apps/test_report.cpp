@@ -59,9 +59,9 @@ BOOST_AUTO_TEST_CASE(tables_render_from_summary_json) {
   BOOST_TEST(table.find("| nplm | learned-tied |") != std::string::npos);
   const std::string bengio = report::bengio_reference_table(&summary);
   BOOST_TEST(bengio.find("| 252 |") != std::string::npos);
-  BOOST_TEST(
-      bengio.find("best row of section 1, gpt learned (1 run) | 310.0 |") != std::string::npos,
-      bengio);
+  BOOST_TEST(bengio.find("best row of section 1a (2 epochs), gpt learned (1 run) | 310.0 |") !=
+                 std::string::npos,
+             bengio);
   json longer = {
       {"rows", study::aggregate({run("gpt", "learned", 270, 249), run("gpt", "learned", 272, 251)},
                                 {"model", "mode"}, kMetrics)}};
@@ -221,6 +221,72 @@ BOOST_AUTO_TEST_CASE(report_puts_the_nplm_rows_next_to_the_paper) {
              md);
   BOOST_TEST(md.find("| mlp9 + jelinek-mercer 3-gram (weight 0.71) | | | | | 1 | | 280.0 | 259.6 | "
                      "252 | 1.000 |") != std::string::npos,
+             md);
+  fs::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_CASE(report_adds_the_converged_runs_as_the_full_share_of_the_data_size_sweep) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("tapegrad_report_size_" + std::to_string(::getpid()));
+  // A run's file (with its test loss in 100 blocks, log-perplexity `nll` each) and its entry in
+  // the summary; `fraction` 0 for a run of section 1.
+  const auto add = [&](std::vector<json>& list, const fs::path& folder, const std::string& mode,
+                       double fraction, size_t seed, double nll) {
+    fs::create_directories(folder);
+    const std::string name =
+        "gpt_" + mode + "_" + std::to_string(fraction) + "_seed" + std::to_string(seed) + ".json";
+    json r = run("gpt", mode, 300, std::exp(nll));
+    r["seed"] = seed, r["best_epoch"] = 4, r["file"] = "/elsewhere/" + name;
+    if (fraction > 0) r["fraction"] = fraction, r["train_tokens"] = 800 * fraction;
+    json file = r;
+    file["data"] = {{"train_tokens", 800}};
+    file["test_blocks"] = {
+        {"tokens", 1000}, {"count", 100000}, {"nll_sums", std::vector<double>(100, 1000 * nll)}};
+    std::ofstream(folder / name) << file.dump();
+    list.push_back(r);
+  };
+  std::vector<json> full, sweep;
+  for (size_t seed : {1, 2}) {
+    add(full, dir / "converged" / "gpt", "learned", 0, seed, 5.5);
+    add(full, dir / "converged" / "gpt", "finetune-pretrained", 0, seed, 5.4);
+    for (double f : {0.05, 0.25}) {
+      add(sweep, dir / "converged" / "data_size", "learned", f, seed, 6.5 - f);
+      add(sweep, dir / "converged" / "data_size", "finetune-pretrained-full", f, seed, 6.3 - f);
+    }
+  }
+  std::ofstream(dir / "converged" / "gpt" / "summary.json")
+      << json({{"rows", study::aggregate(full, {"model", "mode"}, kMetrics)},
+               {"runs", full},
+               {"base_config", {{"model", "gpt"}, {"epochs", 12}}}})
+             .dump();
+  std::ofstream(dir / "converged" / "data_size" / "summary.json")
+      << json({{"fractions", {0.05, 0.25}},
+               {"rows",
+                study::aggregate(sweep, {"model", "mode", "fraction", "train_tokens"}, kMetrics)},
+               {"runs", sweep}})
+             .dump();
+  const std::string md = report::render_report(dir.string(), false);
+  BOOST_TEST(md.find("## 2. How much data: where does pretraining help? (at convergence)") !=
+                 std::string::npos,
+             md);
+  // The 100% column: section 1's finetune-pretrained runs for the -full row (word2vec on the
+  // full split either way), learned for learned.
+  char row[160];
+  std::snprintf(row, sizeof row,
+                "| gpt | finetune-pretrained-full | %.1f ± 0.0 | %.1f ± 0.0 | %.1f ± 0.0 |",
+                std::exp(6.25), std::exp(6.05), std::exp(5.4));
+  BOOST_TEST(md.find(row) != std::string::npos, row << "\n" << md);
+  std::snprintf(row, sizeof row, "| gpt | learned | %.1f ± 0.0 | %.1f ± 0.0 | %.1f ± 0.0 |",
+                std::exp(6.45), std::exp(6.25), std::exp(5.5));
+  BOOST_TEST(md.find(row) != std::string::npos, row << "\n" << md);
+  // Each share's modes against learned at the same share; every block and seed agrees.
+  std::snprintf(row, sizeof row, "| gpt 5%% | finetune-pretrained-full | %.1f | ",
+                std::exp(6.25) - std::exp(6.45));
+  const size_t at = md.find(row);
+  BOOST_TEST(at != std::string::npos, row << "\n" << md);
+  BOOST_TEST(md.substr(at, md.find('\n', at) - at).ends_with("| better |"), md);
+  BOOST_TEST(md.find("| gpt 25% | learned | 4/2 (2.0 min), 4/2 (2.0 min) |") != std::string::npos,
              md);
   fs::remove_all(dir);
 }
