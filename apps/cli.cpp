@@ -54,7 +54,6 @@ int guarded_main(const char* program, const std::function<int()>& body) {
   // not a silent death that loses the run: the results and checkpoints are files anyway.
   ::signal(SIGPIPE, SIG_IGN);
   ::signal(SIGXFSZ, SIG_IGN);
-  train::install_stop_handlers();
   try {
     dist::init();
     quiet_other_ranks();

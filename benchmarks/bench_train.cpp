@@ -15,8 +15,10 @@
 #include "apps/cli.hpp"
 #include "apps/flags.hpp"
 #include "apps/startup.hpp"
+#include "apps/validators.hpp"
 #include "autograd/blas.hpp"
 #include "optim/optimizer.hpp"
+#include "train/signals.hpp"
 #include "train/trainer.hpp"
 
 using namespace tg;
@@ -30,21 +32,27 @@ int main(int argc, char** argv) {
   size_t steps = 20, warmup_steps = 3;
   std::string dump;
   app.add_option("--model", c.model.name)->capture_default_str();
-  app.add_option("--d-model", c.model.d_model)->capture_default_str();
-  app.add_option("--layers", c.model.layers)->capture_default_str();
-  app.add_option("--heads", c.model.heads)->capture_default_str();
-  app.add_option("--context", c.model.context)->capture_default_str();
-  app.add_option("--ngram", c.model.ngram)->capture_default_str();
-  app.add_option("--hidden", c.model.hidden)->capture_default_str();
+  for (auto [flag, value] : {std::pair{"--d-model", &c.model.d_model},
+                             {"--layers", &c.model.layers},
+                             {"--heads", &c.model.heads},
+                             {"--context", &c.model.context},
+                             {"--ngram", &c.model.ngram},
+                             {"--hidden", &c.model.hidden},
+                             {"--batch", &c.batch},
+                             {"--threads", &c.threads}})
+    app.add_option(flag, *value)->capture_default_str()->check(cli::positive());
   app.add_flag("--tied", c.model.tied);
-  app.add_option("--batch", c.batch)->capture_default_str();
-  app.add_option("--threads", c.threads)->capture_default_str();
-  app.add_option("--lr", c.lr)->capture_default_str();
-  app.add_option("--steps", steps, "timed steps")->capture_default_str();
-  app.add_option("--warmup-steps", warmup_steps, "untimed steps first")->capture_default_str();
+  app.add_option("--lr", c.lr)->capture_default_str()->check(cli::positive(false));
+  app.add_option("--steps", steps, "timed steps")
+      ->capture_default_str()
+      ->check(cli::number_in(1, 1e9, false, true));
+  app.add_option("--warmup-steps", warmup_steps, "untimed steps first")
+      ->capture_default_str()
+      ->check(cli::number_in(0, 1e9, false, true));
   app.add_flag("--no-comm-overlap{false}", c.comm_overlap, "MPI: reduce gradients after backward");
   app.add_option("--bucket-mb", c.bucket_mb, "MPI: gradient bucket size in MiB")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::positive(false));
   train::add_data_flags(app, c.data);
   app.add_option("--dump", dump, "write initial parameters and the batches here (safetensors)");
   CLI11_PARSE(app, argc, argv);
@@ -53,10 +61,10 @@ int main(int argc, char** argv) {
     const text::LMData data = train::load_data(c.data);
     auto model = train::build_model(c, data);
     const size_t t = c.model.context, w = model->warmup(), total = warmup_steps + steps;
-    // Random windows of the training split, the same for every run with this seed.
+    // Random windows of the training split, the same for every run with this seed: drawn
+    // step by step (memory independent of --steps), or all first when they are dumped.
     Generator gen(c.seed);
-    std::vector<Ids> inputs, targets;
-    for (size_t s = 0; s < total; ++s) {
+    const auto draw_batch = [&] {
       std::vector<int32_t> in(c.batch * (w + t)), tg(c.batch * t);
       for (size_t r = 0; r < c.batch; ++r) {
         const size_t start = data.train.begin + gen.below(data.train.size() - (w + t + 1));
@@ -65,15 +73,17 @@ int main(int argc, char** argv) {
         std::copy_n(data.stream.begin() + static_cast<long>(start + w + 1), t,
                     tg.begin() + static_cast<long>(r * t));
       }
-      inputs.emplace_back(Shape{c.batch, w + t}, std::move(in));
-      targets.emplace_back(Shape{c.batch, t}, std::move(tg));
-    }
+      return std::pair{Ids(Shape{c.batch, w + t}, std::move(in)),
+                       Ids(Shape{c.batch, t}, std::move(tg))};
+    };
+    std::vector<std::pair<Ids, Ids>> dumped;
     if (!dump.empty()) {
       TensorFile f;
       for (const auto& [name, p] : model->named_parameters()) f.tensors["param/" + name] = p;
       for (size_t s = 0; s < total; ++s) {
-        f.ids["inputs/" + std::to_string(s)] = inputs[s];
-        f.ids["targets/" + std::to_string(s)] = targets[s];
+        dumped.push_back(draw_batch());
+        f.ids["inputs/" + std::to_string(s)] = dumped.back().first;
+        f.ids["targets/" + std::to_string(s)] = dumped.back().second;
       }
       f.metadata["config"] = c.to_json().dump();
       save_safetensors(dump, f);
@@ -81,21 +91,36 @@ int main(int argc, char** argv) {
     optim::Adam opt(optim::decay_groups(*model, c.weight_decay), {.lr = c.lr}, true);
     const std::unique_ptr<dist::GradientSync> sync = train::make_gradient_sync(c, *model);
     std::vector<double> seconds, losses;
-    double timed_comm = 0.0;
+    double timed_comm = 0.0, timed_stop_check = 0.0;
     auto& gemm = detail::gemm_counter;
+    // As in Trainer::run: a signal stops the loop after its step, agreed over the ranks (one
+    // tiny allreduce per step under mpirun, timed on its own).
+    const train::StopSignalScope stop_on_signal;
+    std::fprintf(stderr, "bench_train: timing %zu steps after %zu untimed\n", steps, warmup_steps);
     for (size_t s = 0; s < total; ++s) {
       gemm.on = s >= warmup_steps;  // the products of the timed steps
+      const auto [inputs, targets] = dump.empty() ? draw_batch() : dumped[s];
       const auto t0 = std::chrono::steady_clock::now();
       const double comm0 = sync ? sync->stats().comm_seconds : 0.0;
       opt.zero_grad();
-      losses.push_back(train::forward_backward(*model, inputs[s], targets[s], sync.get()));
+      losses.push_back(train::forward_backward(*model, inputs, targets, sync.get()));
       optim::clip_grad_norm(model->trainable_parameters(), 1.0f);
       opt.step();
-      const double dt =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (s >= warmup_steps)
-        seconds.push_back(dt), timed_comm += sync ? sync->stats().comm_seconds - comm0 : 0.0;
+      const auto t1 = std::chrono::steady_clock::now();
+      if (const int signal = train::agreed_stop_signal()) {
+        train::clear_stop_signal();
+        throw train::Interrupted(signal, train::signal_name(signal) + ": stopped after step " +
+                                             std::to_string(s + 1) + " of " +
+                                             std::to_string(total) + "; nothing measured");
+      }
+      const auto t2 = std::chrono::steady_clock::now();
+      if (s >= warmup_steps) {
+        seconds.push_back(std::chrono::duration<double>(t2 - t0).count());
+        timed_comm += sync ? sync->stats().comm_seconds - comm0 : 0.0;
+        timed_stop_check += std::chrono::duration<double>(t2 - t1).count();
+      }
     }
+    const double timed_total = std::accumulate(seconds.begin(), seconds.end(), 0.0);
     std::vector<double> sorted = seconds;
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted[sorted.size() / 2];
@@ -113,7 +138,10 @@ int main(int argc, char** argv) {
         {"comm_overlap", c.comm_overlap},
         {"threading", threading_backend()},
         {"blas_kernel", blas_kernel()},
-        {"comm_fraction", timed_comm / std::accumulate(seconds.begin(), seconds.end(), 0.0)},
+        {"comm_fraction", timed_comm / timed_total},
+        // The per-step stop check (a 1-value allreduce under mpirun, a load otherwise),
+        // including any wait for the slower rank that it absorbs.
+        {"stop_check_fraction", timed_stop_check / timed_total},
         // sgemm over the timed steps, summed over calling threads (blas.hpp): the share of a
         // step at one thread, and sgemm's own FLOP/s on this model's shapes.
         {"gemm_seconds", static_cast<double>(gemm.nanoseconds) * 1e-9},

@@ -27,23 +27,29 @@ refused() {
   grep -Eq -- "$regex" "$err" && ok || fail "message does not match '$regex': $(tail -2 "$err")"
 }
 
-# Waits until the run writing FILE (its stderr) has started training, at most 20 s, so that
-# a signal lands during training however loaded the machine is; then a random extra delay.
-wait_for_training() {
-  for _ in $(seq 200); do grep -q "step " "$1" 2>/dev/null && break; sleep 0.1; done
+# wait_for REGEX FILE: waits until FILE (a run's stderr) matches REGEX, at most 20 s, so that a
+# signal lands during training however loaded the machine is; then a random extra delay.
+wait_for() {
+  for _ in $(seq 200); do grep -Eq -- "$1" "$2" 2>/dev/null && break; sleep 0.1; done
   sleep "0.$((RANDOM % 4))"
 }
 
-# interrupt_run STDERR "SIGNALS" TRAIN_LM_ARGS...: runs train_lm, sends it each of SIGNALS in
-# turn once it is training, and returns its exit status.
+# interrupt_program STDERR "SIGNALS" READY PROGRAM ARGS...: runs PROGRAM, sends it each of
+# SIGNALS in turn once its stderr matches READY, and returns its exit status.
+interrupt_program() {
+  local err=$1 signals=$2 ready=$3
+  shift 3
+  "$@" >/dev/null 2>"$err" &
+  local pid=$!
+  wait_for "$ready" "$err"
+  for sig in $signals; do kill -"$sig" $pid; done
+  wait $pid
+}
+# interrupt_run STDERR "SIGNALS" TRAIN_LM_ARGS...: the same for train_lm, once it is training.
 interrupt_run() {
   local err=$1 signals=$2
   shift 2
-  "$bin/train_lm" "$@" >/dev/null 2>"$err" &
-  local pid=$!
-  wait_for_training "$err"
-  for sig in $signals; do kill -"$sig" $pid; done
-  wait $pid
+  interrupt_program "$err" "$signals" "step " "$bin/train_lm" "$@"
 }
 
 tiny=(--corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 --warmup 2)
@@ -77,7 +83,7 @@ if command -v mpirun >/dev/null; then
       OMPI_MCA_rmaps_base_oversubscribe=1 timeout --foreground 120 mpirun -np 2 --oversubscribe \
       "$bin/train_lm" "${long[@]}" --checkpoint mpi.ckpt --results mpi.json >/dev/null 2>mpi.err &
     pid=$!
-    wait_for_training mpi.err
+    wait_for "step " mpi.err
     ranks=()
     [ $target = job ] && mapfile -t ranks < <(pgrep -P "$(pgrep -P $pid)")
     kill -TERM $pid "${ranks[@]}"
@@ -99,6 +105,18 @@ status=$?
 rm -f twice.ckpt
 interrupt_run twice.err "TERM TERM" "${long[@]}" --checkpoint twice.ckpt
 check $? 143 twice.err "SIGTERM: stopped after step [0-9]+ of 200000; saved checkpoint twice.ckpt"
+
+# Programs without a training loop keep the default action: ended at once, not ignored.
+case="SIGTERM to word2vec: ends at once, no vectors file"
+interrupt_program w2v_sig.err TERM "progress" "$bin/word2vec" train --input "$toy" --output w2v_sig.vec \
+  --iter 100000000 --min-count 1 --size 8
+status=$?
+[ $status = 143 ] && ok || fail "exit status $status, want 143"
+[ "$(ls w2v_sig.vec* 2>/dev/null | wc -l)" = 0 ] && ok || fail "left $(ls w2v_sig.vec*)"
+case="SIGINT to bench_train: stops after the step it is in"
+interrupt_program bench_sig.err INT "timing" "$bin/bench_train" --corpus-file "$toy" --min-count 2 \
+  --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 --steps 100000000
+check $? 130 bench_sig.err "SIGINT: stopped after step [0-9]+ of 100000003; nothing measured"
 
 case="SIGKILL during training and checkpoint writes: the last checkpoint stays whole"
 rm -f kill.ckpt

@@ -1,15 +1,16 @@
 #include "train/signals.hpp"
 
-#include <signal.h>
-
 #include <atomic>
 #include <cstring>
+
+#include "dist/distributed.hpp"
 
 namespace tg::train {
 
 namespace {
 
 std::atomic<int> g_pending{0};
+int g_depth = 0;  // nesting of StopSignalScope (they are created on the main thread)
 
 extern "C" void on_stop_signal(int signal_number) {
   int none = 0;
@@ -25,14 +26,24 @@ extern "C" void on_stop_signal(int signal_number) {
 
 }  // namespace
 
-void install_stop_handlers() {
+StopSignalScope::StopSignalScope() {
+  if (g_depth++ > 0) return;
+  outermost_ = true;
   struct sigaction action;
   std::memset(&action, 0, sizeof action);
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;  // reads and writes in progress go on
-  ::sigaction(SIGINT, &action, nullptr);
-  ::sigaction(SIGTERM, &action, nullptr);
+  ::sigaction(SIGINT, &action, &previous_int_);
+  ::sigaction(SIGTERM, &action, &previous_term_);
+}
+
+StopSignalScope::~StopSignalScope() {
+  --g_depth;
+  if (!outermost_) return;
+  ::sigaction(SIGINT, &previous_int_, nullptr);
+  ::sigaction(SIGTERM, &previous_term_, nullptr);
+  if (const int signal = g_pending.exchange(0)) ::raise(signal);
 }
 
 int pending_stop_signal() {
@@ -40,6 +51,14 @@ int pending_stop_signal() {
 }
 void clear_stop_signal() {
   g_pending.store(0);
+}
+
+int agreed_stop_signal() {
+  const int signal = pending_stop_signal();
+  if (dist::size() == 1) return signal;
+  double any = signal;
+  dist::sum(&any, 1);
+  return any > 0 ? (signal ? signal : SIGTERM) : 0;
 }
 
 std::string signal_name(int signal_number) {

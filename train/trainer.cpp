@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -352,12 +351,13 @@ RunResult Trainer::run() {
                  data_.description.c_str(), c_.model.name.c_str(), model_->num_parameters(),
                  model_->num_trainable_parameters(), total_, c_.batch, batcher_.predictions(),
                  per_epoch_);
+  const StopSignalScope stop_on_signal;  // a SIGINT/SIGTERM ends the step loop cleanly
   while (state_.step < total_ && !stopped_early_) {
     begin_epoch();
     for (size_t b = state_.batch_in_epoch;
          b < static_cast<size_t>(per_epoch_) && state_.step < total_; ++b) {
       train_step(b);
-      if (const int signal = stop_signal()) interrupt(signal);
+      if (const int signal = agreed_stop_signal()) interrupt(signal);
       const long step = state_.step;
       if (c_.eval_every > 0 && step % c_.eval_every == 0 && step < total_) {
         const double v = evaluate_nll(*model_, data_, epoch_valid_, c_.eval_batch);
@@ -375,16 +375,6 @@ RunResult Trainer::run() {
     end_epoch();
   }
   return finish();
-}
-
-int Trainer::stop_signal() const {
-  const int signal = pending_stop_signal();
-  if (dist::size() == 1) return signal;
-  // Every rank stops after the same step (mpirun forwards the signal to all of them, not
-  // necessarily during the same step), or the collectives of the next step would hang.
-  double any = signal;
-  dist::sum(&any, 1);
-  return any > 0 ? (signal ? signal : SIGTERM) : 0;
 }
 
 void Trainer::interrupt(int signal) {
@@ -406,6 +396,7 @@ void Trainer::interrupt(int signal) {
   // The other ranks wait for rank 0's files: a rank that exits first makes mpirun end the job,
   // rank 0's save included.
   if (dist::size() > 1) dist::barrier();
+  clear_stop_signal();  // handled here: the StopSignalScope does not raise it again
   throw Interrupted(
       signal,
       signal_name(signal) + ": stopped after step " + std::to_string(state_.step) + " of " +

@@ -102,7 +102,6 @@ class Trainer {
  private:
   void check_resumable(const std::string& path,
                        const std::map<std::string, std::string>& meta) const;
-  int stop_signal() const;
   [[noreturn]] void interrupt(int signal);
   void check_finite_validation(double valid) const;
   void begin_epoch();

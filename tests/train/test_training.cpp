@@ -1,11 +1,15 @@
 // The training loop on the toy corpus: the results file, determinism, exact resume from a
 // checkpoint, early stopping and the pretrained path.
+#include <atomic>
 #include <boost/test/unit_test.hpp>
+#include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "text/vectors.hpp"
 #include "train/models.hpp"
+#include "train/signals.hpp"
 #include "train/toy_data.hpp"
 #include "train/trainer.hpp"
 
@@ -198,6 +202,81 @@ BOOST_AUTO_TEST_CASE(registered_models_train_by_name) {
                    std::string::npos,
                e.what());
   }
+}
+
+std::atomic<int> g_passed_on{0};
+extern "C" void record_passed_on(int signal) {
+  g_passed_on = signal;
+}
+// The program's own SIGTERM handler (it records), for the life of the object.
+class RecordedSigterm {
+ public:
+  RecordedSigterm() {
+    struct sigaction record;
+    std::memset(&record, 0, sizeof record);
+    record.sa_handler = record_passed_on;
+    sigemptyset(&record.sa_mask);
+    ::sigaction(SIGTERM, &record, &previous_);
+    g_passed_on = 0;
+  }
+  ~RecordedSigterm() { ::sigaction(SIGTERM, &previous_, nullptr); }
+
+ private:
+  struct sigaction previous_;
+};
+
+// A SIGTERM is caught only while a training loop can act on it, and never lost: one that
+// arrives after the loop's last check reaches the handler that was in place before.
+BOOST_AUTO_TEST_CASE(stop_signals_are_caught_only_inside_a_scope_and_never_lost) {
+  const RecordedSigterm recorded;
+  {
+    const train::StopSignalScope outer;
+    {
+      const train::StopSignalScope inner;  // nested: installs nothing, restores nothing
+      ::raise(SIGTERM);
+      BOOST_TEST(train::pending_stop_signal() == SIGTERM);
+    }
+    BOOST_TEST(train::pending_stop_signal() == SIGTERM);
+    BOOST_TEST(g_passed_on.load() == 0);
+  }
+  BOOST_TEST(g_passed_on.load() == SIGTERM);  // unhandled at the end: raised again
+  BOOST_TEST(train::pending_stop_signal() == 0);
+  g_passed_on = 0;
+  {
+    const train::StopSignalScope scope;
+    ::raise(SIGTERM);
+    train::clear_stop_signal();  // the loop handled it
+  }
+  BOOST_TEST(g_passed_on.load() == 0);
+  ::raise(SIGTERM);  // outside a scope: straight to the handler in place
+  BOOST_TEST(g_passed_on.load() == SIGTERM);
+}
+
+// A signal during training stops the Trainer after the step, with the checkpoint and partial
+// results written, whatever handler the program had before.
+BOOST_AUTO_TEST_CASE(a_signal_during_training_stops_after_the_step_with_everything_saved) {
+  const RecordedSigterm recorded;
+  train::TrainConfig c = tiny("gpt");
+  c.epochs = 5, c.checkpoint = temp("signal.ckpt"), c.results = temp("signal.json");
+  train::TrainHooks hooks;
+  hooks.after_epoch = [](size_t epoch, nn::LanguageModel&, nlohmann::json&) {
+    if (epoch == 0) ::raise(SIGTERM);  // after the first epoch (epochs count from 0)
+  };
+  train::Trainer trainer(c, toy(), hooks);
+  int stopped_by = 0;
+  try {
+    trainer.run();
+  } catch (const train::Interrupted& e) {
+    stopped_by = e.signal;
+  }
+  BOOST_TEST(stopped_by == SIGTERM);
+  BOOST_TEST(g_passed_on.load() == 0);  // handled by the Trainer, not passed on
+  std::ifstream in(c.results);
+  const auto results = nlohmann::json::parse(in);
+  BOOST_TEST(results["interrupted"] == "SIGTERM");
+  BOOST_TEST(results["epochs"].size() == 1u);  // stopped after the first step of epoch 2
+  BOOST_TEST(fs::exists(c.checkpoint));
+  fs::remove(c.checkpoint), fs::remove(c.results);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
