@@ -58,13 +58,15 @@ def main():
                 r = run(variant, config, args.steps)
                 samples[variant].append(r)
                 print(f"{config} [{rep + 1}/{args.repeats}] {variant}: {r['tokens_per_s']:,.0f} tok/s, "
-                      f"communication {100 * r['comm_fraction']:.1f}% of step time", flush=True)
+                      f"communication {100 * r['comm_fraction']:.1f}% of step time, "
+                      f"stop check {100 * r['stop_check_fraction']:.2f}%", flush=True)
         base = statistics.median(s["tokens_per_s"] for s in samples["1 rank"])
         for variant, runs in samples.items():
             tps = statistics.median(s["tokens_per_s"] for s in runs)
             rows.append({"config": config, "variant": variant, "ranks": runs[0]["ranks"],
                          "tokens_per_s": tps, "speedup": tps / base,
                          "comm_fraction": statistics.median(s["comm_fraction"] for s in runs),
+                         "stop_check_fraction": statistics.median(s["stop_check_fraction"] for s in runs),
                          "tokens_per_s_runs": [s["tokens_per_s"] for s in runs]})
     out = {"benchmark": "mpi_scaling", "repeats": args.repeats, "steps": args.steps,
            "mpi": subprocess.run(["mpirun", "--version"], capture_output=True, text=True).stdout.splitlines()[0],
@@ -73,9 +75,10 @@ def main():
     with open(tmp, "w") as f:
         json.dump(out, f, indent=2)
     os.replace(tmp, os.path.join(args.out, "mpi_scaling.json"))
-    print("| model | ranks | tok/s | speed-up | communication |")
+    print("| model | ranks | tok/s | speed-up | communication | stop check |")
     for r in rows:
-        print(f"| {r['config']} | {r['variant']} | {r['tokens_per_s']:,.0f} | {r['speedup']:.2f}x | {100 * r['comm_fraction']:.1f}% |")
+        print(f"| {r['config']} | {r['variant']} | {r['tokens_per_s']:,.0f} | {r['speedup']:.2f}x | "
+              f"{100 * r['comm_fraction']:.1f}% | {100 * r['stop_check_fraction']:.2f}% |")
 
 
 if __name__ == "__main__":

@@ -212,12 +212,16 @@ def main():
         lines += ["## Data parallelism over MPI ranks", "",
                   f"{mpi['mpi']}; the same global batch on 1 rank and on 2 ranks of 1 OpenBLAS thread each "
                   f"(`mpirun -np 2 --bind-to core`), {mpi['repeats']} alternating runs of {mpi['steps']} timed steps. "
-                  "Communication: the share of step time a rank spends blocked in gradient exchange "
+                  "Communication: the share of step time a rank spends blocked in gradient exchange; "
+                  "stop check: the share in the per-step agreement on a stop signal (a one-value "
+                  "allreduce on 2 ranks, including any wait for the other rank it absorbs) "
                   "(`benchmarks/mpi_scaling.py`).", "",
-                  "| model | run | tok/s | speed-up vs 1 rank | communication |", "|---|---|---:|---:|---:|"]
+                  "| model | run | tok/s | speed-up vs 1 rank | communication | stop check |",
+                  "|---|---|---:|---:|---:|---:|"]
         for r in mpi["rows"]:
+            stop = f"{100 * r['stop_check_fraction']:.2f}%" if "stop_check_fraction" in r else "-"
             lines.append(f"| {r['config']} | {r['variant']} | {r['tokens_per_s']:,.0f} | {r['speedup']:.2f}x | "
-                         f"{100 * r['comm_fraction']:.1f}% |")
+                         f"{100 * r['comm_fraction']:.1f}% | {stop} |")
         lines.append("")
     tmp = os.path.join(HERE, "RESULTS.md.tmp")
     open(tmp, "w").write("\n".join(lines) + "\n")
