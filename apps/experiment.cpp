@@ -75,9 +75,10 @@ std::string token_fingerprint(const text::LMData& data) {
 }
 
 // Settings of a finished run against this invocation's, ignoring how it was run (threads,
-// MPI buckets), which does not change a single-process result.
+// MPI buckets) and how often it was watched (--eval-every), which do not change a
+// single-process result (test same_numbers_whatever_the_evaluation_frequency).
 bool same_settings(json done, json now) {
-  for (const char* key : {"threads", "comm_overlap", "bucket_mb", "resume"})
+  for (const char* key : {"threads", "comm_overlap", "bucket_mb", "resume", "eval_every"})
     done.erase(key), now.erase(key);
   return done == now;
 }

@@ -57,6 +57,23 @@ Rows runs_by_row(const json& runs) {
   }
   return rows;
 }
+
+// Each run's own JSON file (the summary keeps only its headline numbers), row by row of
+// runs_by_row, then by seed; runs whose file is missing are left out.
+using RunFiles = std::vector<std::pair<RowKey, std::map<size_t, json>>>;
+RunFiles load_run_files(const Rows& rows, const fs::path& folder) {
+  RunFiles files;
+  for (const auto& [key, row] : rows) {
+    std::map<size_t, json> by_seed;
+    for (const auto& r : row)
+      if (r.contains("file"))
+        if (json run = load(folder / fs::path(r.at("file").get<std::string>()).filename());
+            !run.is_null())
+          by_seed[r.at("seed").get<size_t>()] = std::move(run);
+    files.emplace_back(key, std::move(by_seed));
+  }
+  return files;
+}
 }  // namespace
 
 std::string mean_spread(const json& row, const std::string& metric, int decimals) {
@@ -266,12 +283,18 @@ bool have_gnuplot() {
 
 // Validation perplexity against epochs (fractional with --eval-every) for every model and
 // mode: the mean over seeds with one standard deviation as error bars.
-std::string validation_curves(const json& emb, const fs::path& root, const fs::path& sub) {
+// The validation curves of a study's runs, from their own files (`files`, as load_run_files
+// reads them for the summary's rows): each epoch's evaluation and those of --eval-every.
+std::string validation_curves(const json& emb, const RunFiles& files, const fs::path& root,
+                              const fs::path& sub) {
   const auto rows = runs_by_row(emb["runs"]);
   // Per row: validation perplexities of its seeds at each (rounded) epoch.
   std::vector<std::map<double, std::vector<double>>> points(rows.size());
   for (size_t i = 0; i < rows.size(); ++i)
-    for (const auto& run : rows[i].second) {
+    for (const auto& entry : rows[i].second) {
+      // The run's file when it has one; the summary's entry (epochs only) otherwise.
+      const auto file = files[i].second.find(entry.value("seed", size_t{0}));
+      const json& run = file != files[i].second.end() ? file->second : entry;
       const double per_epoch = run.value("steps_per_epoch", 0.0);
       auto add = [&](const json& record) {
         const double x = per_epoch > 0 ? record["step"].get<double>() / per_epoch
@@ -284,7 +307,8 @@ std::string validation_curves(const json& emb, const fs::path& root, const fs::p
     }
   std::ostringstream data, script;
   double last = 0;
-  for (const auto& xs : points) last = std::max(last, xs.rbegin()->first);
+  for (const auto& xs : points)
+    if (!xs.empty()) last = std::max(last, xs.rbegin()->first);
   // Early stopping watches the first valid_limit tokens of validation; the tables report the
   // whole split, so the curves say which they show.
   const size_t limit = emb.contains("base_config") ? emb["base_config"].value("valid_limit", 0) : 0;
@@ -412,23 +436,6 @@ std::string calibration_section(const fs::path& dir) {
 }
 
 namespace {
-
-// Each run's own JSON file (the summary keeps only its headline numbers), row by row of
-// runs_by_row, then by seed; runs whose file is missing are left out.
-using RunFiles = std::vector<std::pair<RowKey, std::map<size_t, json>>>;
-RunFiles load_run_files(const Rows& rows, const fs::path& folder) {
-  RunFiles files;
-  for (const auto& [key, row] : rows) {
-    std::map<size_t, json> by_seed;
-    for (const auto& r : row)
-      if (r.contains("file"))
-        if (json run = load(folder / fs::path(r.at("file").get<std::string>()).filename());
-            !run.is_null())
-          by_seed[r.at("seed").get<size_t>()] = std::move(run);
-    files.emplace_back(key, std::move(by_seed));
-  }
-  return files;
-}
 
 std::string significance_rows(const RunFiles& files, const std::string& reference) {
   // The runs that carry their test loss in blocks, by (model, mode) and seed.
@@ -601,7 +608,7 @@ std::string converged_model(const fs::path& root, const std::string& model, bool
          " A run that used fewer than its " + std::to_string(budget) +
          " epochs stopped because validation stopped improving.\n\n" + embeddings_table(summary) +
          "\n" + significance_rows(files, "learned") + epochs_table(files) + "\n" +
-         (plots ? validation_curves(summary, root, sub) : "");
+         (plots ? validation_curves(summary, files, root, sub) : "");
 }
 
 // The data-size sweep at convergence (scripts/converged.sh's data-size part, in
@@ -696,7 +703,9 @@ std::string render_report(const std::string& results_dir, bool plots) {
           "tokens in evaluation mode "
        << "(a gap between train and valid ppl shows over-fitting). Wall time includes "
           "evaluation.\n\n";
-    if (plots) md << validation_curves(emb, dir, "embeddings");
+    if (plots)
+      md << validation_curves(emb, load_run_files(runs_by_row(emb["runs"]), dir / "embeddings"),
+                              dir, "embeddings");
   }
   // The runs of `scripts/reproduce.sh --target` (longer training), when they sit next to the
   // full profile's results, get their own table and a line in the reference table.

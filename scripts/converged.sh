@@ -9,7 +9,8 @@
 #              100% column is the gpt part's runs;
 #   nplm       the NPLM (n = 5, 96 features and hidden units, so that its output matrix can be
 #              tied to the features) with the optimisation of scripts/paper_nplm.sh (Adam, the
-#              paper's L2 1e-4, up to 40 epochs, patience 2).
+#              paper's L2 1e-4, up to 40 epochs, patience 2), validated every 1,000 steps as well
+#              (an epoch is 1,563 steps), so that the curves show convergence within epochs.
 # Seeds 1 to 3, seed-major (all runs of a seed before the next seed). Resumable: finished runs
 # are skipped, the run in progress resumes from its per-epoch checkpoint. Each run's JSON
 # carries its test loss in blocks of 1,000 tokens for the paired block bootstrap in REPORT.md.
@@ -48,7 +49,7 @@ data_size=(--fractions 0.05,0.25 --max-epochs 240
            --modes learned,learned-tied,frozen-pretrained,finetune-pretrained,frozen-pretrained-full,finetune-pretrained-full)
 nplm=(--model nplm --d-model 96 --ngram 5 --context 32 --batch 16 --dropout 0 --optimizer adam --lr 1e-3
       --weight-decay 1e-4 --schedule inverse --lr-decay 1e-4 --warmup 200 --epochs 40 --patience 2
-      --valid-limit 50000 --threads "$threads" --models nplm)
+      --valid-limit 50000 --eval-every 1000 --threads "$threads" --models nplm)
 # Seed-major: the study with --seeds s repeats the finished runs of seeds 1..s-1 (skipped).
 if wanted gpt; then
   lock_study_folder "$out/gpt"

@@ -32,6 +32,10 @@ for run in gpt_learned_seed1 gpt_learned_seed2 gpt_finetune-pretrained_seed1 gpt
   "$bin/compare_run" "$work/whole/$run.json" "$work/parts/$run.json" || fail "$run differs from the uninterrupted study"
 done
 [ -z "$(ls "$work/parts"/*.ckpt 2>/dev/null)" ] || fail "checkpoints of finished runs were left behind"
+# Evaluating more often changes no number: the finished runs are reused.
+"$bin/exp_embeddings" "${flags[@]}" --eval-every 3 --out "$work/parts" >/dev/null 2>"$work/evals.err" ||
+  fail "the study with --eval-every failed: $(tail -1 "$work/evals.err")"
+[ "$(grep -c "done, skipped" "$work/evals.err")" = 4 ] || fail "--eval-every did not reuse the 4 finished runs"
 # The same folder with other settings is refused, not silently mixed.
 if "$bin/exp_embeddings" "${flags[@]}" --lr 5e-3 --out "$work/parts" >/dev/null 2>"$work/other.err"; then
   fail "a study with another --lr reused the finished runs"

@@ -111,6 +111,20 @@ BOOST_AUTO_TEST_CASE(same_seed_same_numbers_bit_for_bit) {
 
 // Crash mid-epoch (step 7) and right after an epoch boundary (where the checkpoint is written
 // after the epoch's evaluation), resume to the end: the same losses as one uninterrupted run.
+// Evaluating in the middle of epochs (--eval-every) only watches: the same training, bit for
+// bit, so that studies may change it between sittings.
+BOOST_AUTO_TEST_CASE(same_numbers_whatever_the_evaluation_frequency) {
+  for (const std::string model : {"gpt", "nplm"}) {
+    train::TrainConfig c = tiny(model);
+    const auto plain = train::train_language_model(c, toy());
+    c.eval_every = 3;
+    const auto watched = train::train_language_model(c, toy());
+    BOOST_TEST(watched.json["evals"].size() > 0u);
+    BOOST_TEST(losses(plain.json) == losses(watched.json), boost::test_tools::per_element());
+    BOOST_TEST(plain.test_ppl == watched.test_ppl);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(resume_continues_exactly) {
   for (const std::string model : {"gpt", "nplm"})
     for (const bool at_boundary : {false, true}) {
