@@ -582,15 +582,21 @@ std::string paper_nplm_section(const fs::path& dir) {
 // the last process only.
 std::string epochs_table(const RunFiles& files) {
   std::ostringstream out;
-  out << "| model | embedding | best epoch / epochs run (training time), by seed |\n"
+  out << "| model | embedding | best epoch / epochs run (training time), by seed; cap: "
+         "stopped by its epoch cap, not by early stopping |\n"
       << "|---|---|---|\n";
   for (const auto& [key, by_seed] : files) {
     std::string cell;
     for (const auto& [seed, run] : by_seed) {
       cell += (cell.empty() ? "" : ", ") + std::to_string(run.value("best_epoch", size_t{0})) +
               "/" + std::to_string(run.contains("epochs") ? run.at("epochs").size() : 0);
+      std::string notes;
       const char* seconds = run.contains("train_seconds") ? "train_seconds" : "wall_s";
-      if (run.contains(seconds)) cell += " (" + duration(run.at(seconds).get<double>()) + ")";
+      if (run.contains(seconds)) notes = duration(run.at(seconds).get<double>());
+      // Ran out of epochs before validation stopped improving: not converged by that rule.
+      if (run.contains("stopped_early") && !run.at("stopped_early").get<bool>())
+        notes += notes.empty() ? "cap" : ", cap";
+      if (!notes.empty()) cell += " (" + notes + ")";
     }
     out << "| " << key.first << " | " << key.second << " | " << cell << " |\n";
   }
