@@ -49,14 +49,13 @@ int tg::apps::exp_embeddings_main(int argc, char** argv) {
       vectors = f.out + "/word2vec_d" + std::to_string(base.model.d_model) + ".bin";
       summary["word2vec"] = study::pretrain_word2vec(data, o, vectors);
     }
-    std::vector<json> runs;
-    auto save_summary = [&] {
-      summary["runs"] = runs;
-      summary["rows"] = study::aggregate(runs, {"model", "mode"},
-                                         {"valid_ppl", "test_ppl", "train_ppl", "trainable_params",
-                                          "wall_s", "train_tokens_per_s"});
-      study::write_json(f.out + "/summary.json", summary);
+    // Every run of this invocation, in order; the summary lists those finished, in this order,
+    // from the start: a study resumed with more seeds keeps the finished rows in it.
+    struct Planned {
+      train::TrainConfig config;
+      std::string mode, label, file;
     };
+    std::vector<Planned> plan;
     for (const auto& model : models)
       for (const auto& mode : mode_list)
         for (size_t seed = 1; seed <= f.seeds; ++seed) {
@@ -68,25 +67,45 @@ int tg::apps::exp_embeddings_main(int argc, char** argv) {
           if (model == "nplm")
             c.model.hidden =
                 c.model.d_model;  // so that tying (U = C) is possible with one architecture
-          const std::string label = model + " " + mode.name + " seed " + std::to_string(c.seed);
-          const std::string file =
-              f.out + "/" + model + "_" + mode.name + "_seed" + std::to_string(c.seed) + ".json";
-          const json r = study::run_one(c, data, label, file);
-          runs.push_back({{"model", model},
-                          {"mode", mode.name},
-                          {"seed", c.seed},
-                          {"file", file},
-                          {"valid_ppl", r["valid_ppl"]},
-                          {"test_ppl", r["test_ppl"]},
-                          {"train_ppl", r["train_ppl"]},
-                          {"trainable_params", r["trainable_params"]},
-                          {"total_params", r["total_params"]},
-                          {"wall_s", r["wall_s"]},
-                          {"train_tokens_per_s", r["train_tokens_per_s"]},
-                          {"best_epoch", r["best_epoch"]},
-                          {"epochs", r["epochs"]}});
-          save_summary();
+          plan.push_back(
+              {c, mode.name, model + " " + mode.name + " seed " + std::to_string(c.seed),
+               f.out + "/" + model + "_" + mode.name + "_seed" + std::to_string(c.seed) + ".json"});
         }
+    std::vector<json> entries(plan.size());  // null: not finished
+    const auto entry = [](const Planned& p, const json& r) {
+      return json{{"model", p.config.model.name},
+                  {"mode", p.mode},
+                  {"seed", p.config.seed},
+                  {"file", p.file},
+                  {"valid_ppl", r["valid_ppl"]},
+                  {"test_ppl", r["test_ppl"]},
+                  {"train_ppl", r["train_ppl"]},
+                  {"trainable_params", r["trainable_params"]},
+                  {"total_params", r["total_params"]},
+                  {"wall_s", r["wall_s"]},
+                  {"train_tokens_per_s", r["train_tokens_per_s"]},
+                  {"best_epoch", r["best_epoch"]},
+                  {"epochs", r["epochs"]}};
+    };
+    const auto save_summary = [&] {
+      std::vector<json> runs;
+      for (const json& e : entries)
+        if (!e.is_null()) runs.push_back(e);
+      summary["runs"] = runs;
+      summary["rows"] = study::aggregate(runs, {"model", "mode"},
+                                         {"valid_ppl", "test_ppl", "train_ppl", "trainable_params",
+                                          "wall_s", "train_tokens_per_s"});
+      study::write_json(f.out + "/summary.json", summary);
+    };
+    for (size_t i = 0; i < plan.size(); ++i)
+      if (const json done = study::finished_run(plan[i].config, plan[i].file); !done.is_null())
+        entries[i] = entry(plan[i], done);
+    save_summary();
+    for (size_t i = 0; i < plan.size(); ++i) {
+      entries[i] =
+          entry(plan[i], study::run_one(plan[i].config, data, plan[i].label, plan[i].file));
+      save_summary();
+    }
     std::printf("%s", report::embeddings_table(summary).c_str());
     std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());
     return 0;

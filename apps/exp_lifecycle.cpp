@@ -105,15 +105,20 @@ int tg::apps::exp_lifecycle_main(int argc, char** argv) {
       train::TrainConfig c = base;
       c.model.embedding = nn::EmbeddingMode::learned, c.model.tied = mode.tied;
       if (c.model.name == "nplm") c.model.hidden = c.model.d_model;
-      Tensor initial;
+      // The table before training: the model this configuration builds (the same seed gives
+      // the same parameters; checked against the trained model's at its first step).
+      const Tensor initial =
+          train::build_model(c, data, nullptr)->input_embedding().weight().clone();
+      // Within an epoch: which rows had a gradient, and the mean share per step. They are the
+      // hooks' state, saved in every checkpoint, so a resumed run counts every step once.
       std::vector<bool> touched_epoch(vocab, false), touched_step(vocab, false);
       double rows_sum = 0;
       long steps = 0;
-      json rows_per_epoch = json::array(), drift = json::array();
       train::TrainHooks hooks;
       hooks.after_backward = [&](long step, nn::LanguageModel& m) {
         const Tensor& w = m.input_embedding().weight();
-        if (step == 0 || !initial.defined()) initial = w.clone();
+        if (step == 0 && !std::equal(w.data(), w.data() + w.numel(), initial.data()))
+          throw std::logic_error("exp_lifecycle: the rebuilt initial table is not the model's");
         std::fill(touched_step.begin(), touched_step.end(), false);
         mark_rows(w, touched_step);
         size_t n = 0;
@@ -124,10 +129,24 @@ int tg::apps::exp_lifecycle_main(int argc, char** argv) {
         rows_sum += static_cast<double>(n) / static_cast<double>(vocab);
         ++steps;
       };
-      hooks.after_epoch = [&](size_t epoch, nn::LanguageModel& m, nlohmann::json&) {
+      hooks.save_state = [&] {
+        std::vector<size_t> rows;
+        for (size_t r = 0; r < vocab; ++r)
+          if (touched_epoch[r]) rows.push_back(r);
+        return json{{"rows_sum", rows_sum}, {"steps", steps}, {"touched_epoch", rows}};
+      };
+      hooks.load_state = [&](const json& state) {
+        rows_sum = state.at("rows_sum").get<double>(), steps = state.at("steps").get<long>();
+        std::fill(touched_epoch.begin(), touched_epoch.end(), false);
+        for (size_t r : state.at("touched_epoch").get<std::vector<size_t>>())
+          touched_epoch.at(r) = true;
+      };
+      // Each epoch's share of rows touched and drift by band go into its record (kept in
+      // checkpoints with the curve).
+      hooks.after_epoch = [&](size_t, nn::LanguageModel& m, json& record) {
         size_t n = 0;
         for (bool t : touched_epoch) n += t;
-        rows_per_epoch.push_back(static_cast<double>(n) / static_cast<double>(vocab));
+        record["rows_touched"] = static_cast<double>(n) / static_cast<double>(vocab);
         std::fill(touched_epoch.begin(), touched_epoch.end(), false);
         const Tensor& w = m.input_embedding().weight();
         const size_t width = w.size(1);
@@ -144,41 +163,53 @@ int tg::apps::exp_lifecycle_main(int argc, char** argv) {
         }
         json bands = json::object();
         for (const auto& [band, sc] : acc) bands[band] = sc.first / static_cast<double>(sc.second);
-        drift.push_back({{"epoch", epoch + 1}, {"bands", bands}});
+        record["drift"] = bands;
+      };
+      // With the best parameters: the tables' neighbours and word similarity, into the
+      // run's results file.
+      hooks.after_training = [&](nn::LanguageModel& m, json& results) {
+        const text::VectorIndex before(data.vocab.words(), initial);
+        const text::VectorIndex after(data.vocab.words(), m.input_embedding().weight());
+        const text::VectorIndex output(data.vocab.words(), m.output_matrix());
+        json probe_rows = json::array();
+        for (const auto& p : probes)
+          probe_rows.push_back({{"word", p},
+                                {"before", neighbours(before, p, k)},
+                                {"after", neighbours(after, p, k)},
+                                {"output", neighbours(output, p, k)},
+                                {"word2vec", neighbours(w2v_index, p, k)}});
+        results["lifecycle"] = {
+            {"rows_per_step_mean", steps ? rows_sum / static_cast<double>(steps) : 0.0},
+            {"wordsim_input",
+             text::evaluate_similarity(after, study::data_path("wordsim353.tsv")).spearman},
+            {"wordsim_output",
+             text::evaluate_similarity(output, study::data_path("wordsim353.tsv")).spearman},
+            {"neighbours", probe_rows}};
       };
       const std::string label = c.model.name + " " + mode.name;
-      train::TrainConfig run = c;
-      run.label = label;
-      run.results = f.out + "/" + c.model.name + "_" + mode.name + ".json";
-      train::RunResult r = train::train_language_model(run, data, hooks);
-      std::fprintf(stderr, "[%s] valid ppl %.1f, test ppl %.1f\n", label.c_str(), r.valid_ppl,
-                   r.test_ppl);
-
-      const text::VectorIndex before(data.vocab.words(), initial);
-      const text::VectorIndex after(data.vocab.words(), r.model->input_embedding().weight());
-      const text::VectorIndex output(data.vocab.words(), r.model->output_matrix());
-      json probe_rows = json::array();
-      for (const auto& p : probes)
-        probe_rows.push_back({{"word", p},
-                              {"before", neighbours(before, p, k)},
-                              {"after", neighbours(after, p, k)},
-                              {"output", neighbours(output, p, k)},
-                              {"word2vec", neighbours(w2v_index, p, k)}});
-      runs.push_back(
-          {{"name", label},
-           {"tied", mode.tied},
-           {"vocab", vocab},
-           {"valid_ppl", r.valid_ppl},
-           {"test_ppl", r.test_ppl},
-           {"rows_per_step_mean", steps ? rows_sum / static_cast<double>(steps) : 0.0},
-           {"rows_per_epoch", rows_per_epoch},
-           {"drift", drift},
-           {"band_sizes", band_sizes},
-           {"wordsim_input",
-            text::evaluate_similarity(after, study::data_path("wordsim353.tsv")).spearman},
-           {"wordsim_output",
-            text::evaluate_similarity(output, study::data_path("wordsim353.tsv")).spearman},
-           {"neighbours", probe_rows}});
+      const json r =
+          study::run_one(c, data, label, f.out + "/" + c.model.name + "_" + mode.name + ".json",
+                         hooks, "lifecycle");
+      json rows_per_epoch = json::array(), drift = json::array();
+      for (const auto& e : r.at("epochs")) {
+        rows_per_epoch.push_back(e.at("rows_touched"));
+        drift.push_back({{"epoch", e.at("epoch")}, {"bands", e.at("drift")}});
+      }
+      const json& life = r.at("lifecycle");
+      runs.push_back({{"name", label},
+                      {"tied", mode.tied},
+                      {"vocab", vocab},
+                      {"valid_ppl", r.at("valid_ppl")},
+                      {"test_ppl", r.at("test_ppl")},
+                      {"best_epoch", r.value("best_epoch", 0)},
+                      {"stopped_early", r.value("stopped_early", false)},
+                      {"rows_per_step_mean", life.at("rows_per_step_mean")},
+                      {"rows_per_epoch", rows_per_epoch},
+                      {"drift", drift},
+                      {"band_sizes", band_sizes},
+                      {"wordsim_input", life.at("wordsim_input")},
+                      {"wordsim_output", life.at("wordsim_output")},
+                      {"neighbours", life.at("neighbours")}});
       summary["runs"] = runs;
       study::write_json(f.out + "/summary.json", summary);
     }

@@ -137,23 +137,35 @@ json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const 
   return log;
 }
 
+json finished_run(const train::TrainConfig& c, const std::string& json_path,
+                  const std::string& hooks_key) {
+  if (!std::filesystem::is_regular_file(json_path)) return nullptr;  // the run reports a folder
+  const json done = json::parse(std::ifstream(json_path), nullptr, false);
+  if (!done.is_object() || !done.contains("test_ppl") || done.contains("interrupted"))
+    return nullptr;
+  if (!same_settings(done.value("config", json()), c.to_json()))
+    throw std::invalid_argument(json_path +
+                                " holds a finished run with other settings: delete it, or give "
+                                "another --out");
+  if (!hooks_key.empty() && !done.contains(hooks_key)) return nullptr;
+  return done;
+}
+
 json run_one(train::TrainConfig c, const text::LMData& data, const std::string& label,
-             const std::string& json_path, const train::TrainHooks& hooks) {
+             const std::string& json_path, const train::TrainHooks& hooks,
+             const std::string& hooks_key) {
   c.label = label;
   c.results = json_path;
   // Resumable studies: a finished run (its JSON, with these settings) is not run again; the
   // run in progress checkpoints each epoch beside its JSON and continues from there.
-  if (std::filesystem::exists(json_path)) {
-    const json done = json::parse(std::ifstream(json_path), nullptr, false);
-    if (done.is_object() && done.contains("test_ppl") && !done.contains("interrupted")) {
-      if (!same_settings(done.value("config", json()), c.to_json()))
-        throw std::invalid_argument(json_path +
-                                    " holds a finished run with other settings: delete it, or give "
-                                    "another --out");
-      std::fprintf(stderr, "[%s] done, skipped (%s)\n", label.c_str(), json_path.c_str());
-      return done;
-    }
+  if (json done = finished_run(c, json_path, hooks_key); !done.is_null()) {
+    std::fprintf(stderr, "[%s] done, skipped (%s)\n", label.c_str(), json_path.c_str());
+    return done;
   }
+  if (!hooks_key.empty() && finished_run(c, json_path).is_object())
+    std::fprintf(stderr,
+                 "[%s] %s has no \"%s\" (made without this program's hooks): training again\n",
+                 label.c_str(), json_path.c_str(), hooks_key.c_str());
   const std::string checkpoint = json_path.substr(0, json_path.size() - 5) + ".ckpt";
   if (c.checkpoint.empty()) {
     c.checkpoint = checkpoint;

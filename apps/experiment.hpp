@@ -32,10 +32,17 @@ nlohmann::json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions
 // Writes `value` to `path` atomically, from rank 0 only under MPI.
 void write_json(const std::string& path, const nlohmann::json& value);
 
+// The finished run in json_path (its results, with config's settings; throws when the
+// settings differ), or null when there is none or it lacks `hooks_key` (see run_one).
+nlohmann::json finished_run(const train::TrainConfig& config, const std::string& json_path,
+                            const std::string& hooks_key = "");
+
 // Runs one configuration, prints a one-line summary, writes the run's JSON to json_path.
+// A finished run there with the same settings is returned instead, unless it lacks the
+// results key `hooks_key` that the hooks add (made without them): that one is trained again.
 nlohmann::json run_one(train::TrainConfig config, const text::LMData& data,
                        const std::string& label, const std::string& json_path,
-                       const train::TrainHooks& hooks = {});
+                       const train::TrainHooks& hooks = {}, const std::string& hooks_key = "");
 
 // Mean, sample standard deviation, min and max of each metric over runs grouped by the
 // values of `keys` (e.g. {"model", "mode"}), in first-seen order.

@@ -142,6 +142,11 @@ std::string lifecycle_section(const json& s) {
     for (const auto& e : run.at("rows_per_epoch"))
       out << " " << fixed(100 * e.get<double>(), 1) << "%";
     out << "\n";
+    if (run.contains("best_epoch"))
+      out << "- best validation after epoch " << run.at("best_epoch").get<size_t>() << " of "
+          << run.at("drift").size()
+          << (run.value("stopped_early", false) ? " (then early stopping)" : " (the epoch cap)")
+          << "; test perplexity " << fixed(run.at("test_ppl").get<double>(), 1) << "\n";
     out << "- WordSim-353 Spearman of the input embeddings "
         << fixed(run.at("wordsim_input").get<double>(), 3) << ", of the output (unembedding) rows "
         << fixed(run.at("wordsim_output").get<double>(), 3) << "\n\n";
@@ -365,7 +370,7 @@ std::string data_size_plot(const json& size, const fs::path& root, const fs::pat
 }
 
 // Drift of each frequency band over training: one colour per band, a dash per run.
-std::string drift_plot(const json& life, const fs::path& root) {
+std::string drift_plot(const json& life, const fs::path& root, const fs::path& sub) {
   static const char* band_colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c",
                                        "#d62728", "#7f7f7f", "#9467bd"};
   std::ostringstream data, script;
@@ -389,7 +394,7 @@ std::string drift_plot(const json& life, const fs::path& root) {
     ++run_number;
   }
   script << "\n";
-  return plot(root, "lifecycle", "drift", data.str(), script.str());
+  return plot(root, sub, "drift", data.str(), script.str());
 }
 
 }  // namespace
@@ -724,18 +729,31 @@ std::string render_report(const std::string& results_dir, bool plots) {
   md << "## Reference: Bengio et al. (2003) on the same protocol\n\n"
      << bengio_reference_table(emb.is_null() ? nullptr : &emb, longer.is_null() ? nullptr : &longer)
      << "\n";
-  md << converged_data_size(dir, plots);
+  const std::string converged_size = converged_data_size(dir, plots);
+  md << converged_size;
   if (!size.is_null()) {
-    md << "## 2a. How much data: a short budget\n\n"
+    md << (converged_size.empty() ? "## 2. How much data: where does pretraining help?\n\n"
+                                  : "## 2a. How much data: a short budget\n\n")
        << size.value("data", "") << "\n\n"
        << data_size_table(size) << "\n";
     if (plots) md << data_size_plot(size, dir, "data_size");
   }
+  // The life cycle of the converged runs (scripts/converged.sh --parts lifecycle), then the
+  // short one.
+  const json converged_life = load(dir / "converged" / "lifecycle" / "summary.json");
+  if (!converged_life.is_null()) {
+    md << "## 3. The life cycle of an embedding table (at convergence)\n\n"
+       << "`converged/lifecycle/`: " << training_setup(converged_life) << " Seed "
+       << converged_life.at("base_config").value("seed", 1) << ".\n\n"
+       << lifecycle_section(converged_life);
+    if (plots) md << drift_plot(converged_life, dir, fs::path("converged") / "lifecycle");
+  }
   if (!life.is_null()) {
-    md << "## 3. The life cycle of an embedding table\n\n"
+    md << (converged_life.is_null() ? "## 3. The life cycle of an embedding table\n\n"
+                                    : "## 3a. The life cycle: a short budget\n\n")
        << life.value("data", "") << "\n\n"
        << lifecycle_section(life);
-    if (plots) md << drift_plot(life, dir);
+    if (plots) md << drift_plot(life, dir, "lifecycle");
   }
   const std::string text = md.str();
   atomic_write((dir / "REPORT.md").string(), [&](std::ostream& o) { o << text; });

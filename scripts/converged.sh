@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The embedding modes at convergence, in three parts:
+# The embedding modes at convergence, in four parts:
 #   gpt        the five modes for the GPT of section 1b, trained with a cosine schedule over up
 #              to 12 epochs and early stopping on validation (patience 2), so that every run
 #              stops because validation stopped improving, not because the budget ran out;
@@ -7,6 +7,9 @@
 #              12 / share epochs at most, so every run may see as many tokens as a full one;
 #              word2vec trained on the share, and on the full split for the -full rows); the
 #              100% column is the gpt part's runs;
+#   lifecycle  the life cycle of the learned tables (exp_lifecycle: rows touched, drift by
+#              frequency, neighbours, WordSim) of the gpt part's learned and learned-tied runs,
+#              seed 1, trained again with its measurements;
 #   nplm       the NPLM (n = 5, 96 features and hidden units, so that its output matrix can be
 #              tied to the features) with the optimisation of scripts/paper_nplm.sh (Adam, the
 #              paper's L2 1e-4, up to 40 epochs, patience 2), validated every 1,000 steps as well
@@ -16,14 +19,14 @@
 # carries its test loss in blocks of 1,000 tokens for the paired block bootstrap in REPORT.md.
 # --parts runs some of them (e.g. one per core, side by side); they run in the order above.
 #   scripts/converged.sh [--bin DIR] [--out DIR] [--threads N] [--seeds N]
-#                        [--parts gpt,data-size,nplm]
+#                        [--parts gpt,data-size,lifecycle,nplm]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$here/build/bin
 out=$here/results/converged
 threads=1
 seeds=3
-parts=gpt,data-size,nplm
+parts=gpt,data-size,lifecycle,nplm
 own_option() {
   case "$1" in
     --seeds) need_value "$@" && seeds=$2 taken=2 ;;
@@ -35,9 +38,9 @@ parse_study_options "$@"
 IFS=, read -ra part_list <<< "$parts"
 for part in "${part_list[@]}"; do
   case "$part" in
-    gpt | data-size | nplm) ;;
+    gpt | data-size | lifecycle | nplm) ;;
     *)
-      echo "converged.sh: --parts: unknown part '$part' (use gpt, data-size, nplm)" >&2
+      echo "converged.sh: --parts: unknown part '$part' (use gpt, data-size, lifecycle, nplm)" >&2
       exit 2
       ;;
   esac
@@ -62,6 +65,10 @@ if wanted data-size; then
   for s in $(seq 1 "$seeds"); do
     "$bin/exp_data_size" "${gpt[@]}" "${data_size[@]}" --seeds "$s" --out "$out/data_size"
   done
+fi
+if wanted lifecycle; then
+  lock_study_folder "$out/lifecycle"
+  "$bin/exp_lifecycle" "${gpt[@]}" --out "$out/lifecycle"
 fi
 if wanted nplm; then
   lock_study_folder "$out/nplm"

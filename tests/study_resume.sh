@@ -32,6 +32,50 @@ for run in gpt_learned_seed1 gpt_learned_seed2 gpt_finetune-pretrained_seed1 gpt
   "$bin/compare_run" "$work/whole/$run.json" "$work/parts/$run.json" || fail "$run differs from the uninterrupted study"
 done
 [ -z "$(ls "$work/parts"/*.ckpt 2>/dev/null)" ] || fail "checkpoints of finished runs were left behind"
+# A study resumed with more seeds lists every finished run in its summary from the start, not
+# only those its loop has passed again: here the first new run cannot even start (its results
+# path is a folder), after all four finished runs of the folder are in the summary.
+more=("${flags[@]}")
+more[${#more[@]}-3]=3  # --seeds 3
+mkdir "$work/whole/gpt_learned_seed3.json"
+if "$bin/exp_embeddings" "${more[@]}" --out "$work/whole" >/dev/null 2>"$work/more.err"; then
+  fail "a run whose results path is a folder trained"
+fi
+[ "$(grep -c '"best_epoch":' "$work/whole/summary.json")" = 4 ] ||
+  fail "the summary lost finished runs when a new seed started: $(grep -c '"best_epoch":' "$work/whole/summary.json") runs"
+rmdir "$work/whole/gpt_learned_seed3.json"
+
+# The life cycle's measurements (rows touched, drift, neighbours) survive a kill too: its hooks'
+# state rides in the checkpoint.
+life=(--corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 --warmup 2
+      --epochs 6 --probes cat,dog --w2v-iter 1)
+"$bin/exp_lifecycle" "${life[@]}" --out "$work/life_whole" >/dev/null 2>"$work/life_whole.err" ||
+  fail "uninterrupted life cycle failed: $(tail -1 "$work/life_whole.err")"
+"$bin/exp_lifecycle" "${life[@]}" --out "$work/life_parts" >/dev/null 2>"$work/life1.err" &
+pid=$!
+for _ in $(seq 600); do [ -f "$work/life_parts/gpt_learned.ckpt" ] && break; sleep 0.02; done
+kill -KILL $pid
+wait $pid 2>/dev/null
+[ ! -f "$work/life_parts/gpt_learned.json" ] || fail "the kill came too late: the life cycle's first run had finished"
+"$bin/exp_lifecycle" "${life[@]}" --out "$work/life_parts" >/dev/null 2>"$work/life2.err" ||
+  fail "resumed life cycle failed: $(tail -1 "$work/life2.err")"
+grep -q "\[gpt learned\] resumed from" "$work/life2.err" || fail "the life cycle did not resume from its checkpoint"
+runs_of() { sed -n '/^  "runs": \[/,/^  \],\{0,1\}$/p' "$1"; }
+[ -n "$(runs_of "$work/life_whole/summary.json")" ] || fail "no runs in the life cycle's summary"
+[ "$(runs_of "$work/life_whole/summary.json")" = "$(runs_of "$work/life_parts/summary.json")" ] ||
+  fail "the resumed life cycle's measurements differ from the uninterrupted one's"
+
+# A finished run made without the life cycle's hooks (an older exp_lifecycle) is trained
+# again, to the same numbers, not reused without its measurements.
+sed -i 's/"lifecycle":/"made_before":/' "$work/life_parts/gpt_learned.json"
+"$bin/exp_lifecycle" "${life[@]}" --out "$work/life_parts" >/dev/null 2>"$work/life3.err" ||
+  fail "life cycle over an older run failed: $(tail -1 "$work/life3.err")"
+grep -q '\[gpt learned\] .* has no "lifecycle" (made without this program.s hooks): training again' "$work/life3.err" ||
+  fail "the older run was not trained again: $(grep 'gpt learned' "$work/life3.err" | head -1)"
+grep -q '\[gpt learned-tied\] done, skipped' "$work/life3.err" || fail "the complete run was not reused"
+[ "$(runs_of "$work/life_whole/summary.json")" = "$(runs_of "$work/life_parts/summary.json")" ] ||
+  fail "the life cycle trained again differs"
+
 # Evaluating more often changes no number: the finished runs are reused.
 "$bin/exp_embeddings" "${flags[@]}" --eval-every 3 --out "$work/parts" >/dev/null 2>"$work/evals.err" ||
   fail "the study with --eval-every failed: $(tail -1 "$work/evals.err")"
@@ -41,4 +85,4 @@ if "$bin/exp_embeddings" "${flags[@]}" --lr 5e-3 --out "$work/parts" >/dev/null 
   fail "a study with another --lr reused the finished runs"
 fi
 grep -q "holds a finished run with other settings" "$work/other.err" || fail "no clear message: $(tail -1 "$work/other.err")"
-echo "study_resume: the resumed study equals the uninterrupted one (4 runs, bit for bit)"
+echo "study_resume: the resumed study equals the uninterrupted one (4 runs and the life cycle, bit for bit)"

@@ -285,11 +285,11 @@ void Trainer::save_checkpoint(const std::string& path) const {
   std::map<std::string, Tensor> extra;
   for (size_t i = 0; i < state_.best.size(); ++i)
     extra["best." + params_[i].first] = state_.best[i];
-  optim::save_checkpoint(path, *model_, opt_.get(),
-                         {{"config", dump(c_.to_json())},
-                          {"train_state", dump(state)},
-                          {"data_fingerprint", fingerprint_}},
-                         extra);
+  std::map<std::string, std::string> meta = {{"config", dump(c_.to_json())},
+                                              {"train_state", dump(state)},
+                                              {"data_fingerprint", fingerprint_}};
+  if (hooks_.save_state) meta["hooks_state"] = dump(hooks_.save_state());
+  optim::save_checkpoint(path, *model_, opt_.get(), meta, extra);
 }
 
 void Trainer::load_checkpoint(const std::string& path) {
@@ -305,6 +305,11 @@ void Trainer::load_checkpoint(const std::string& path) {
     if (extra.count("best." + n)) state_.best.push_back(extra.at("best." + n).clone());
   if (!state_.best.empty() && state_.best.size() != params_.size())
     throw std::runtime_error(path + ": incomplete best-parameter snapshot");
+  if (hooks_.load_state) {
+    if (!meta.count("hooks_state"))
+      throw std::runtime_error(path + ": no state for this run's hooks (saved without them)");
+    hooks_.load_state(json::parse(meta.at("hooks_state")));
+  }
   if (state_.step >= total_)
     throw std::invalid_argument(
         path + " is at step " + std::to_string(state_.step) + " and this run ends at step " +
@@ -544,6 +549,7 @@ RunResult Trainer::finish() {
   for (const auto& e : state_.curve)
     if (e["valid_loss"].get<double>() == best_valid) best_epoch = e["epoch"].get<size_t>();
   out["best_epoch"] = best_epoch;
+  if (hooks_.after_training) hooks_.after_training(*model_, out);
   if (sync_) {
     out["mpi_comm_s"] = sync_->stats().comm_seconds;
     out["mpi_comm_fraction"] =

@@ -31,6 +31,13 @@ struct TrainHooks {
   // After each epoch's validation (the model holds the epoch's final parameters). Fields
   // added to `record` are kept in the results file's "epochs" curve: user metrics go here.
   std::function<void(size_t epoch, nn::LanguageModel&, nlohmann::json& record)> after_epoch;
+  // Once training is done, with the best-validation parameters loaded, before the results
+  // file is written: fields added to `results` are kept in it (a user's final analysis).
+  std::function<void(nn::LanguageModel&, nlohmann::json& results)> after_training;
+  // The hooks' own state (counters, accumulators) goes into every checkpoint and comes back
+  // on resume, so that a resumed run's hooks see what an uninterrupted one's would.
+  std::function<nlohmann::json()> save_state;
+  std::function<void(const nlohmann::json&)> load_state;
 };
 
 // Everything a resumed run needs to continue exactly; saved and restored in one place.

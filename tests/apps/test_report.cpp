@@ -295,6 +295,49 @@ BOOST_AUTO_TEST_CASE(report_adds_the_converged_runs_as_the_full_share_of_the_dat
   fs::remove_all(dir);
 }
 
+// The converged life cycle comes first, as section 3, with how each run ended; the short one
+// follows as 3a.
+BOOST_AUTO_TEST_CASE(report_puts_the_converged_life_cycle_before_the_short_one) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("tapegrad_report_life_" + std::to_string(::getpid()));
+  const auto life = [](size_t epochs, double drift) {
+    json run = {{"name", "gpt learned"},
+                {"tied", false},
+                {"vocab", 100},
+                {"valid_ppl", 300.0},
+                {"test_ppl", 280.0},
+                {"rows_per_step_mean", 0.05},
+                {"rows_per_epoch", json::array()},
+                {"drift", json::array()},
+                {"band_sizes", {{"rare (1-9)", 100}}},
+                {"wordsim_input", 0.2},
+                {"wordsim_output", 0.3},
+                {"neighbours", json::array()}};
+    for (size_t e = 1; e <= epochs; ++e) {
+      run["rows_per_epoch"].push_back(0.9);
+      run["drift"].push_back({{"epoch", e}, {"bands", {{"rare (1-9)", drift * e}}}});
+    }
+    if (epochs > 2) run["best_epoch"] = epochs - 2, run["stopped_early"] = true;
+    return json{{"runs", {run}}, {"base_config", {{"model", "gpt"}, {"seed", 1}}}};
+  };
+  fs::create_directories(dir / "lifecycle");
+  fs::create_directories(dir / "converged" / "lifecycle");
+  std::ofstream(dir / "lifecycle" / "summary.json") << life(2, 0.1).dump();
+  std::ofstream(dir / "converged" / "lifecycle" / "summary.json") << life(7, 0.05).dump();
+  const std::string md = report::render_report(dir.string(), false);
+  const size_t converged = md.find("## 3. The life cycle of an embedding table (at convergence)");
+  const size_t short_one = md.find("## 3a. The life cycle: a short budget");
+  BOOST_TEST(converged != std::string::npos, md);
+  BOOST_TEST(short_one != std::string::npos, md);
+  BOOST_TEST(converged < short_one);
+  BOOST_TEST(md.find("- best validation after epoch 5 of 7 (then early stopping); test perplexity "
+                     "280.0") != std::string::npos,
+             md);
+  BOOST_TEST(md.find("| 7 | 0.350 |") != std::string::npos, md);
+  fs::remove_all(dir);
+}
+
 BOOST_AUTO_TEST_CASE(report_refuses_an_empty_folder_and_corrupt_json) {
   namespace fs = std::filesystem;
   const fs::path dir =

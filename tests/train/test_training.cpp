@@ -293,4 +293,51 @@ BOOST_AUTO_TEST_CASE(a_signal_during_training_stops_after_the_step_with_everythi
   fs::remove(c.checkpoint), fs::remove(c.results);
 }
 
+// A user's hooks keep their own state across an interruption: it rides in the checkpoint, so
+// the resumed run's final analysis (after_training) sees every step, as an uninterrupted one.
+BOOST_AUTO_TEST_CASE(hook_state_survives_a_stop_and_resume) {
+  const RecordedSigterm recorded;
+  train::TrainConfig c = tiny("nplm");
+  c.epochs = 3, c.checkpoint = temp("hooks.ckpt");
+  struct Counting {
+    long steps = 0;
+    long stop_at = -1;  // raise SIGTERM after this step
+    train::TrainHooks hooks() {
+      train::TrainHooks h;
+      h.after_backward = [this](long step, nn::LanguageModel&) {
+        ++steps;
+        if (step == stop_at) ::raise(SIGTERM);
+      };
+      h.after_training = [this](nn::LanguageModel&, nlohmann::json& results) {
+        results["steps_seen"] = steps;
+      };
+      h.save_state = [this] { return nlohmann::json{{"steps", steps}}; };
+      h.load_state = [this](const nlohmann::json& j) { steps = j.at("steps").get<long>(); };
+      return h;
+    }
+  };
+  Counting whole;
+  const auto uninterrupted = train::Trainer(c, toy(), whole.hooks()).run();
+  Counting first;
+  first.stop_at = 7;
+  BOOST_CHECK_THROW(train::Trainer(c, toy(), first.hooks()).run(), train::Interrupted);
+  Counting second;  // a new process: counts from the checkpoint's state
+  c.resume = c.checkpoint;
+  const auto resumed = train::Trainer(c, toy(), second.hooks()).run();
+  BOOST_TEST(uninterrupted.json["steps_seen"].get<long>() ==
+             uninterrupted.json["steps"].get<long>());
+  BOOST_TEST(resumed.json["steps_seen"] == uninterrupted.json["steps_seen"]);
+  BOOST_TEST(resumed.test_ppl == uninterrupted.test_ppl);
+  // Hooks that need a state refuse a checkpoint saved without one.
+  c.resume.clear(), c.epochs = 1;
+  train::Trainer(c, toy()).run();  // no hooks: the last checkpoint has no hook state
+  c.resume = c.checkpoint, c.epochs = 3;
+  Counting third;
+  BOOST_CHECK_EXCEPTION(
+      train::Trainer(c, toy(), third.hooks()), std::runtime_error, [](const std::runtime_error& e) {
+        return std::string(e.what()).find("no state for this run's hooks") != std::string::npos;
+      });
+  fs::remove(c.checkpoint);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
