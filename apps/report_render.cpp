@@ -442,7 +442,18 @@ std::string calibration_section(const fs::path& dir) {
 
 namespace {
 
-std::string significance_rows(const RunFiles& files, const std::string& reference) {
+// One row against the reference row of the same model: the difference in test perplexity of
+// the seed-averaged models with its block-bootstrap interval, the per-seed differences, and
+// the verdict the report draws from them.
+struct Comparison {
+  RowKey key;
+  train::PerplexityDifference difference;
+  size_t blocks = 0, seeds = 0;  // test blocks; seeds that both rows ran
+  double seed_mean = 0, seed_sd = 0, seed_low = 0, seed_high = 0;
+  std::string verdict;
+};
+
+std::vector<Comparison> compare_rows(const RunFiles& files, const std::string& reference) {
   // The runs that carry their test loss in blocks, by (model, mode) and seed.
   std::map<RowKey, std::map<size_t, json>> runs;
   std::vector<RowKey> order;
@@ -462,48 +473,60 @@ std::string significance_rows(const RunFiles& files, const std::string& referenc
     }
     return train::average_blocks(sums, block, count);
   };
-  std::ostringstream out;
-  size_t blocks = 0;
+  std::vector<Comparison> out;
   for (const auto& key : order) {
     const auto ref = runs.find({key.first, reference});
     if (key.second == reference || ref == runs.end()) continue;
     const auto& mine = runs.at(key);
+    Comparison c;
+    c.key = key;
     const train::BlockLosses a = blocks_of(mine);
-    const train::PerplexityDifference d = train::paired_block_bootstrap(a, blocks_of(ref->second));
-    blocks = a.nll_sums.size();
+    c.difference = train::paired_block_bootstrap(a, blocks_of(ref->second));
+    c.blocks = a.nll_sums.size();
     // Seed noise: the same difference seed by seed (seeds that both rows ran).
     std::vector<double> diffs;
     for (const auto& [seed, run] : mine)
       if (ref->second.count(seed))
         diffs.push_back(run.at("test_ppl").get<double>() -
                         ref->second.at(seed).at("test_ppl").get<double>());
-    const size_t paired = diffs.size();
+    c.seeds = diffs.size();
     double lo = INFINITY, hi = -INFINITY, mean = 0, var = 0;
-    for (double v : diffs) lo = std::min(lo, v), hi = std::max(hi, v), mean += v / paired;
+    for (double v : diffs) lo = std::min(lo, v), hi = std::max(hi, v), mean += v / c.seeds;
     for (double v : diffs) var += (v - mean) * (v - mean);
-    const std::string per_seed =
-        paired == 0   ? "-"
-        : paired == 1 ? fixed(mean, 1)
-                      : fixed(mean, 1) + " ± " + fixed(std::sqrt(var / (paired - 1)), 1) + " (" +
-                            fixed(lo, 1) + " to " + fixed(hi, 1) + ")";
+    c.seed_mean = mean, c.seed_low = lo, c.seed_high = hi;
+    c.seed_sd = c.seeds > 1 ? std::sqrt(var / (c.seeds - 1)) : 0.0;
+    const train::PerplexityDifference& d = c.difference;
     const bool sample = d.high < 0 || d.low > 0;
-    const bool seeds = paired > 1 && (hi < 0 || lo > 0);
-    const std::string verdict =
-        !sample            ? "within the test sample's noise"
-        : paired < 2       ? (d.difference < 0 ? "better" : "worse") + std::string(" (one seed)")
-        : !seeds           ? "seeds disagree"
-        : d.difference < 0 ? "better"
-                           : "worse";
-    out << "| " << key.first << " | " << key.second << " | " << fixed(d.difference, 1) << " | "
-        << fixed(d.low, 1) << " to " << fixed(d.high, 1) << " | " << per_seed << " | " << verdict
-        << " |\n";
+    const bool seeds_agree = c.seeds > 1 && (hi < 0 || lo > 0);
+    c.verdict = !sample       ? "within the test sample's noise"
+                : c.seeds < 2 ? (d.difference < 0 ? "better" : "worse") + std::string(" (one seed)")
+                : !seeds_agree     ? "seeds disagree"
+                : d.difference < 0 ? "better"
+                                   : "worse";
+    out.push_back(c);
   }
-  if (out.str().empty()) return "";
+  return out;
+}
+
+std::string significance_rows(const RunFiles& files, const std::string& reference) {
+  const std::vector<Comparison> rows = compare_rows(files, reference);
+  if (rows.empty()) return "";
+  std::ostringstream out;
+  for (const Comparison& c : rows) {
+    const std::string per_seed =
+        c.seeds == 0   ? "-"
+        : c.seeds == 1 ? fixed(c.seed_mean, 1)
+                       : fixed(c.seed_mean, 1) + " ± " + fixed(c.seed_sd, 1) + " (" +
+                             fixed(c.seed_low, 1) + " to " + fixed(c.seed_high, 1) + ")";
+    out << "| " << c.key.first << " | " << c.key.second << " | "
+        << fixed(c.difference.difference, 1) << " | " << fixed(c.difference.low, 1) << " to "
+        << fixed(c.difference.high, 1) << " | " << per_seed << " | " << c.verdict << " |\n";
+  }
   return "Each row against " + reference +
          " embeddings of the same model: the difference in test perplexity of the seed-averaged "
          "models (geometric mean over seeds), its 95% interval from a paired bootstrap over the "
          "test split's " +
-         std::to_string(blocks) +
+         std::to_string(rows.front().blocks) +
          " blocks of 1,000 tokens (10,000 resamples), and the same difference seed by seed "
          "(mean ± standard deviation over seeds, range). A row is better or worse when the "
          "interval excludes zero and every seed agrees.\n\n"
@@ -536,11 +559,15 @@ constexpr PaperRow kPaperRows[] = {{"mlp1", 5, 50, 60, true, 268, 257},
 
 // The NPLM rows of scripts/paper_nplm.sh next to the paper's, and the calibration: our
 // Kneser-Ney 5-gram over the paper's tells how much harder our copy of the test split is.
+// Our Kneser-Ney 5-gram's test perplexity over the paper's (321), or 0 without it.
+double ngram_ratio_of(const fs::path& dir) {
+  const json kn = load(dir / "ngram" / "kneser-ney_5.json");
+  return kn.is_null() ? 0.0 : kn.at("test_ppl").get<double>() / 321.0;
+}
+
 std::string paper_nplm_section(const fs::path& dir) {
   std::ostringstream rows;
-  double ngram_ratio = 0;
-  if (const json kn = load(dir / "ngram" / "kneser-ney_5.json"); !kn.is_null())
-    ngram_ratio = kn.at("test_ppl").get<double>() / 321.0;
+  const double ngram_ratio = ngram_ratio_of(dir);
   for (const PaperRow& p : kPaperRows) {
     for (int seed = 1; seed <= 9; ++seed) {
       const std::string stem = std::string(p.name) + "_seed" + std::to_string(seed);
@@ -622,6 +649,18 @@ std::string converged_model(const fs::path& root, const std::string& model, bool
          (plots ? validation_curves(summary, files, root, sub) : "");
 }
 
+// A data-size sweep's run files, one row per (share, mode): the share joins the model's name
+// ("gpt 5%"), so that each share's modes are compared with learned at the same share.
+RunFiles files_by_share(const json& size, const fs::path& folder) {
+  json by_share = json::array();
+  for (json r : size.at("runs")) {
+    r["model"] = r.at("model").get<std::string>() + " " +
+                 fixed(100 * r.at("fraction").get<double>(), 0) + "%";
+    by_share.push_back(r);
+  }
+  return load_run_files(runs_by_row(by_share), folder);
+}
+
 // The data-size sweep at convergence (scripts/converged.sh's data-size part, in
 // root/converged/data_size): its shares of the training split, and the 100% column from the
 // GPT runs of section 1, which are the same runs (both kinds of pretrained rows use word2vec
@@ -654,14 +693,7 @@ std::string converged_data_size(const fs::path& root, bool plots) {
       size["fractions"].push_back(1.0);
     }
   }
-  // One row per (share, mode) in the significance and epochs tables: the share joins the model.
-  json by_share = json::array();
-  for (json r : size.at("runs")) {
-    r["model"] = r.at("model").get<std::string>() + " " +
-                 fixed(100 * r.at("fraction").get<double>(), 0) + "%";
-    by_share.push_back(r);
-  }
-  const RunFiles files = load_run_files(runs_by_row(by_share), folder);
+  const RunFiles files = files_by_share(size, folder);
   return "## 2. How much data: where does pretraining help? (at convergence)\n\n"
          "`converged/data_size/`: the GPT of section 1 trained on the first share of the training "
          "split, with early stopping as there; a share f trains for at most 12 / f epochs (as "
@@ -669,6 +701,63 @@ std::string converged_data_size(const fs::path& root, bool plots) {
          "split for the -full rows. The 100% column is section 1's runs.\n\n" +
          data_size_table(size) + "\n" + significance_rows(files, "learned") + epochs_table(files) +
          "\n" + (plots ? data_size_plot(size, root, sub) : "");
+}
+
+// "  - learned-tied: -14.4 (95% interval -15.8 to -13.0; 1 seed): better (one seed)" for
+// each row, the model's name first when `with_model`.
+std::string verdict_lines(const std::vector<Comparison>& rows, bool with_model = false) {
+  std::string out;
+  for (const Comparison& c : rows)
+    out += "  - " + (with_model ? c.key.first + ", " : "") + c.key.second + ": " +
+           fixed(c.difference.difference, 1) + " (95% interval " + fixed(c.difference.low, 1) +
+           " to " + fixed(c.difference.high, 1) + "; " + std::to_string(c.seeds) +
+           (c.seeds == 1 ? " seed" : " seeds") + "): " + c.verdict + "\n";
+  return out;
+}
+
+// What the converged runs say, each verdict with the numbers it rests on and its section:
+// rendered from the same comparisons as the tables, so it cannot drift from them.
+std::string conclusions_section(const fs::path& dir) {
+  std::ostringstream out;
+  const double ratio = ngram_ratio_of(dir);
+  if (ratio > 0)
+    out << "- **Calibration.** Our Kneser-Ney 5-gram's test perplexity is " << fixed(ratio, 3)
+        << " times the paper's on their copy of Brown: our test split is that much harder "
+           "(Calibration).\n";
+  for (const PaperRow& p : kPaperRows) {
+    const json run = load(dir / "paper_nplm" / (std::string(p.name) + "_seed1.json"));
+    if (run.is_null() || run.contains("interrupted") || ratio <= 0) continue;
+    const double calibrated = run.at("test_ppl").get<double>() / (p.test * ratio);
+    out << "- **The paper's " << p.name << "** reaches test perplexity "
+        << fixed(run.at("test_ppl").get<double>(), 1) << " against their " << fixed(p.test, 0)
+        << ": " << fixed(calibrated, 3) << " after calibration ("
+        << (std::fabs(calibrated - 1) <= 0.05 ? "within" : "outside")
+        << " 5%; The NPLM against Bengio et al.).\n";
+  }
+  for (const char* model : {"gpt", "nplm"}) {
+    const fs::path folder = dir / "converged" / model;
+    const json summary = load(folder / "summary.json");
+    if (summary.is_null()) continue;
+    const auto rows =
+        compare_rows(load_run_files(runs_by_row(summary.at("runs")), folder), "learned");
+    if (rows.empty()) continue;
+    out << "- **" << model << " at convergence**, test perplexity against learned embeddings "
+        << "(section 1):\n"
+        << verdict_lines(rows);
+  }
+  const fs::path sweep = dir / "converged" / "data_size";
+  if (const json size = load(sweep / "summary.json"); !size.is_null()) {
+    const auto rows = compare_rows(files_by_share(size, sweep), "learned");
+    if (!rows.empty())
+      out << "- **With less data** (section 2), each share's modes against learned at the same "
+             "share:\n"
+          << verdict_lines(rows, true);
+  }
+  if (out.str().empty()) return "";
+  return "## Conclusions\n\nFrom the converged runs and the baselines below; a difference is "
+         "called better or worse only when its interval over the test sample excludes zero and "
+         "every seed agrees (\"one seed\": not yet repeated).\n\n" +
+         out.str() + "\n";
 }
 
 // The five modes trained to early stopping (scripts/converged.sh), GPT then NPLM.
@@ -699,7 +788,8 @@ std::string render_report(const std::string& results_dir, bool plots) {
   md << "# Embedding experiments: results\n\n"
      << "Rendered by `build/bin/report` from the JSON files in this folder; every number below "
         "comes from them.\n\n";
-  md << calibration_section(dir) << paper_nplm_section(dir) << converged_section(dir, plots);
+  md << conclusions_section(dir) << calibration_section(dir) << paper_nplm_section(dir)
+     << converged_section(dir, plots);
   if (!emb.is_null()) {
     md << "## 1a. A short budget: the same comparison after 2 epochs\n\n"
        << emb.value("data", "") << "\n\n";

@@ -185,6 +185,12 @@ BOOST_AUTO_TEST_CASE(report_tests_each_mode_against_learned_with_a_block_bootstr
                      .find("within the test sample's noise") != std::string::npos,
              md);
   BOOST_TEST(md.find("| gpt | learned | 4/2 (2.0 min), 4/2 (10.0 min) |") != std::string::npos, md);
+  // The conclusions repeat each verdict with its numbers, before the tables.
+  const size_t conclusion = md.find("  - frozen-random: 15.");
+  BOOST_TEST(conclusion < md.find("## 1. At convergence"), md);
+  BOOST_TEST(
+      md.substr(conclusion, md.find('\n', conclusion) - conclusion).ends_with("2 seeds): worse"),
+      md);
   BOOST_TEST(md.find("| gpt | frozen-random | 4/2 (2.0 min, cap), 4/2 (10.0 min, cap) |") !=
                  std::string::npos,
              md);
@@ -225,6 +231,9 @@ BOOST_AUTO_TEST_CASE(report_puts_the_nplm_rows_next_to_the_paper) {
              md);
   BOOST_TEST(md.find("| mlp9 + jelinek-mercer 3-gram (weight 0.71) | | | | | 1 | | 280.0 | 259.6 | "
                      "252 | 1.000 |") != std::string::npos,
+             md);
+  BOOST_TEST(md.find("- **The paper's mlp9** reaches test perplexity 284.3 against their 276: "
+                     "1.000 after calibration (within 5%") != std::string::npos,
              md);
   fs::remove_all(dir);
 }
@@ -291,6 +300,8 @@ BOOST_AUTO_TEST_CASE(report_adds_the_converged_runs_as_the_full_share_of_the_dat
   BOOST_TEST(at != std::string::npos, row << "\n" << md);
   BOOST_TEST(md.substr(at, md.find('\n', at) - at).ends_with("| better |"), md);
   BOOST_TEST(md.find("| gpt 25% | learned | 4/2 (2.0 min), 4/2 (2.0 min) |") != std::string::npos,
+             md);
+  BOOST_TEST(md.find("  - gpt 5%, finetune-pretrained-full: ") < md.find("## 1. At convergence"),
              md);
   fs::remove_all(dir);
 }
