@@ -286,8 +286,8 @@ void Trainer::save_checkpoint(const std::string& path) const {
   for (size_t i = 0; i < state_.best.size(); ++i)
     extra["best." + params_[i].first] = state_.best[i];
   std::map<std::string, std::string> meta = {{"config", dump(c_.to_json())},
-                                              {"train_state", dump(state)},
-                                              {"data_fingerprint", fingerprint_}};
+                                             {"train_state", dump(state)},
+                                             {"data_fingerprint", fingerprint_}};
   if (hooks_.save_state) meta["hooks_state"] = dump(hooks_.save_state());
   optim::save_checkpoint(path, *model_, opt_.get(), meta, extra);
 }
