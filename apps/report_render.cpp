@@ -508,8 +508,7 @@ std::vector<Comparison> compare_rows(const RunFiles& files, const std::string& r
   return out;
 }
 
-std::string significance_rows(const RunFiles& files, const std::string& reference) {
-  const std::vector<Comparison> rows = compare_rows(files, reference);
+std::string significance_rows(const std::vector<Comparison>& rows, const std::string& reference) {
   if (rows.empty()) return "";
   std::ostringstream out;
   for (const Comparison& c : rows) {
@@ -539,7 +538,9 @@ std::string significance_rows(const RunFiles& files, const std::string& referenc
 
 std::string significance_table(const json& summary, const std::string& runs_dir,
                                const std::string& reference) {
-  return significance_rows(load_run_files(runs_by_row(summary.at("runs")), runs_dir), reference);
+  return significance_rows(
+      compare_rows(load_run_files(runs_by_row(summary.at("runs")), runs_dir), reference),
+      reference);
 }
 
 namespace {
@@ -636,17 +637,25 @@ std::string epochs_table(const RunFiles& files) {
 }
 
 // The five modes trained to early stopping (scripts/converged.sh), in root/converged/<model>.
-std::string converged_model(const fs::path& root, const std::string& model, bool plots) {
-  const fs::path sub = fs::path("converged") / model, folder = root / sub;
-  const json summary = load(folder / "summary.json");
-  if (summary.is_null()) return "";
+// A converged study's folder, read and compared once for its section and the conclusions.
+struct StudyFolder {
+  json summary;                         // null: no such study
+  RunFiles files;                       // its runs' own files (load_run_files)
+  std::vector<Comparison> comparisons;  // each row against learned
+};
+
+// The five modes trained to early stopping (scripts/converged.sh), in root/converged/<model>.
+std::string converged_model(const fs::path& root, const std::string& model,
+                            const StudyFolder& study, bool plots) {
+  if (study.summary.is_null()) return "";
+  const fs::path sub = fs::path("converged") / model;
+  const json& summary = study.summary;
   const size_t budget = summary.at("base_config").value("epochs", size_t{0});
-  const RunFiles files = load_run_files(runs_by_row(summary.at("runs")), folder);
   return "`converged/" + model + "/`: " + training_setup(summary) +
          " A run that used fewer than its " + std::to_string(budget) +
          " epochs stopped because validation stopped improving.\n\n" + embeddings_table(summary) +
-         "\n" + significance_rows(files, "learned") + epochs_table(files) + "\n" +
-         (plots ? validation_curves(summary, files, root, sub) : "");
+         "\n" + significance_rows(study.comparisons, "learned") + epochs_table(study.files) + "\n" +
+         (plots ? validation_curves(summary, study.files, root, sub) : "");
 }
 
 // A data-size sweep's run files, one row per (share, mode): the share joins the model's name
@@ -661,18 +670,27 @@ RunFiles files_by_share(const json& size, const fs::path& folder) {
   return load_run_files(runs_by_row(by_share), folder);
 }
 
+StudyFolder load_study(const fs::path& folder, bool by_share) {
+  StudyFolder study;
+  study.summary = load(folder / "summary.json");
+  if (study.summary.is_null()) return study;
+  study.files = by_share ? files_by_share(study.summary, folder)
+                         : load_run_files(runs_by_row(study.summary.at("runs")), folder);
+  study.comparisons = compare_rows(study.files, "learned");
+  return study;
+}
+
 // The data-size sweep at convergence (scripts/converged.sh's data-size part, in
 // root/converged/data_size): its shares of the training split, and the 100% column from the
 // GPT runs of section 1, which are the same runs (both kinds of pretrained rows use word2vec
 // trained on the full split there).
-std::string converged_data_size(const fs::path& root, bool plots) {
-  const fs::path sub = fs::path("converged") / "data_size", folder = root / sub;
-  json size = load(folder / "summary.json");
-  if (size.is_null()) return "";
-  const json full = load(root / "converged" / "gpt" / "summary.json");
-  if (!full.is_null()) {
-    const RunFiles full_files =
-        load_run_files(runs_by_row(full.at("runs")), root / "converged" / "gpt");
+std::string converged_data_size(const fs::path& root, const StudyFolder& sweep,
+                                const StudyFolder& gpt, bool plots) {
+  if (sweep.summary.is_null()) return "";
+  const fs::path sub = fs::path("converged") / "data_size";
+  json size = sweep.summary;
+  if (const json& full = gpt.summary; !full.is_null()) {
+    const RunFiles& full_files = gpt.files;
     json added = json::array();
     for (const auto& [key, rows] : runs_by_row(size.at("rows"))) {
       const std::string& mode = key.second;
@@ -693,14 +711,13 @@ std::string converged_data_size(const fs::path& root, bool plots) {
       size["fractions"].push_back(1.0);
     }
   }
-  const RunFiles files = files_by_share(size, folder);
   return "## 2. How much data: where does pretraining help? (at convergence)\n\n"
          "`converged/data_size/`: the GPT of section 1 trained on the first share of the training "
          "split, with early stopping as there; a share f trains for at most 12 / f epochs (as "
          "many tokens as a full run). word2vec is trained on the same share, or on the full "
          "split for the -full rows. The 100% column is section 1's runs.\n\n" +
-         data_size_table(size) + "\n" + significance_rows(files, "learned") + epochs_table(files) +
-         "\n" + (plots ? data_size_plot(size, root, sub) : "");
+         data_size_table(size) + "\n" + significance_rows(sweep.comparisons, "learned") +
+         epochs_table(sweep.files) + "\n" + (plots ? data_size_plot(size, root, sub) : "");
 }
 
 // "  - learned-tied: -14.4 (95% interval -15.8 to -13.0; 1 seed): better (one seed)" for
@@ -717,7 +734,8 @@ std::string verdict_lines(const std::vector<Comparison>& rows, bool with_model =
 
 // What the converged runs say, each verdict with the numbers it rests on and its section:
 // rendered from the same comparisons as the tables, so it cannot drift from them.
-std::string conclusions_section(const fs::path& dir) {
+std::string conclusions_section(const fs::path& dir, const StudyFolder& gpt,
+                                const StudyFolder& nplm, const StudyFolder& sweep) {
   std::ostringstream out;
   const double ratio = ngram_ratio_of(dir);
   if (ratio > 0)
@@ -734,25 +752,15 @@ std::string conclusions_section(const fs::path& dir) {
         << (std::fabs(calibrated - 1) <= 0.05 ? "within" : "outside")
         << " 5%; The NPLM against Bengio et al.).\n";
   }
-  for (const char* model : {"gpt", "nplm"}) {
-    const fs::path folder = dir / "converged" / model;
-    const json summary = load(folder / "summary.json");
-    if (summary.is_null()) continue;
-    const auto rows =
-        compare_rows(load_run_files(runs_by_row(summary.at("runs")), folder), "learned");
-    if (rows.empty()) continue;
-    out << "- **" << model << " at convergence**, test perplexity against learned embeddings "
-        << "(section 1):\n"
-        << verdict_lines(rows);
-  }
-  const fs::path sweep = dir / "converged" / "data_size";
-  if (const json size = load(sweep / "summary.json"); !size.is_null()) {
-    const auto rows = compare_rows(files_by_share(size, sweep), "learned");
-    if (!rows.empty())
-      out << "- **With less data** (section 2), each share's modes against learned at the same "
-             "share:\n"
-          << verdict_lines(rows, true);
-  }
+  for (const auto& [model, study] : {std::pair{"gpt", &gpt}, {"nplm", &nplm}})
+    if (!study->comparisons.empty())
+      out << "- **" << model << " at convergence**, test perplexity against learned embeddings "
+          << "(section 1):\n"
+          << verdict_lines(study->comparisons);
+  if (!sweep.comparisons.empty())
+    out << "- **With less data** (section 2), each share's modes against learned at the same "
+           "share:\n"
+        << verdict_lines(sweep.comparisons, true);
   if (out.str().empty()) return "";
   return "## Conclusions\n\nFrom the converged runs and the baselines below; a difference is "
          "called better or worse only when its interval over the test sample excludes zero and "
@@ -761,9 +769,10 @@ std::string conclusions_section(const fs::path& dir) {
 }
 
 // The five modes trained to early stopping (scripts/converged.sh), GPT then NPLM.
-std::string converged_section(const fs::path& dir, bool plots) {
-  const std::string gpt = converged_model(dir, "gpt", plots);
-  const std::string nplm = converged_model(dir, "nplm", plots);
+std::string converged_section(const fs::path& dir, const StudyFolder& gpt_study,
+                              const StudyFolder& nplm_study, bool plots) {
+  const std::string gpt = converged_model(dir, "gpt", gpt_study, plots);
+  const std::string nplm = converged_model(dir, "nplm", nplm_study, plots);
   if (gpt.empty() && nplm.empty()) return "";
   return "## 1. At convergence: frozen pretrained vs learned embeddings (and tied vs untied)\n\n"
          "`scripts/converged.sh`. Every number is of the parameters of the best validation "
@@ -788,8 +797,12 @@ std::string render_report(const std::string& results_dir, bool plots) {
   md << "# Embedding experiments: results\n\n"
      << "Rendered by `build/bin/report` from the JSON files in this folder; every number below "
         "comes from them.\n\n";
-  md << conclusions_section(dir) << calibration_section(dir) << paper_nplm_section(dir)
-     << converged_section(dir, plots);
+  // The converged studies, each read and compared once for its section and the conclusions.
+  const StudyFolder gpt = load_study(dir / "converged" / "gpt", false),
+                    nplm = load_study(dir / "converged" / "nplm", false),
+                    sweep = load_study(dir / "converged" / "data_size", true);
+  md << conclusions_section(dir, gpt, nplm, sweep) << calibration_section(dir)
+     << paper_nplm_section(dir) << converged_section(dir, gpt, nplm, plots);
   if (!emb.is_null()) {
     md << "## 1a. A short budget: the same comparison after 2 epochs\n\n"
        << emb.value("data", "") << "\n\n";
@@ -819,7 +832,7 @@ std::string render_report(const std::string& results_dir, bool plots) {
   md << "## Reference: Bengio et al. (2003) on the same protocol\n\n"
      << bengio_reference_table(emb.is_null() ? nullptr : &emb, longer.is_null() ? nullptr : &longer)
      << "\n";
-  const std::string converged_size = converged_data_size(dir, plots);
+  const std::string converged_size = converged_data_size(dir, sweep, gpt, plots);
   md << converged_size;
   if (!size.is_null()) {
     md << (converged_size.empty() ? "## 2. How much data: where does pretraining help?\n\n"
