@@ -475,20 +475,23 @@ std::vector<Comparison> compare_rows(const RunFiles& files, const std::string& r
   };
   std::vector<Comparison> out;
   for (const auto& key : order) {
-    const auto ref = runs.find({key.first, reference});
-    if (key.second == reference || ref == runs.end()) continue;
-    const auto& mine = runs.at(key);
+    const auto ref_row = runs.find({key.first, reference});
+    if (key.second == reference || ref_row == runs.end()) continue;
+    // Paired by seed: only the seeds both rows ran, so that a row with more finished seeds
+    // is not averaged over others than the row it is compared with.
+    std::map<size_t, json> mine, ref;
+    for (const auto& [seed, run] : runs.at(key))
+      if (ref_row->second.count(seed)) mine[seed] = run, ref[seed] = ref_row->second.at(seed);
+    if (mine.empty()) continue;
     Comparison c;
     c.key = key;
     const train::BlockLosses a = blocks_of(mine);
-    c.difference = train::paired_block_bootstrap(a, blocks_of(ref->second));
+    c.difference = train::paired_block_bootstrap(a, blocks_of(ref));
     c.blocks = a.nll_sums.size();
-    // Seed noise: the same difference seed by seed (seeds that both rows ran).
+    // Seed noise: the same difference seed by seed.
     std::vector<double> diffs;
     for (const auto& [seed, run] : mine)
-      if (ref->second.count(seed))
-        diffs.push_back(run.at("test_ppl").get<double>() -
-                        ref->second.at(seed).at("test_ppl").get<double>());
+      diffs.push_back(run.at("test_ppl").get<double>() - ref.at(seed).at("test_ppl").get<double>());
     c.seeds = diffs.size();
     double lo = INFINITY, hi = -INFINITY, mean = 0, var = 0;
     for (double v : diffs) lo = std::min(lo, v), hi = std::max(hi, v), mean += v / c.seeds;
@@ -522,8 +525,9 @@ std::string significance_rows(const std::vector<Comparison>& rows, const std::st
         << fixed(c.difference.high, 1) << " | " << per_seed << " | " << c.verdict << " |\n";
   }
   return "Each row against " + reference +
-         " embeddings of the same model: the difference in test perplexity of the seed-averaged "
-         "models (geometric mean over seeds), its 95% interval from a paired bootstrap over the "
+         " embeddings of the same model, over the seeds both rows ran: the difference in test "
+         "perplexity of the seed-averaged models (geometric mean over seeds), its 95% interval "
+         "from a paired bootstrap over the "
          "test split's " +
          std::to_string(rows.front().blocks) +
          " blocks of 1,000 tokens (10,000 resamples), and the same difference seed by seed "
