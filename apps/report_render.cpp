@@ -43,6 +43,14 @@ json load(const fs::path& p) {
   }
 }
 
+// A study's summary.json, or null while it lists no finished run: a study writes its summary
+// before the first run ends, and an empty section says nothing.
+json load_summary(const fs::path& p) {
+  json summary = load(p);
+  if (summary.is_null() || summary.value("runs", json::array()).empty()) return nullptr;
+  return summary;
+}
+
 // A study's runs grouped by (model, mode), the groups in the order their first run appears.
 using RowKey = std::pair<std::string, std::string>;
 using Rows = std::vector<std::pair<RowKey, std::vector<json>>>;
@@ -273,7 +281,10 @@ std::string plot(const fs::path& root, const fs::path& sub, const std::string& n
   std::error_code ec;
   fs::remove(dat, ec);
   fs::remove(gp, ec);
-  if (!drawn) return "";
+  if (!drawn) {
+    fs::remove(png.string() + ".tmp", ec);  // a half-drawn picture, if gnuplot failed midway
+    return "";
+  }
   fs::rename(png.string() + ".tmp", png);
   return "![" + name + "](" + (sub / png.filename()).string() + ")\n\n";
 }
@@ -676,7 +687,7 @@ RunFiles files_by_share(const json& size, const fs::path& folder) {
 
 StudyFolder load_study(const fs::path& folder, bool by_share) {
   StudyFolder study;
-  study.summary = load(folder / "summary.json");
+  study.summary = load_summary(folder / "summary.json");
   if (study.summary.is_null()) return study;
   study.files = by_share ? files_by_share(study.summary, folder)
                          : load_run_files(runs_by_row(study.summary.at("runs")), folder);
@@ -788,9 +799,9 @@ std::string converged_section(const fs::path& dir, const StudyFolder& gpt_study,
 
 std::string render_report(const std::string& results_dir, bool plots) {
   const fs::path dir(results_dir);
-  const json emb = load(dir / "embeddings" / "summary.json");
-  const json size = load(dir / "data_size" / "summary.json");
-  const json life = load(dir / "lifecycle" / "summary.json");
+  const json emb = load_summary(dir / "embeddings" / "summary.json");
+  const json size = load_summary(dir / "data_size" / "summary.json");
+  const json life = load_summary(dir / "lifecycle" / "summary.json");
   if (emb.is_null() && size.is_null() && life.is_null() && !fs::exists(dir / "converged") &&
       !fs::exists(dir / "paper_nplm"))
     throw std::runtime_error(
@@ -827,7 +838,7 @@ std::string render_report(const std::string& results_dir, bool plots) {
   }
   // The runs of `scripts/reproduce.sh --target` (longer training), when they sit next to the
   // full profile's results, get their own table and a line in the reference table.
-  const json longer = load(dir / "target" / "embeddings" / "summary.json");
+  const json longer = load_summary(dir / "target" / "embeddings" / "summary.json");
   if (!longer.is_null())
     md << "## 1b. Longer training: the runs below 252\n\n"
        << "`scripts/reproduce.sh --target`, results in `target/`: " << training_setup(longer)
@@ -847,7 +858,7 @@ std::string render_report(const std::string& results_dir, bool plots) {
   }
   // The life cycle of the converged runs (scripts/converged.sh --parts lifecycle), then the
   // short one.
-  const json converged_life = load(dir / "converged" / "lifecycle" / "summary.json");
+  const json converged_life = load_summary(dir / "converged" / "lifecycle" / "summary.json");
   if (!converged_life.is_null()) {
     md << "## 3. The life cycle of an embedding table (at convergence)\n\n"
        << "`converged/lifecycle/`: " << training_setup(converged_life) << " Seed "

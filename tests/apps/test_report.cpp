@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -25,6 +26,18 @@ json run(const std::string& model, const std::string& mode, double valid, double
                                   {{"epoch", 2}, {"valid_ppl", valid}}})},
           {"seed", 1}};
 }
+namespace fs = std::filesystem;
+
+// A results folder of its own for each test case, removed afterwards even when the test fails.
+struct ResultsFolder {
+  const fs::path dir =
+      fs::temp_directory_path() /
+      ("tapegrad_" + boost::unit_test::framework::current_test_case().p_name.get() + "_" +
+       std::to_string(::getpid()));
+  ResultsFolder() { fs::create_directories(dir); }
+  ~ResultsFolder() { fs::remove_all(dir); }
+};
+
 const std::vector<std::string> kMetrics = {"valid_ppl",        "test_ppl", "train_ppl",
                                            "trainable_params", "wall_s",   "train_tokens_per_s"};
 }  // namespace
@@ -82,18 +95,17 @@ BOOST_AUTO_TEST_CASE(tables_render_from_summary_json) {
   BOOST_TEST(st.find("| gpt | learned | 650.0 | 310.0 |") != std::string::npos, st);
 }
 
-BOOST_AUTO_TEST_CASE(report_shows_the_longer_runs_of_a_target_folder) {
-  namespace fs = std::filesystem;
-  const fs::path dir =
-      fs::temp_directory_path() / ("tapegrad_report_target_" + std::to_string(::getpid()));
+BOOST_FIXTURE_TEST_CASE(report_shows_the_longer_runs_of_a_target_folder, ResultsFolder) {
   fs::create_directories(dir / "embeddings");
   fs::create_directories(dir / "target" / "embeddings");
-  json summary = {
-      {"rows", study::aggregate({run("gpt", "learned", 300, 310)}, {"model", "mode"}, kMetrics)}};
+  const json learned = run("gpt", "learned", 300, 310);
+  json summary = {{"rows", study::aggregate({learned}, {"model", "mode"}, kMetrics)},
+                  {"runs", json::array({learned})}};
   std::ofstream(dir / "embeddings" / "summary.json") << summary.dump();
+  const json finetuned = run("gpt", "finetune-pretrained", 270, 247);
   json longer = {
-      {"rows", study::aggregate({run("gpt", "finetune-pretrained", 270, 247)}, {"model", "mode"},
-                                kMetrics)},
+      {"rows", study::aggregate({finetuned}, {"model", "mode"}, kMetrics)},
+      {"runs", json::array({finetuned})},
       {"base_config", {{"model", "gpt"}, {"d_model", 128}, {"epochs", 5}, {"patience", 1}}}};
   std::ofstream(dir / "target" / "embeddings" / "summary.json") << longer.dump();
   const std::string md = report::render_report(dir.string(), false);
@@ -103,17 +115,14 @@ BOOST_AUTO_TEST_CASE(report_shows_the_longer_runs_of_a_target_folder) {
   BOOST_TEST(md.find("longer training (section 1b), gpt finetune-pretrained (1 run) | 247.0 |") !=
                  std::string::npos,
              md);
-  fs::remove_all(dir);
 }
 
-BOOST_AUTO_TEST_CASE(report_calibrates_the_ngram_rows_against_the_paper) {
-  namespace fs = std::filesystem;
-  const fs::path dir =
-      fs::temp_directory_path() / ("tapegrad_report_ngram_" + std::to_string(::getpid()));
+BOOST_FIXTURE_TEST_CASE(report_calibrates_the_ngram_rows_against_the_paper, ResultsFolder) {
   fs::create_directories(dir / "embeddings");
   fs::create_directories(dir / "ngram");
-  json summary = {
-      {"rows", study::aggregate({run("gpt", "learned", 300, 310)}, {"model", "mode"}, kMetrics)}};
+  const json learned = run("gpt", "learned", 300, 310);
+  json summary = {{"rows", study::aggregate({learned}, {"model", "mode"}, kMetrics)},
+                  {"runs", json::array({learned})}};
   std::ofstream(dir / "embeddings" / "summary.json") << summary.dump();
   json kn = {{"config", {{"smoothing", "kneser-ney"}, {"order", 5}}},
              {"valid_ppl", 350.0},
@@ -124,15 +133,12 @@ BOOST_AUTO_TEST_CASE(report_calibrates_the_ngram_rows_against_the_paper) {
   BOOST_TEST(md.find("| kneser-ney 5-gram | 350.0 | 353.1 | 321 | 1.100 |") != std::string::npos,
              md);
   BOOST_TEST(md.find("## Calibration") < md.find("## 1."));
-  fs::remove_all(dir);
 }
 
 // Run files with test blocks: frozen-random is 0.05 nats per token worse than learned on
 // every block (a difference no resample can hide); finetune-pretrained differs by noise only.
-BOOST_AUTO_TEST_CASE(report_tests_each_mode_against_learned_with_a_block_bootstrap) {
-  namespace fs = std::filesystem;
-  const fs::path dir =
-      fs::temp_directory_path() / ("tapegrad_report_converged_" + std::to_string(::getpid()));
+BOOST_FIXTURE_TEST_CASE(report_tests_each_mode_against_learned_with_a_block_bootstrap,
+                        ResultsFolder) {
   const fs::path runs = dir / "converged" / "gpt";
   fs::create_directories(runs);
   std::vector<json> list;
@@ -208,13 +214,9 @@ BOOST_AUTO_TEST_CASE(report_tests_each_mode_against_learned_with_a_block_bootstr
         with_plots);
     BOOST_TEST(fs::file_size(runs / "valid_curves.png") > 1000u);
   }
-  fs::remove_all(dir);
 }
 
-BOOST_AUTO_TEST_CASE(report_puts_the_nplm_rows_next_to_the_paper) {
-  namespace fs = std::filesystem;
-  const fs::path dir =
-      fs::temp_directory_path() / ("tapegrad_report_paper_" + std::to_string(::getpid()));
+BOOST_FIXTURE_TEST_CASE(report_puts_the_nplm_rows_next_to_the_paper, ResultsFolder) {
   fs::create_directories(dir / "paper_nplm");
   fs::create_directories(dir / "ngram");
   std::ofstream(dir / "ngram" / "kneser-ney_5.json")
@@ -240,13 +242,10 @@ BOOST_AUTO_TEST_CASE(report_puts_the_nplm_rows_next_to_the_paper) {
   BOOST_TEST(md.find("- **The paper's mlp9** reaches test perplexity 284.3 against their 276: "
                      "1.000 after calibration (within 5%") != std::string::npos,
              md);
-  fs::remove_all(dir);
 }
 
-BOOST_AUTO_TEST_CASE(report_adds_the_converged_runs_as_the_full_share_of_the_data_size_sweep) {
-  namespace fs = std::filesystem;
-  const fs::path dir =
-      fs::temp_directory_path() / ("tapegrad_report_size_" + std::to_string(::getpid()));
+BOOST_FIXTURE_TEST_CASE(report_adds_the_converged_runs_as_the_full_share_of_the_data_size_sweep,
+                        ResultsFolder) {
   // A run's file (with its test loss in 100 blocks, log-perplexity `nll` each) and its entry in
   // the summary; `fraction` 0 for a run of section 1.
   const auto add = [&](std::vector<json>& list, const fs::path& folder, const std::string& mode,
@@ -308,15 +307,11 @@ BOOST_AUTO_TEST_CASE(report_adds_the_converged_runs_as_the_full_share_of_the_dat
              md);
   BOOST_TEST(md.find("  - gpt 5%, finetune-pretrained-full: ") < md.find("## 1. At convergence"),
              md);
-  fs::remove_all(dir);
 }
 
 // The converged life cycle comes first, as section 3, with how each run ended; the short one
 // follows as 3a.
-BOOST_AUTO_TEST_CASE(report_puts_the_converged_life_cycle_before_the_short_one) {
-  namespace fs = std::filesystem;
-  const fs::path dir =
-      fs::temp_directory_path() / ("tapegrad_report_life_" + std::to_string(::getpid()));
+BOOST_FIXTURE_TEST_CASE(report_puts_the_converged_life_cycle_before_the_short_one, ResultsFolder) {
   const auto life = [](size_t epochs, double drift) {
     json run = {{"name", "gpt learned"},
                 {"tied", false},
@@ -351,13 +346,9 @@ BOOST_AUTO_TEST_CASE(report_puts_the_converged_life_cycle_before_the_short_one) 
                      "280.0") != std::string::npos,
              md);
   BOOST_TEST(md.find("| 7 | 0.350 |") != std::string::npos, md);
-  fs::remove_all(dir);
 }
 
-BOOST_AUTO_TEST_CASE(report_refuses_an_empty_folder_and_corrupt_json) {
-  namespace fs = std::filesystem;
-  const fs::path dir =
-      fs::temp_directory_path() / ("tapegrad_report_" + std::to_string(::getpid()));
+BOOST_FIXTURE_TEST_CASE(report_refuses_an_empty_folder_and_corrupt_json, ResultsFolder) {
   fs::create_directories(dir / "embeddings");
   BOOST_CHECK_THROW(report::render_report(dir.string(), false), std::runtime_error);
   std::ofstream(dir / "embeddings" / "summary.json") << "{ not json";
@@ -367,7 +358,60 @@ BOOST_AUTO_TEST_CASE(report_refuses_an_empty_folder_and_corrupt_json) {
   } catch (const std::runtime_error& e) {
     BOOST_TEST(std::string(e.what()).find("summary.json") != std::string::npos, e.what());
   }
-  fs::remove_all(dir);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_study_without_a_finished_run_gets_no_section, ResultsFolder) {
+  // converged/nplm as a study leaves it before its first run ends: a summary with no runs.
+  for (const char* model : {"gpt", "nplm"}) fs::create_directories(dir / "converged" / model);
+  json gpt = run("gpt", "learned", 300, 280);
+  gpt["file"] = "gpt_learned_seed1.json";
+  std::ofstream(dir / "converged" / "gpt" / "gpt_learned_seed1.json") << gpt.dump();
+  const auto summary = [](const json& runs) {
+    return json{{"rows", study::aggregate(runs, {"model", "mode"}, kMetrics)},
+                {"runs", runs},
+                {"base_config", {{"model", "gpt"}, {"epochs", 12}}}};
+  };
+  std::ofstream(dir / "converged" / "gpt" / "summary.json") << summary(json::array({gpt})).dump();
+  std::ofstream(dir / "converged" / "nplm" / "summary.json") << summary(json::array()).dump();
+  const std::string md = report::render_report(dir.string(), false);
+  BOOST_TEST(md.find("| gpt | learned |") != std::string::npos, md);
+  BOOST_TEST(md.find("nplm") == std::string::npos, md);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_plot_that_gnuplot_fails_to_draw_leaves_no_file, ResultsFolder) {
+  // A gnuplot that starts the picture and then fails, found first on PATH.
+  const fs::path bin = dir / "bin";
+  fs::create_directories(bin);
+  std::ofstream(bin / "gnuplot") << "#!/bin/sh\n"
+                                    "[ \"$1\" = --version ] && exit 0\n"
+                                    "for f in *.gp; do : > \"${f%.gp}.png.tmp\"; done\n"
+                                    "exit 1\n";
+  fs::permissions(bin / "gnuplot", fs::perms::owner_all);
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", (bin.string() + ":" + path).c_str(), 1);
+  fs::create_directories(dir / "lifecycle");
+  json life = {{"name", "gpt learned"},
+               {"tied", false},
+               {"vocab", 100},
+               {"valid_ppl", 300.0},
+               {"test_ppl", 280.0},
+               {"rows_per_step_mean", 0.05},
+               {"rows_per_epoch", {0.9, 0.8}},
+               {"band_sizes", {{"rare (1-9)", 100}}},
+               {"wordsim_input", 0.2},
+               {"wordsim_output", 0.3},
+               {"neighbours", json::array()},
+               {"drift", json::array()}};
+  for (int e = 1; e <= 2; ++e)
+    life["drift"].push_back({{"epoch", e}, {"bands", {{"rare (1-9)", 0.1 * e}}}});
+  std::ofstream(dir / "lifecycle" / "summary.json")
+      << json{{"runs", {life}}, {"base_config", {{"model", "gpt"}, {"seed", 1}}}}.dump();
+  const std::string md = report::render_report(dir.string(), true);
+  ::setenv("PATH", path.c_str(), 1);
+  BOOST_TEST(md.find("## 3. The life cycle") != std::string::npos, md);
+  BOOST_TEST(md.find("![") == std::string::npos, md);
+  for (const auto& entry : fs::directory_iterator(dir / "lifecycle"))
+    BOOST_TEST(entry.path().filename() == "summary.json", entry.path());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
