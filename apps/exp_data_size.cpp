@@ -57,7 +57,6 @@ int tg::apps::exp_data_size_main(int argc, char** argv) {
                     {"base_config", base.to_json()},
                     {"fractions", fractions},
                     {"seeds", f.seeds}};
-    json vectors_log = json::object();
     std::string full_vectors;
     auto needs = [&](bool full) {
       for (const auto& m : mode_list)
@@ -70,14 +69,18 @@ int tg::apps::exp_data_size_main(int argc, char** argv) {
       std::snprintf(tag, sizeof tag, "f%g", fraction);
       return std::string(tag);
     };
-    // Every run of this invocation, in order; the summary lists those finished, in this order,
-    // from the start: a study resumed with more seeds keeps the finished rows in it.
-    struct Planned {
-      train::TrainConfig config;
-      std::string mode, label, file;
-      double fraction;
-    };
-    std::vector<Planned> plan;
+    summary["word2vec"] = json::object();
+    study::Plan plan(f.out + "/summary.json", summary,
+                     [](const json& r) {
+                       json e = {{"train_tokens", r["data"]["train_tokens"]},
+                                 {"epochs_run", r["epochs"].size()}};
+                       for (const char* key :
+                            {"valid_ppl", "test_ppl", "train_ppl", "trainable_params", "wall_s"})
+                         e[key] = r[key];
+                       return e;
+                     },
+                     {"model", "mode", "fraction", "train_tokens"},
+                     {"valid_ppl", "test_ppl", "train_ppl", "wall_s"});
     if (needs(true)) full_vectors = f.out + "/word2vec_full.bin";
     for (double fraction : fractions) {
       const std::string tag = tag_of(fraction);
@@ -95,64 +98,37 @@ int tg::apps::exp_data_size_main(int argc, char** argv) {
               c.model.vectors =
                   mode.full_vectors ? full_vectors : f.out + "/word2vec_" + tag + ".bin";
             if (model == "nplm") c.model.hidden = c.model.d_model;
-            plan.push_back({c, mode.name,
-                            model + " " + mode.name + " " + tag + " seed " + std::to_string(c.seed),
-                            f.out + "/" + model + "_" + mode.name + "_" + tag + "_seed" +
-                                std::to_string(c.seed) + ".json",
-                            fraction});
+            plan.add({c,
+                      model + " " + mode.name + " " + tag + " seed " + std::to_string(c.seed),
+                      f.out + "/" + model + "_" + mode.name + "_" + tag + "_seed" +
+                          std::to_string(c.seed) + ".json",
+                      {{"model", model},
+                       {"mode", mode.name},
+                       {"fraction", fraction},
+                       {"seed", c.seed}}});
           }
     }
-    std::vector<json> entries(plan.size());  // null: not finished
-    const auto entry = [](const Planned& p, const json& r) {
-      return json{{"model", p.config.model.name},
-                  {"mode", p.mode},
-                  {"fraction", p.fraction},
-                  {"seed", p.config.seed},
-                  {"file", p.file},
-                  {"train_tokens", r["data"]["train_tokens"]},
-                  {"epochs_run", r["epochs"].size()},
-                  {"valid_ppl", r["valid_ppl"]},
-                  {"test_ppl", r["test_ppl"]},
-                  {"train_ppl", r["train_ppl"]},
-                  {"trainable_params", r["trainable_params"]},
-                  {"wall_s", r["wall_s"]}};
-    };
-    const auto save_summary = [&] {
-      std::vector<json> runs;
-      for (const json& e : entries)
-        if (!e.is_null()) runs.push_back(e);
-      summary["runs"] = runs;
-      summary["word2vec"] = vectors_log;
-      summary["rows"] = study::aggregate(runs, {"model", "mode", "fraction", "train_tokens"},
-                                         {"valid_ppl", "test_ppl", "train_ppl", "wall_s"});
-      study::write_json(f.out + "/summary.json", summary);
-    };
-    for (size_t i = 0; i < plan.size(); ++i)
-      if (const json done = study::finished_run(plan[i].config, plan[i].file); !done.is_null())
-        entries[i] = entry(plan[i], done);
-    save_summary();
+    plan.collect_finished();
     if (needs(true)) {
       text::LMDataOptions o = base.data;
       o.train_fraction = 1.0;
-      vectors_log["full"] = study::pretrain_word2vec(train::load_data(o), w2v, full_vectors);
+      plan.summary()["word2vec"]["full"] =
+          study::pretrain_word2vec(train::load_data(o), w2v, full_vectors);
     }
     for (double fraction : fractions) {
       text::LMDataOptions o = base.data;
       o.train_fraction = fraction;
       const text::LMData data = train::load_data(o);
       std::fprintf(stderr, "%s\n", data.description.c_str());
-      summary["data"] = data.description;
+      plan.summary()["data"] = data.description;
       const std::string tag = tag_of(fraction);
       if (needs(false))
-        vectors_log[tag] = study::pretrain_word2vec(data, w2v, f.out + "/word2vec_" + tag + ".bin");
-      for (size_t i = 0; i < plan.size(); ++i)
-        if (plan[i].fraction == fraction) {
-          entries[i] =
-              entry(plan[i], study::run_one(plan[i].config, data, plan[i].label, plan[i].file));
-          save_summary();
-        }
+        plan.summary()["word2vec"][tag] =
+            study::pretrain_word2vec(data, w2v, f.out + "/word2vec_" + tag + ".bin");
+      for (size_t i = 0; i < plan.runs().size(); ++i)
+        if (plan.runs()[i].config.data.train_fraction == fraction) plan.train(i, data);
     }
-    std::printf("%s", report::data_size_table(summary).c_str());
+    std::printf("%s", report::data_size_table(plan.summary()).c_str());
     std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());
     return 0;
   });

@@ -49,13 +49,18 @@ int tg::apps::exp_embeddings_main(int argc, char** argv) {
       vectors = f.out + "/word2vec_d" + std::to_string(base.model.d_model) + ".bin";
       summary["word2vec"] = study::pretrain_word2vec(data, o, vectors);
     }
-    // Every run of this invocation, in order; the summary lists those finished, in this order,
-    // from the start: a study resumed with more seeds keeps the finished rows in it.
-    struct Planned {
-      train::TrainConfig config;
-      std::string mode, label, file;
-    };
-    std::vector<Planned> plan;
+    study::Plan plan(
+        f.out + "/summary.json", summary,
+        [](const json& r) {
+          json e;
+          for (const char* key :
+               {"valid_ppl", "test_ppl", "train_ppl", "trainable_params", "total_params", "wall_s",
+                "train_tokens_per_s", "best_epoch", "epochs"})
+            e[key] = r[key];
+          return e;
+        },
+        {"model", "mode"},
+        {"valid_ppl", "test_ppl", "train_ppl", "trainable_params", "wall_s", "train_tokens_per_s"});
     for (const auto& model : models)
       for (const auto& mode : mode_list)
         for (size_t seed = 1; seed <= f.seeds; ++seed) {
@@ -67,46 +72,15 @@ int tg::apps::exp_embeddings_main(int argc, char** argv) {
           if (model == "nplm")
             c.model.hidden =
                 c.model.d_model;  // so that tying (U = C) is possible with one architecture
-          plan.push_back(
-              {c, mode.name, model + " " + mode.name + " seed " + std::to_string(c.seed),
-               f.out + "/" + model + "_" + mode.name + "_seed" + std::to_string(c.seed) + ".json"});
+          plan.add(
+              {c,
+               model + " " + mode.name + " seed " + std::to_string(c.seed),
+               f.out + "/" + model + "_" + mode.name + "_seed" + std::to_string(c.seed) + ".json",
+               {{"model", model}, {"mode", mode.name}, {"seed", c.seed}}});
         }
-    std::vector<json> entries(plan.size());  // null: not finished
-    const auto entry = [](const Planned& p, const json& r) {
-      return json{{"model", p.config.model.name},
-                  {"mode", p.mode},
-                  {"seed", p.config.seed},
-                  {"file", p.file},
-                  {"valid_ppl", r["valid_ppl"]},
-                  {"test_ppl", r["test_ppl"]},
-                  {"train_ppl", r["train_ppl"]},
-                  {"trainable_params", r["trainable_params"]},
-                  {"total_params", r["total_params"]},
-                  {"wall_s", r["wall_s"]},
-                  {"train_tokens_per_s", r["train_tokens_per_s"]},
-                  {"best_epoch", r["best_epoch"]},
-                  {"epochs", r["epochs"]}};
-    };
-    const auto save_summary = [&] {
-      std::vector<json> runs;
-      for (const json& e : entries)
-        if (!e.is_null()) runs.push_back(e);
-      summary["runs"] = runs;
-      summary["rows"] = study::aggregate(runs, {"model", "mode"},
-                                         {"valid_ppl", "test_ppl", "train_ppl", "trainable_params",
-                                          "wall_s", "train_tokens_per_s"});
-      study::write_json(f.out + "/summary.json", summary);
-    };
-    for (size_t i = 0; i < plan.size(); ++i)
-      if (const json done = study::finished_run(plan[i].config, plan[i].file); !done.is_null())
-        entries[i] = entry(plan[i], done);
-    save_summary();
-    for (size_t i = 0; i < plan.size(); ++i) {
-      entries[i] =
-          entry(plan[i], study::run_one(plan[i].config, data, plan[i].label, plan[i].file));
-      save_summary();
-    }
-    std::printf("%s", report::embeddings_table(summary).c_str());
+    plan.collect_finished();
+    for (size_t i = 0; i < plan.runs().size(); ++i) plan.train(i, data);
+    std::printf("%s", report::embeddings_table(plan.summary()).c_str());
     std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());
     return 0;
   });

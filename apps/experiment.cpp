@@ -137,17 +137,25 @@ json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const 
   return log;
 }
 
-json finished_run(const train::TrainConfig& c, const std::string& json_path,
-                  const std::string& hooks_key) {
+namespace {
+// The finished run in json_path with c's settings, or null; throws when the settings differ.
+json read_finished(const train::TrainConfig& c, const std::string& json_path) {
   if (!std::filesystem::is_regular_file(json_path)) return nullptr;  // the run reports a folder
-  const json done = json::parse(std::ifstream(json_path), nullptr, false);
+  json done = json::parse(std::ifstream(json_path), nullptr, false);
   if (!done.is_object() || !done.contains("test_ppl") || done.contains("interrupted"))
     return nullptr;
   if (!same_settings(done.value("config", json()), c.to_json()))
     throw std::invalid_argument(json_path +
                                 " holds a finished run with other settings: delete it, or give "
                                 "another --out");
-  if (!hooks_key.empty() && !done.contains(hooks_key)) return nullptr;
+  return done;
+}
+}  // namespace
+
+json finished_run(const train::TrainConfig& c, const std::string& json_path,
+                  const std::string& hooks_key) {
+  json done = read_finished(c, json_path);
+  if (!hooks_key.empty() && done.is_object() && !done.contains(hooks_key)) return nullptr;
   return done;
 }
 
@@ -158,14 +166,15 @@ json run_one(train::TrainConfig c, const text::LMData& data, const std::string& 
   c.results = json_path;
   // Resumable studies: a finished run (its JSON, with these settings) is not run again; the
   // run in progress checkpoints each epoch beside its JSON and continues from there.
-  if (json done = finished_run(c, json_path, hooks_key); !done.is_null()) {
-    std::fprintf(stderr, "[%s] done, skipped (%s)\n", label.c_str(), json_path.c_str());
-    return done;
-  }
-  if (!hooks_key.empty() && finished_run(c, json_path).is_object())
+  if (json done = read_finished(c, json_path); done.is_object()) {
+    if (hooks_key.empty() || done.contains(hooks_key)) {
+      std::fprintf(stderr, "[%s] done, skipped (%s)\n", label.c_str(), json_path.c_str());
+      return done;
+    }
     std::fprintf(stderr,
                  "[%s] %s has no \"%s\" (made without this program's hooks): training again\n",
                  label.c_str(), json_path.c_str(), hooks_key.c_str());
+  }
   const std::string checkpoint = json_path.substr(0, json_path.size() - 5) + ".ckpt";
   if (c.checkpoint.empty()) {
     c.checkpoint = checkpoint;
@@ -181,6 +190,40 @@ json run_one(train::TrainConfig c, const text::LMData& data, const std::string& 
                r.json["train_tokens_per_s"].get<double>(),
                train::format_duration(r.json["wall_s"].get<double>()).c_str());
   return r.json;
+}
+
+Plan::Plan(std::string summary_path, json summary, Entry entry, std::vector<std::string> group_keys,
+           std::vector<std::string> metrics)
+    : summary_path_(std::move(summary_path)),
+      summary_(std::move(summary)),
+      entry_(std::move(entry)),
+      group_keys_(std::move(group_keys)),
+      metrics_(std::move(metrics)) {}
+
+void Plan::collect_finished() {
+  for (size_t i = 0; i < runs_.size(); ++i)
+    if (const json done = finished_run(runs_[i].config, runs_[i].file); !done.is_null())
+      entries_[i] = done;
+  save();
+}
+
+void Plan::train(size_t i, const text::LMData& data) {
+  entries_[i] = run_one(runs_[i].config, data, runs_[i].label, runs_[i].file);
+  save();
+}
+
+void Plan::save() {
+  std::vector<json> listed;
+  for (size_t i = 0; i < runs_.size(); ++i) {
+    if (entries_[i].is_null()) continue;
+    json e = runs_[i].keys;
+    e["file"] = runs_[i].file;
+    e.update(entry_(entries_[i]));
+    listed.push_back(e);
+  }
+  summary_["runs"] = listed;
+  summary_["rows"] = aggregate(listed, group_keys_, metrics_);
+  write_json(summary_path_, summary_);
 }
 
 json aggregate(const std::vector<json>& runs, const std::vector<std::string>& keys,

@@ -3,6 +3,7 @@
 // line, and aggregating runs over seeds.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -43,6 +44,44 @@ nlohmann::json finished_run(const train::TrainConfig& config, const std::string&
 nlohmann::json run_one(train::TrainConfig config, const text::LMData& data,
                        const std::string& label, const std::string& json_path,
                        const train::TrainHooks& hooks = {}, const std::string& hooks_key = "");
+
+// A study's runs, planned before any trains. Its summary lists the finished runs in plan order
+// from the start (a study resumed with more seeds keeps the rows it has) and is written again
+// after each run.
+class Plan {
+ public:
+  struct Run {
+    train::TrainConfig config;
+    std::string label, file;
+    nlohmann::json keys;  // what names the run in the summary: model, mode, seed, ...
+  };
+  // What a run's summary entry takes from its results (added to its keys and file).
+  using Entry = std::function<nlohmann::json(const nlohmann::json& results)>;
+
+  // The summary is written to summary_path with "runs" (the entries) and "rows" (them
+  // aggregated over seeds by group_keys, for metrics).
+  Plan(std::string summary_path, nlohmann::json summary, Entry entry,
+       std::vector<std::string> group_keys, std::vector<std::string> metrics);
+
+  void add(Run run) { runs_.push_back(std::move(run)), entries_.emplace_back(); }
+  const std::vector<Run>& runs() const { return runs_; }
+  nlohmann::json& summary() { return summary_; }
+
+  // Lists the runs that earlier invocations finished and writes the summary.
+  void collect_finished();
+  // Trains run i (reusing it when finished), lists it and writes the summary.
+  void train(size_t i, const text::LMData& data);
+
+ private:
+  void save();
+
+  std::string summary_path_;
+  nlohmann::json summary_;
+  Entry entry_;
+  std::vector<std::string> group_keys_, metrics_;
+  std::vector<Run> runs_;
+  std::vector<nlohmann::json> entries_;  // null: not finished
+};
 
 // Mean, sample standard deviation, min and max of each metric over runs grouped by the
 // values of `keys` (e.g. {"model", "mode"}), in first-seen order.
