@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <exception>
 
 #include "dist/distributed.hpp"
 
@@ -29,6 +30,7 @@ extern "C" void on_stop_signal(int signal_number) {
 StopSignalScope::StopSignalScope() {
   if (g_depth++ > 0) return;
   outermost_ = true;
+  exceptions_ = std::uncaught_exceptions();
   struct sigaction action;
   std::memset(&action, 0, sizeof action);
   action.sa_handler = on_stop_signal;
@@ -43,6 +45,7 @@ StopSignalScope::~StopSignalScope() {
   if (!outermost_) return;
   ::sigaction(SIGINT, &previous_int_, nullptr);
   ::sigaction(SIGTERM, &previous_term_, nullptr);
+  if (std::uncaught_exceptions() > exceptions_) return;  // unwinding: the error comes first
   if (const int signal = g_pending.exchange(0)) ::raise(signal);
 }
 

@@ -17,7 +17,10 @@ namespace tg::train {
 // Installs the stop handlers for its lifetime and restores the previous ones after; scopes
 // nest (the outermost installs and restores). A signal still pending when the outermost scope
 // ends (it came after the loop's last check) is raised again then, under the restored handlers,
-// so that it is not lost; a loop that handled it calls clear_stop_signal first.
+// so that it is not lost; a loop that handled it calls clear_stop_signal first. When the scope
+// ends because an exception leaves it (a diverged run, a full disk), the signal is not raised:
+// it would end the process before the error is reported. It stays pending instead, so that
+// the next loop stops at its first check.
 class StopSignalScope {
  public:
   StopSignalScope();
@@ -29,6 +32,7 @@ class StopSignalScope {
   struct sigaction previous_int_ {};
   struct sigaction previous_term_ {};
   bool outermost_ = false;
+  int exceptions_ = 0;  // in flight when the scope began
 };
 
 // The signal received inside a StopSignalScope, or 0.

@@ -264,6 +264,19 @@ BOOST_AUTO_TEST_CASE(stop_signals_are_caught_only_inside_a_scope_and_never_lost)
   BOOST_TEST(g_passed_on.load() == 0);
   ::raise(SIGTERM);  // outside a scope: straight to the handler in place
   BOOST_TEST(g_passed_on.load() == SIGTERM);
+  g_passed_on = 0;
+  // An error that ends the loop while a signal is pending is reported first: the signal is
+  // not raised during the unwinding (by default it would end the process before the error is
+  // printed), and stays pending for the next loop.
+  try {
+    const train::StopSignalScope scope;
+    ::raise(SIGTERM);
+    throw std::runtime_error("diverged");
+  } catch (const std::runtime_error&) {
+    BOOST_TEST(g_passed_on.load() == 0);
+    BOOST_TEST(train::pending_stop_signal() == SIGTERM);
+  }
+  train::clear_stop_signal();
 }
 
 // A signal during training stops the Trainer after the step, with the checkpoint and partial
