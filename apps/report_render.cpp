@@ -704,22 +704,22 @@ std::string converged_data_size(const fs::path& root, const StudyFolder& sweep,
   if (sweep.summary.is_null()) return "";
   const fs::path sub = fs::path("converged") / "data_size";
   json size = sweep.summary;
-  if (const json& full = gpt.summary; !full.is_null()) {
-    const RunFiles& full_files = gpt.files;
+  if (!gpt.summary.is_null()) {
+    std::map<RowKey, std::pair<const json*, const json*>> full;  // row, one of its run files
+    for (const auto& row : gpt.summary.at("rows"))
+      full[{row.at("model"), row.at("mode")}].first = &row;
+    for (const auto& [key, by_seed] : gpt.files)
+      if (!by_seed.empty()) full[key].second = &by_seed.begin()->second;
     json added = json::array();
     for (const auto& [key, rows] : runs_by_row(size.at("rows"))) {
       const std::string& mode = key.second;
       const std::string source = mode.ends_with("-full") ? mode.substr(0, mode.size() - 5) : mode;
-      for (const auto& [full_key, by_seed] : full_files) {
-        if (full_key != RowKey{key.first, source} || by_seed.empty()) continue;
-        for (const auto& r : full.at("rows"))
-          if (r.at("model") == key.first && r.at("mode") == source) {
-            json row = r;
-            row["mode"] = mode, row["fraction"] = 1.0;
-            row["train_tokens"] = by_seed.begin()->second.at("data").at("train_tokens");
-            added.push_back(row);
-          }
-      }
+      const auto found = full.find({key.first, source});
+      if (found == full.end() || !found->second.first || !found->second.second) continue;
+      json row = *found->second.first;
+      row["mode"] = mode, row["fraction"] = 1.0;
+      row["train_tokens"] = found->second.second->at("data").at("train_tokens");
+      added.push_back(row);
     }
     if (!added.empty()) {
       for (const auto& row : added) size["rows"].push_back(row);
