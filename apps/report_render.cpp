@@ -30,6 +30,7 @@ std::string thousands(double v) {
 }
 
 std::string duration(double s) {
+  if (s >= 2 * 3600) return fixed(s / 3600, 1) + " h";
   return s >= 90 ? fixed(s / 60, 1) + " min" : fixed(s, 0) + " s";
 }
 
@@ -735,6 +736,51 @@ std::string converged_data_size(const fs::path& root, const StudyFolder& sweep,
          epochs_table(sweep.files) + "\n" + (plots ? data_size_plot(size, root, sub) : "");
 }
 
+// The compute in one results folder: the finished runs' optimisation steps (summed over the
+// sittings of a resumed run) and the word2vec pretraining.
+struct Compute {
+  size_t runs = 0;
+  double train_seconds = 0, word2vec_seconds = 0;
+};
+Compute compute_in(const fs::path& folder) {
+  Compute c;
+  if (!fs::is_directory(folder)) return c;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".json" || name == "summary.json") continue;
+    const json j = load(entry.path());
+    if (name.starts_with("word2vec_")) {
+      c.word2vec_seconds += j.value("seconds", 0.0);
+    } else if (j.contains("train_seconds") && j.contains("test_ppl") &&
+               !j.contains("interrupted")) {
+      ++c.runs;
+      c.train_seconds += j.at("train_seconds").get<double>();
+    }
+  }
+  return c;
+}
+
+// What the long studies cost, folder by folder; `total` receives the sum.
+std::string compute_section(const fs::path& dir, Compute& total) {
+  std::ostringstream rows;
+  for (const char* folder : {"paper_nplm", "converged/gpt", "converged/nplm", "converged/data_size",
+                             "converged/lifecycle"}) {
+    const Compute c = compute_in(dir / folder);
+    if (c.runs == 0) continue;
+    rows << "| `" << folder << "/` | " << c.runs << " | " << duration(c.train_seconds) << " | "
+         << duration(c.word2vec_seconds) << " |\n";
+    total.runs += c.runs, total.train_seconds += c.train_seconds,
+        total.word2vec_seconds += c.word2vec_seconds;
+  }
+  if (total.runs == 0) return "";
+  return "## Compute\n\nThe long studies so far, one core per run. Training: the optimisation "
+         "steps of each finished run, summed over the sittings of a resumed one (evaluations, "
+         "runs still in progress and the n-gram baselines, seconds each, not included).\n\n"
+         "| folder | finished runs | training | word2vec |\n|---|---:|---:|---:|\n" +
+         rows.str() + "| total | " + std::to_string(total.runs) + " | " +
+         duration(total.train_seconds) + " | " + duration(total.word2vec_seconds) + " |\n\n";
+}
+
 // "  - learned-tied: -14.4 (95% interval -15.8 to -13.0; 1 seed): better (one seed)" for
 // each row, the model's name first when `with_model`.
 std::string verdict_lines(const std::vector<Comparison>& rows, bool with_model = false) {
@@ -750,7 +796,8 @@ std::string verdict_lines(const std::vector<Comparison>& rows, bool with_model =
 // What the converged runs say, each verdict with the numbers it rests on and its section:
 // rendered from the same comparisons as the tables, so it cannot drift from them.
 std::string conclusions_section(const fs::path& dir, const StudyFolder& gpt,
-                                const StudyFolder& nplm, const StudyFolder& sweep) {
+                                const StudyFolder& nplm, const StudyFolder& sweep,
+                                const Compute& compute) {
   std::ostringstream out;
   const double ratio = ngram_ratio_of(dir);
   if (ratio > 0)
@@ -777,6 +824,9 @@ std::string conclusions_section(const fs::path& dir, const StudyFolder& gpt,
            "share:\n"
         << verdict_lines(sweep.comparisons, true);
   if (out.str().empty()) return "";
+  if (compute.runs > 0)
+    out << "- **Compute.** " << compute.runs << " runs, " << duration(compute.train_seconds)
+        << " of training on one core each (Compute).\n";
   return "## Conclusions\n\nFrom the converged runs and the baselines below; a difference is "
          "called better or worse only when its interval over the test sample excludes zero and "
          "every seed agrees (\"one seed\": not yet repeated).\n\n" +
@@ -816,7 +866,9 @@ std::string render_report(const std::string& results_dir, bool plots) {
   const StudyFolder gpt = load_study(dir / "converged" / "gpt", false),
                     nplm = load_study(dir / "converged" / "nplm", false),
                     sweep = load_study(dir / "converged" / "data_size", true);
-  md << conclusions_section(dir, gpt, nplm, sweep) << calibration_section(dir)
+  Compute compute;
+  const std::string compute_table = compute_section(dir, compute);
+  md << conclusions_section(dir, gpt, nplm, sweep, compute) << calibration_section(dir)
      << paper_nplm_section(dir) << converged_section(dir, gpt, nplm, plots);
   if (!emb.is_null()) {
     md << "## 1a. A short budget: the same comparison after 2 epochs\n\n"
@@ -873,6 +925,7 @@ std::string render_report(const std::string& results_dir, bool plots) {
        << lifecycle_section(life);
     if (plots) md << drift_plot(life, dir, "lifecycle");
   }
+  md << compute_table;
   const std::string text = md.str();
   atomic_write((dir / "REPORT.md").string(), [&](std::ostream& o) { o << text; });
   return text;

@@ -414,4 +414,30 @@ BOOST_FIXTURE_TEST_CASE(a_plot_that_gnuplot_fails_to_draw_leaves_no_file, Result
     BOOST_TEST(entry.path().filename() == "summary.json", entry.path());
 }
 
+BOOST_FIXTURE_TEST_CASE(report_adds_up_the_compute_of_the_finished_runs, ResultsFolder) {
+  fs::create_directories(dir / "paper_nplm");
+  fs::create_directories(dir / "converged" / "gpt");
+  fs::create_directories(dir / "ngram");
+  const auto write = [&](const fs::path& file, const json& value) {
+    std::ofstream(dir / file) << value.dump();
+  };
+  write("ngram/kneser-ney_5.json", {{"config", {{"smoothing", "kneser-ney"}, {"order", 5}}},
+                                    {"valid_ppl", 350.0},
+                                    {"test_ppl", 330.0}});
+  write("paper_nplm/mlp9_seed1.json", {{"train_seconds", 7200.0},
+                                       {"valid_ppl", 300.0},
+                                       {"test_ppl", 280.0},
+                                       {"epochs", json::array()}});
+  write("paper_nplm/mixture_mlp9_seed1.json", {{"test_ppl", 260.0}});  // no training of its own
+  write("converged/gpt/gpt_learned_seed1.json", {{"train_seconds", 5400.0}, {"test_ppl", 250.0}});
+  write("converged/gpt/gpt_learned_seed2.json",  // still in progress
+        {{"train_seconds", 900.0}, {"test_ppl", 300.0}, {"interrupted", "SIGTERM"}});
+  write("converged/gpt/word2vec_d128.bin.json", {{"seconds", 30.0}});
+  const std::string md = report::render_report(dir.string(), false);
+  BOOST_TEST(md.find("| `paper_nplm/` | 1 | 2.0 h | 0 s |") != std::string::npos, md);
+  BOOST_TEST(md.find("| `converged/gpt/` | 1 | 90.0 min | 30 s |") != std::string::npos, md);
+  BOOST_TEST(md.find("| total | 2 | 3.5 h | 30 s |") != std::string::npos, md);
+  BOOST_TEST(md.find("- **Compute.** 2 runs, 3.5 h of training") < md.find("## Calibration"), md);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
