@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -83,6 +84,30 @@ RunFiles load_run_files(const Rows& rows, const fs::path& folder) {
   }
   return files;
 }
+
+// A run's training time: train_seconds adds up the sittings of a resumed run, where wall_s
+// counts the last one only (older runs have wall_s alone).
+double training_seconds(const json& run) {
+  return run.value("train_seconds", run.value("wall_s", 0.0));
+}
+
+// The comparison table, its time column given by time_of(row).
+std::string embeddings_table(const json& summary, const std::string& time_header,
+                             const std::function<double(const json& row)>& time_of) {
+  std::ostringstream out;
+  out << "| model | embedding | trainable params | valid ppl | test ppl | train ppl | "
+      << time_header << " | train tokens/s | runs |\n"
+      << "|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& r : summary.at("rows")) {
+    out << "| " << r.at("model").get<std::string>() << " | " << r.at("mode").get<std::string>()
+        << " | " << thousands(r.at("trainable_params").at("mean").get<double>()) << " | "
+        << mean_spread(r, "valid_ppl") << " | " << mean_spread(r, "test_ppl") << " | "
+        << mean_spread(r, "train_ppl") << " | " << duration(time_of(r)) << " | "
+        << fixed(r.at("train_tokens_per_s").at("mean").get<double>(), 0) << " | "
+        << r.at("runs").get<size_t>() << " |\n";
+  }
+  return out.str();
+}
 }  // namespace
 
 std::string mean_spread(const json& row, const std::string& metric, int decimals) {
@@ -94,19 +119,9 @@ std::string mean_spread(const json& row, const std::string& metric, int decimals
 }
 
 std::string embeddings_table(const json& summary) {
-  std::ostringstream out;
-  out << "| model | embedding | trainable params | valid ppl | test ppl | train ppl | wall time | "
-         "train tokens/s | runs |\n"
-      << "|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
-  for (const auto& r : summary.at("rows")) {
-    out << "| " << r.at("model").get<std::string>() << " | " << r.at("mode").get<std::string>()
-        << " | " << thousands(r.at("trainable_params").at("mean").get<double>()) << " | "
-        << mean_spread(r, "valid_ppl") << " | " << mean_spread(r, "test_ppl") << " | "
-        << mean_spread(r, "train_ppl") << " | " << duration(r.at("wall_s").at("mean").get<double>())
-        << " | " << fixed(r.at("train_tokens_per_s").at("mean").get<double>(), 0) << " | "
-        << r.at("runs").get<size_t>() << " |\n";
-  }
-  return out.str();
+  return embeddings_table(summary, "wall time", [](const json& row) {
+    return row.at("wall_s").at("mean").get<double>();
+  });
 }
 
 std::string data_size_table(const json& summary) {
@@ -640,8 +655,8 @@ std::string epochs_table(const RunFiles& files) {
       cell += (cell.empty() ? "" : ", ") + std::to_string(run.value("best_epoch", size_t{0})) +
               "/" + std::to_string(run.contains("epochs") ? run.at("epochs").size() : 0);
       std::string notes;
-      const char* seconds = run.contains("train_seconds") ? "train_seconds" : "wall_s";
-      if (run.contains(seconds)) notes = duration(run.at(seconds).get<double>());
+      if (run.contains("train_seconds") || run.contains("wall_s"))
+        notes = duration(training_seconds(run));
       // Ran out of epochs before validation stopped improving: not converged by that rule.
       if (run.contains("stopped_early") && !run.at("stopped_early").get<bool>())
         notes += notes.empty() ? "cap" : ", cap";
@@ -669,7 +684,17 @@ std::string converged_model(const fs::path& root, const std::string& model,
   const size_t budget = summary.at("base_config").value("epochs", size_t{0});
   return "`converged/" + model + "/`: " + training_setup(summary) +
          " A run that used fewer than its " + std::to_string(budget) +
-         " epochs stopped because validation stopped improving.\n\n" + embeddings_table(summary) +
+         " epochs stopped because validation stopped improving.\n\n" +
+         embeddings_table(summary, "training time (mean)",
+                          [&](const json& row) {
+                            double total = 0;
+                            size_t runs = 0;
+                            for (const auto& [key, by_seed] : study.files)
+                              if (key == RowKey{row.at("model"), row.at("mode")})
+                                for (const auto& [seed, run] : by_seed)
+                                  total += training_seconds(run), ++runs;
+                            return runs ? total / static_cast<double>(runs) : 0.0;
+                          }) +
          "\n" + significance_rows(study.comparisons, "learned") + epochs_table(study.files) + "\n" +
          (plots ? validation_curves(summary, study.files, root, sub) : "");
 }

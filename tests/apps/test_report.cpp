@@ -196,6 +196,13 @@ BOOST_FIXTURE_TEST_CASE(report_tests_each_mode_against_learned_with_a_block_boot
   BOOST_TEST(md.find("| gpt | learned | 4/2 (2.0 min), 4/2 (10.0 min), 4/2 (2.0 min) |") !=
                  std::string::npos,
              md);
+  // The table's time column is the mean training time from the runs' files: (120 + 600 +
+  // 120) / 3 s for learned, whose seed 2 says how long it trained over its sittings.
+  const size_t learned_row = md.find("| gpt | learned |");
+  BOOST_TEST(md.find("| training time (mean) |") < learned_row, md);
+  BOOST_TEST(md.substr(learned_row, md.find('\n', learned_row) - learned_row).find("| 4.7 min |") !=
+                 std::string::npos,
+             md);
   // The conclusions repeat each verdict with its numbers, before the tables.
   const size_t conclusion = md.find("  - frozen-random: 15.");
   BOOST_TEST(conclusion < md.find("## 1. At convergence"), md);
