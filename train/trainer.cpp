@@ -108,8 +108,8 @@ std::string dump(const json& j, int indent = -1) {
 
 }  // namespace
 
-json TrainState::to_json(const Generator::State& next_epoch,
-                         const Generator::State& dropout) const {
+json TrainState::to_json(const Generator::State& next_epoch, const Generator::State& dropout,
+                         double wall_now) const {
   return {{"step", step},
           {"epoch", epoch},
           {"batch_in_epoch", batch_in_epoch},
@@ -121,7 +121,8 @@ json TrainState::to_json(const Generator::State& next_epoch,
           {"evals", evals},
           {"epoch_loss", epoch_loss},
           {"epoch_batches", epoch_batches},
-          {"train_seconds", train_seconds}};
+          {"train_seconds", train_seconds},
+          {"wall_seconds", wall_now}};
 }
 
 Generator::State TrainState::from_json(const json& j) {
@@ -130,7 +131,9 @@ Generator::State TrainState::from_json(const json& j) {
   best_valid = j.at("best_valid").is_null() ? INFINITY : j.at("best_valid").get<double>();
   since_best = j.at("since_best"), curve = j.at("curve"), train_seconds = j.at("train_seconds");
   epoch_loss = j.at("epoch_loss"), epoch_batches = j.at("epoch_batches");
-  evals = j.value("evals", json::array());  // absent in checkpoints of older versions
+  // Absent in checkpoints of older versions (their wall time then starts at this sitting).
+  evals = j.value("evals", json::array());
+  wall_seconds = j.value("wall_seconds", 0.0);
   return generator_state(j.at("dropout_gen_state"));
 }
 
@@ -281,7 +284,8 @@ void Trainer::save_checkpoint(const std::string& path) const {
   // from the state its shuffle was drawn with (the resumed run draws it again).
   const Generator::State next_epoch =
       state_.batch_in_epoch == 0 ? data_gen_.state() : state_.epoch_gen_state;
-  const json state = state_.to_json(next_epoch, model_->dropout_generator().state());
+  const json state =
+      state_.to_json(next_epoch, model_->dropout_generator().state(), wall_seconds());
   std::map<std::string, Tensor> extra;
   for (size_t i = 0; i < state_.best.size(); ++i)
     extra["best." + params_[i].first] = state_.best[i];
@@ -290,6 +294,10 @@ void Trainer::save_checkpoint(const std::string& path) const {
                                              {"data_fingerprint", fingerprint_}};
   if (hooks_.save_state) meta["hooks_state"] = dump(hooks_.save_state());
   optim::save_checkpoint(path, *model_, opt_.get(), meta, extra);
+}
+
+double Trainer::wall_seconds() const {
+  return state_.wall_seconds + (now_s() - wall_start_);
 }
 
 void Trainer::load_checkpoint(const std::string& path) {
@@ -393,7 +401,7 @@ void Trainer::interrupt(int signal) {
   out_["epochs"] = state_.curve;
   out_["evals"] = state_.evals;
   out_["train_seconds"] = state_.train_seconds;
-  out_["wall_s"] = now_s() - wall_start_;
+  out_["wall_s"] = wall_seconds();
   if (!c_.results.empty() && dist::is_main()) {
     atomic_write(c_.results, [&](std::ostream& o) { o << dump(out_, 2) << "\n"; });
     saved += std::string(saved.empty() ? "" : ", ") + "partial results " + c_.results;
@@ -461,7 +469,7 @@ void Trainer::report_progress(double l, size_t rows, double dt) {
   std::snprintf(buf, sizeof buf,
                 "epoch %zu step %ld/%ld  loss %.4f  lr %.2e  %.0f tok/s  elapsed %s  ETA %s",
                 state_.epoch + 1, state_.step, total_, ema_, opt_->lr(), tps,
-                format_duration(now_s() - wall_start_).c_str(), format_duration(eta).c_str());
+                format_duration(wall_seconds()).c_str(), format_duration(eta).c_str());
   line_.update(prefix_ + buf);
 }
 
@@ -478,7 +486,7 @@ void Trainer::end_epoch() {
        {"valid_loss", valid},
        {"valid_ppl", std::exp(valid)},
        {"lr", opt_->lr()},
-       {"elapsed_s", now_s() - wall_start_}});
+       {"elapsed_s", wall_seconds()}});
   if (valid < s.best_valid) {
     s.best_valid = valid;
     s.since_best = 0;
@@ -540,7 +548,7 @@ RunResult Trainer::finish() {
   out["train_tokens_per_s"] =
       static_cast<double>(c_.batch * batcher_.predictions()) / median(step_times_);
   out["train_seconds"] = state_.train_seconds;
-  out["wall_s"] = now_s() - wall_start_;
+  out["wall_s"] = wall_seconds();
   out["steps"] = state_.step;
   out["epochs"] = state_.curve;
   out["evals"] = state_.evals;

@@ -51,10 +51,13 @@ struct TrainState {
   nlohmann::json evals = nlohmann::json::array();  // --eval-every: {step, valid_loss, valid_ppl}
   double epoch_loss = 0.0;                         // running sum over the current epoch's batches
   size_t epoch_batches = 0;
-  double train_seconds = 0.0;
-  std::vector<Tensor> best;  // parameters at the best validation loss (model order)
+  double train_seconds = 0.0;  // the optimisation steps, over every sitting so far
+  double wall_seconds = 0.0;   // the run from start to its last checkpoint, over the sittings
+  std::vector<Tensor> best;    // parameters at the best validation loss (model order)
 
-  nlohmann::json to_json(const Generator::State& next_epoch, const Generator::State& dropout) const;
+  // wall_now: the run's wall time so far (this sitting included).
+  nlohmann::json to_json(const Generator::State& next_epoch, const Generator::State& dropout,
+                         double wall_now) const;
   // Restores the fields; returns the dropout generator's state.
   Generator::State from_json(const nlohmann::json& j);
 };
@@ -105,6 +108,8 @@ class Trainer {
   const TrainState& state() const { return state_; }
   void save_checkpoint(const std::string& path) const;  // rank 0 writes; others return
   void load_checkpoint(const std::string& path);
+  // The run's wall time: its earlier sittings (up to the checkpoint resumed) and this one.
+  double wall_seconds() const;
 
  private:
   void check_resumable(const std::string& path,

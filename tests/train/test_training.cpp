@@ -2,10 +2,12 @@
 // checkpoint, early stopping and the pretrained path.
 #include <atomic>
 #include <boost/test/unit_test.hpp>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "text/vectors.hpp"
 #include "train/models.hpp"
@@ -148,6 +150,30 @@ BOOST_AUTO_TEST_CASE(resume_continues_exactly) {
                  model << (at_boundary ? " at an epoch boundary" : " mid-epoch"));
       fs::remove(killed.checkpoint);
     }
+}
+
+// wall_s and the curve's elapsed_s count every sitting of a resumed run (up to the checkpoint
+// it resumed from), not the last sitting alone.
+BOOST_AUTO_TEST_CASE(wall_time_adds_up_over_the_sittings_of_a_resumed_run) {
+  train::TrainConfig c = tiny("gpt");
+  c.epochs = 1, c.checkpoint = temp("wall.ckpt");
+  train::TrainHooks slow;  // a first sitting of at least steps x 20 ms
+  slow.after_backward = [](long, nn::LanguageModel&) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  };
+  const auto first = train::train_language_model(c, toy(), slow);
+  const double first_sitting = 0.02 * first.json["steps"].get<double>();
+  BOOST_TEST(first.json["wall_s"].get<double>() >= first_sitting);
+  c.resume = c.checkpoint, c.epochs = 2;
+  const auto start = std::chrono::steady_clock::now();
+  const auto second = train::train_language_model(c, toy());
+  const double second_sitting =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  BOOST_TEST(second.json["wall_s"].get<double>() >= first_sitting);
+  BOOST_TEST(second.json["wall_s"].get<double>() <=
+             first.json["wall_s"].get<double>() + second_sitting);
+  BOOST_TEST(second.json["epochs"].back()["elapsed_s"].get<double>() >= first_sitting);
+  fs::remove(c.checkpoint);
 }
 
 BOOST_AUTO_TEST_CASE(pretrained_modes_and_config_errors) {
