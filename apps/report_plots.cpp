@@ -1,0 +1,183 @@
+#include "apps/report_plots.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "autograd/io.hpp"
+
+namespace tg::report::detail {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// One colour per embedding mode and one point shape and dash per model, the same in every
+// plot, so that a mode is recognised at a glance across the report.
+std::string series_style(const std::string& model, const std::string& mode) {
+  static const std::map<std::string, std::string> colours = {
+      {"learned", "#1f77b4"},
+      {"learned-tied", "#ff7f0e"},
+      {"frozen-pretrained", "#2ca02c"},
+      {"finetune-pretrained", "#d62728"},
+      {"frozen-random", "#7f7f7f"},
+      {"frozen-pretrained-full", "#17becf"},
+      {"finetune-pretrained-full", "#9467bd"}};
+  const auto colour = colours.find(mode);
+  const bool nplm = model == "nplm";
+  return "lc rgb '" + (colour == colours.end() ? std::string("#000000") : colour->second) +
+         "' pt " + (nplm ? "5" : "7") + " ps 1.1 lw 2 dt " + (nplm ? "2" : "1");
+}
+
+// The header every plot shares: axes fitted to the data with a little air, a grid, the key
+// below the plot (never over the data, never half the picture).
+const char* kPlotHeader =
+    "set terminal pngcairo size 900,600 font ',11'\n"
+    "set datafile separator '\\t'\nset grid\nset key below horizontal maxrows 3 spacing 1.2\n"
+    "set autoscale fix\nset offsets graph 0.03, graph 0.03, graph 0.08, graph 0.08\n"
+    "set format y '%.0f'\n";
+
+// Writes NAME.dat and NAME.gp in root/sub and runs gnuplot there. The script names only those
+// files (no path from the command line), and gnuplot is run without a shell. REPORT.md, in
+// root, links the picture as sub/NAME.png.
+std::string plot(const fs::path& root, const fs::path& sub, const std::string& name,
+                 const std::string& data, const std::string& script) {
+  const fs::path dir = root / sub;
+  const fs::path dat = dir / (name + ".dat"), gp = dir / (name + ".gp"),
+                 png = dir / (name + ".png");
+  atomic_write(dat.string(), [&](std::ostream& o) { o << data; });
+  atomic_write(gp.string(), [&](std::ostream& o) {
+    o << kPlotHeader << "set output '" << name << ".png.tmp'\n" << script;
+  });
+  const bool drawn =
+      run_program({"gnuplot", name + ".gp"}, ProgramOutput::discard, dir.string()) == 0;
+  std::error_code ec;
+  fs::remove(dat, ec);
+  fs::remove(gp, ec);
+  if (!drawn) {
+    fs::remove(png.string() + ".tmp", ec);  // a half-drawn picture, if gnuplot failed midway
+    return "";
+  }
+  fs::rename(png.string() + ".tmp", png);
+  return "![" + name + "](" + (sub / png.filename()).string() + ")\n\n";
+}
+
+}  // namespace
+
+bool have_gnuplot() {
+  try {
+    return run_program({"gnuplot", "--version"}, ProgramOutput::discard) == 0;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+std::string validation_curves(const json& emb, const RunFiles& files, const fs::path& root,
+                              const fs::path& sub) {
+  const auto rows = runs_by_row(emb["runs"]);
+  // Per row: validation perplexities of its seeds at each (rounded) epoch.
+  std::vector<std::map<double, std::vector<double>>> points(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i)
+    for (const auto& entry : rows[i].second) {
+      // The run's file when it has one; the summary's entry (epochs only) otherwise.
+      const auto file = files[i].second.find(entry.value("seed", size_t{0}));
+      const json& run = file != files[i].second.end() ? file->second : entry;
+      const double per_epoch = run.value("steps_per_epoch", 0.0);
+      auto add = [&](const json& record) {
+        const double x = per_epoch > 0 ? record["step"].get<double>() / per_epoch
+                                       : record["epoch"].get<double>();
+        points[i][std::round(x * 1000) / 1000].push_back(record["valid_ppl"].get<double>());
+      };
+      for (const auto& e : run["epochs"]) add(e);
+      if (run.contains("evals"))
+        for (const auto& e : run["evals"]) add(e);
+    }
+  std::ostringstream data, script;
+  double last = 0;
+  for (const auto& xs : points)
+    if (!xs.empty()) last = std::max(last, xs.rbegin()->first);
+  // Early stopping watches the first valid_limit tokens of validation; the tables report the
+  // whole split, so the curves say which they show.
+  const size_t limit = emb.contains("base_config") ? emb["base_config"].value("valid_limit", 0) : 0;
+  script << "set xlabel 'epochs'\nset ylabel 'validation perplexity"
+         << (limit > 0 ? ", first " + thousands(static_cast<double>(limit)) + " tokens" : "")
+         << " (mean, sd over seeds)'\n"
+         << "set xtics " << std::max(1.0, std::ceil(last / 10)) << "\nplot ";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& [model, mode] = rows[i].first;
+    data << "# " << model << " " << mode << "\n";
+    for (const auto& [x, ys] : points[i]) {
+      double mean = 0, var = 0;
+      for (double y : ys) mean += y / static_cast<double>(ys.size());
+      for (double y : ys) var += (y - mean) * (y - mean);
+      const double sd = ys.size() > 1 ? std::sqrt(var / static_cast<double>(ys.size() - 1)) : 0.0;
+      data << x << "\t" << mean << "\t" << sd << "\n";
+    }
+    data << "\n\n";
+    script << (i ? ", " : "") << "'valid_curves.dat' index " << i
+           << " using 1:2:3 with yerrorlines " << series_style(model, mode) << " title '" << model
+           << " " << mode << "'";
+  }
+  script << "\n";
+  return plot(root, sub, "valid_curves", data.str(), script.str());
+}
+
+std::string data_size_plot(const json& size, const fs::path& root, const fs::path& sub) {
+  std::ostringstream data, script;
+  int index = 0;
+  // Tics at the sizes measured, labelled like "40k".
+  std::vector<double> sizes;
+  for (const auto& r : size["rows"]) sizes.push_back(r["train_tokens"].get<double>());
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  script << "set xlabel 'training tokens'\nset ylabel 'test perplexity (mean, sd over seeds)'\n"
+         << "set logscale x\nset xtics (";
+  for (size_t i = 0; i < sizes.size(); ++i)
+    script << (i ? ", " : "") << "'" << fixed(sizes[i] / 1000, 0) << "k' " << sizes[i];
+  script << ")\nplot ";
+  for (const auto& [key, rows] : runs_by_row(size["rows"])) {
+    const auto& [model, mode] = key;
+    data << "# " << model << " " << mode << "\n";
+    for (const auto& q : rows)
+      data << q["train_tokens"].get<double>() << "\t" << q["test_ppl"]["mean"].get<double>() << "\t"
+           << q["test_ppl"].value("std", 0.0) << "\n";
+    data << "\n\n";
+    script << (index ? ", " : "") << "'data_size.dat' index " << index
+           << " using 1:2:3 with yerrorlines " << series_style(model, mode) << " title '" << model
+           << " " << mode << "'";
+    ++index;
+  }
+  script << "\n";
+  return plot(root, sub, "data_size", data.str(), script.str());
+}
+
+std::string drift_plot(const json& life, const fs::path& root, const fs::path& sub) {
+  static const char* band_colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c",
+                                       "#d62728", "#7f7f7f", "#9467bd"};
+  std::ostringstream data, script;
+  int index = 0;
+  script << "set xlabel 'epoch'\nset ylabel 'mean cosine drift from the initial row'\n"
+         << "set format y '%.2f'\nset xtics 1\nplot ";
+  int run_number = 0;
+  for (const auto& run : life["runs"]) {
+    int band_number = 0;
+    for (const auto& [band, _] : run["drift"][0]["bands"].items()) {
+      data << "# " << run["name"].get<std::string>() << " " << band << "\n";
+      for (const auto& d : run["drift"])
+        data << d["epoch"].get<size_t>() << "\t" << d["bands"][band].get<double>() << "\n";
+      data << "\n\n";
+      script << (index ? ", " : "") << "'drift.dat' index " << index
+             << " with linespoints lw 2 lc rgb '" << band_colours[band_number % 6] << "' pt "
+             << (run_number ? 5 : 7) << " dt " << (run_number ? 2 : 1) << " title '"
+             << run["name"].get<std::string>() << ": " << band << "'";
+      ++index, ++band_number;
+    }
+    ++run_number;
+  }
+  script << "\n";
+  return plot(root, sub, "drift", data.str(), script.str());
+}
+
+}  // namespace tg::report::detail

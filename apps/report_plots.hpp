@@ -1,0 +1,29 @@
+// The report's pictures: gnuplot (run without a shell) draws each into its study's folder, with
+// the same colour for a mode and the same point and dash for a model in every plot.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "apps/report_common.hpp"
+
+namespace tg::report::detail {
+
+bool have_gnuplot();
+
+// Each draws root/sub/NAME.png and returns the Markdown that shows it (REPORT.md is in root),
+// or "" when gnuplot failed.
+// Validation perplexity against epochs (fractional with --eval-every) of a study's runs, from
+// their own files (`files`, as load_run_files reads them for the summary's rows): the mean
+// over seeds with one standard deviation as error bars.
+std::string validation_curves(const nlohmann::json& summary, const RunFiles& files,
+                              const std::filesystem::path& root, const std::filesystem::path& sub);
+// Test perplexity against training tokens for each mode (a data-size sweep's summary).
+std::string data_size_plot(const nlohmann::json& size, const std::filesystem::path& root,
+                           const std::filesystem::path& sub);
+// Drift of each frequency band over training: one colour per band, a dash per run.
+std::string drift_plot(const nlohmann::json& life, const std::filesystem::path& root,
+                       const std::filesystem::path& sub);
+
+}  // namespace tg::report::detail
