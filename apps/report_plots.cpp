@@ -76,7 +76,7 @@ bool have_gnuplot() {
 
 std::string validation_curves(const json& emb, const RunFiles& files, const fs::path& root,
                               const fs::path& sub) {
-  const auto rows = runs_by_row(emb["runs"]);
+  const auto rows = runs_by_row(emb.at("runs"));
   // Per row: validation perplexities of its seeds at each (rounded) epoch.
   std::vector<std::map<double, std::vector<double>>> points(rows.size());
   for (size_t i = 0; i < rows.size(); ++i)
@@ -86,13 +86,13 @@ std::string validation_curves(const json& emb, const RunFiles& files, const fs::
       const json& run = file != files[i].second.end() ? file->second : entry;
       const double per_epoch = run.value("steps_per_epoch", 0.0);
       auto add = [&](const json& record) {
-        const double x = per_epoch > 0 ? record["step"].get<double>() / per_epoch
-                                       : record["epoch"].get<double>();
-        points[i][std::round(x * 1000) / 1000].push_back(record["valid_ppl"].get<double>());
+        const double x = per_epoch > 0 ? record.at("step").get<double>() / per_epoch
+                                       : record.at("epoch").get<double>();
+        points[i][std::round(x * 1000) / 1000].push_back(record.at("valid_ppl").get<double>());
       };
-      for (const auto& e : run["epochs"]) add(e);
+      for (const auto& e : run.at("epochs")) add(e);
       if (run.contains("evals"))
-        for (const auto& e : run["evals"]) add(e);
+        for (const auto& e : run.at("evals")) add(e);
     }
   std::ostringstream data, script;
   double last = 0;
@@ -100,7 +100,8 @@ std::string validation_curves(const json& emb, const RunFiles& files, const fs::
     if (!xs.empty()) last = std::max(last, xs.rbegin()->first);
   // Early stopping watches the first valid_limit tokens of validation; the tables report the
   // whole split, so the curves say which they show.
-  const size_t limit = emb.contains("base_config") ? emb["base_config"].value("valid_limit", 0) : 0;
+  const size_t limit =
+      emb.contains("base_config") ? emb.at("base_config").value("valid_limit", 0) : 0;
   script << "set xlabel 'epochs'\nset ylabel 'validation perplexity"
          << (limit > 0 ? ", first " + thousands(static_cast<double>(limit)) + " tokens" : "")
          << " (mean, sd over seeds)'\n"
@@ -129,7 +130,7 @@ std::string data_size_plot(const json& size, const fs::path& root, const fs::pat
   int index = 0;
   // Tics at the sizes measured, labelled like "40k".
   std::vector<double> sizes;
-  for (const auto& r : size["rows"]) sizes.push_back(r["train_tokens"].get<double>());
+  for (const auto& r : size.at("rows")) sizes.push_back(r.at("train_tokens").get<double>());
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   script << "set xlabel 'training tokens'\nset ylabel 'test perplexity (mean, sd over seeds)'\n"
@@ -137,12 +138,13 @@ std::string data_size_plot(const json& size, const fs::path& root, const fs::pat
   for (size_t i = 0; i < sizes.size(); ++i)
     script << (i ? ", " : "") << "'" << fixed(sizes[i] / 1000, 0) << "k' " << sizes[i];
   script << ")\nplot ";
-  for (const auto& [key, rows] : runs_by_row(size["rows"])) {
+  for (const auto& [key, rows] : runs_by_row(size.at("rows"))) {
     const auto& [model, mode] = key;
     data << "# " << model << " " << mode << "\n";
     for (const auto& q : rows)
-      data << q["train_tokens"].get<double>() << "\t" << q["test_ppl"]["mean"].get<double>() << "\t"
-           << q["test_ppl"].value("std", 0.0) << "\n";
+      data << q.at("train_tokens").get<double>() << "\t"
+           << q.at("test_ppl").at("mean").get<double>() << "\t"
+           << q.at("test_ppl").value("std", 0.0) << "\n";
     data << "\n\n";
     script << (index ? ", " : "") << "'data_size.dat' index " << index
            << " using 1:2:3 with yerrorlines " << series_style(model, mode) << " title '" << model
@@ -161,17 +163,17 @@ std::string drift_plot(const json& life, const fs::path& root, const fs::path& s
   script << "set xlabel 'epoch'\nset ylabel 'mean cosine drift from the initial row'\n"
          << "set format y '%.2f'\nset xtics 1\nplot ";
   int run_number = 0;
-  for (const auto& run : life["runs"]) {
+  for (const auto& run : life.at("runs")) {
     int band_number = 0;
-    for (const auto& [band, _] : run["drift"][0]["bands"].items()) {
-      data << "# " << run["name"].get<std::string>() << " " << band << "\n";
-      for (const auto& d : run["drift"])
-        data << d["epoch"].get<size_t>() << "\t" << d["bands"][band].get<double>() << "\n";
+    for (const auto& [band, _] : run.at("drift").at(0).at("bands").items()) {
+      data << "# " << run.at("name").get<std::string>() << " " << band << "\n";
+      for (const auto& d : run.at("drift"))
+        data << d.at("epoch").get<size_t>() << "\t" << d.at("bands").at(band).get<double>() << "\n";
       data << "\n\n";
       script << (index ? ", " : "") << "'drift.dat' index " << index
              << " with linespoints lw 2 lc rgb '" << band_colours[band_number % 6] << "' pt "
              << (run_number ? 5 : 7) << " dt " << (run_number ? 2 : 1) << " title '"
-             << run["name"].get<std::string>() << ": " << band << "'";
+             << run.at("name").get<std::string>() << ": " << band << "'";
       ++index, ++band_number;
     }
     ++run_number;

@@ -29,7 +29,7 @@ std::string mean_spread(const json& row, const std::string& metric, int decimals
 namespace {
 
 // The comparison table, its time column given by time_of(row).
-std::string embeddings_table(const json& summary, const std::string& time_header,
+std::string comparison_table(const json& summary, const std::string& time_header,
                              const std::function<double(const json& row)>& time_of) {
   std::ostringstream out;
   out << "| model | embedding | trainable params | valid ppl | test ppl | train ppl | "
@@ -49,7 +49,7 @@ std::string embeddings_table(const json& summary, const std::string& time_header
 }  // namespace
 
 std::string embeddings_table(const json& summary) {
-  return embeddings_table(summary, "wall time", [](const json& row) {
+  return comparison_table(summary, "wall time", [](const json& row) {
     return row.at("wall_s").at("mean").get<double>();
   });
 }
@@ -143,7 +143,7 @@ namespace {
 // One line naming the configuration shared by a summary's runs (its base_config).
 std::string training_setup(const json& summary) {
   if (!summary.contains("base_config")) return "";
-  const json& c = summary["base_config"];
+  const json& c = summary.at("base_config");
   std::ostringstream out;
   out << c.value("model", std::string("?")) << ", d_model " << c.value("d_model", 0) << ", "
       << c.value("layers", 0) << " layers, " << c.value("heads", 0) << " heads, context "
@@ -193,10 +193,10 @@ std::string calibration_section(const fs::path& dir) {
     if (entry.path().extension() == ".json") runs.push_back(load(entry.path()));
   if (runs.empty()) return "";
   std::sort(runs.begin(), runs.end(), [](const json& a, const json& b) {
-    return std::make_pair(a["config"]["smoothing"].get<std::string>(),
-                          a["config"]["order"].get<int>()) <
-           std::make_pair(b["config"]["smoothing"].get<std::string>(),
-                          b["config"]["order"].get<int>());
+    return std::make_pair(a.at("config").at("smoothing").get<std::string>(),
+                          a.at("config").at("order").get<int>()) <
+           std::make_pair(b.at("config").at("smoothing").get<std::string>(),
+                          b.at("config").at("order").get<int>());
   });
   // Bengio et al. (2003), Table 1, test perplexity: back-off Kneser-Ney and deleted
   // interpolation.
@@ -214,13 +214,14 @@ std::string calibration_section(const fs::path& dir) {
       << "| model | valid ppl | test ppl | Bengio et al. test | ours / theirs "
          "|\n|---|---:|---:|---:|---:|\n";
   for (const auto& r : runs) {
-    const std::string smoothing = r["config"]["smoothing"].get<std::string>();
-    const int order = r["config"]["order"].get<int>();
-    const double test = r["test_ppl"].get<double>();
+    const std::string smoothing = r.at("config").at("smoothing").get<std::string>();
+    const int order = r.at("config").at("order").get<int>();
+    const double test = r.at("test_ppl").get<double>();
     const auto ref = paper.find({smoothing, order});
-    out << "| " << smoothing << " " << order << "-gram | " << fixed(r["valid_ppl"].get<double>(), 1)
-        << " | " << fixed(test, 1) << " | " << (ref == paper.end() ? "" : fixed(ref->second, 0))
-        << " | " << (ref == paper.end() ? "" : fixed(test / ref->second, 3)) << " |\n";
+    out << "| " << smoothing << " " << order << "-gram | "
+        << fixed(r.at("valid_ppl").get<double>(), 1) << " | " << fixed(test, 1) << " | "
+        << (ref == paper.end() ? "" : fixed(ref->second, 0)) << " | "
+        << (ref == paper.end() ? "" : fixed(test / ref->second, 3)) << " |\n";
   }
   return out.str() + "\n";
 }
@@ -443,7 +444,7 @@ std::string converged_model(const fs::path& root, const std::string& model,
   return "`converged/" + model + "/`: " + training_setup(summary) +
          " A run that used fewer than its " + std::to_string(budget) +
          " epochs stopped because validation stopped improving.\n\n" +
-         embeddings_table(summary, "training time (mean)",
+         comparison_table(summary, "training time (mean)",
                           [&](const json& row) {
                             double total = 0;
                             size_t runs = 0;
@@ -630,7 +631,9 @@ std::string converged_section(const fs::path& dir, const StudyFolder& gpt_study,
 
 }  // namespace
 
-std::string render_report(const std::string& results_dir, bool plots) {
+namespace {
+
+std::string render(const std::string& results_dir, bool plots) {
   const fs::path dir(results_dir);
   const json emb = load_summary(dir / "embeddings" / "summary.json");
   const json size = load_summary(dir / "data_size" / "summary.json");
@@ -659,7 +662,7 @@ std::string render_report(const std::string& results_dir, bool plots) {
     if (emb.contains("word2vec"))
       md << "word2vec (skip-gram, trained on the training split only): WordSim-353 Spearman "
          << fixed(emb["word2vec"]["wordsim353"].get<double>(), 3) << ", "
-         << fixed(emb["word2vec"]["seconds"].get<double>(), 1) << " s.\n\n";
+         << fixed(emb.at("word2vec").at("seconds").get<double>(), 1) << " s.\n\n";
     md << embeddings_table(emb)
        << "\nppl = perplexity; mean ± sample standard deviation over seeds. Valid/test: full "
           "splits "
@@ -668,7 +671,7 @@ std::string render_report(const std::string& results_dir, bool plots) {
        << "(a gap between train and valid ppl shows over-fitting). Wall time includes "
           "evaluation.\n\n";
     if (plots)
-      md << validation_curves(emb, load_run_files(runs_by_row(emb["runs"]), dir / "embeddings"),
+      md << validation_curves(emb, load_run_files(runs_by_row(emb.at("runs")), dir / "embeddings"),
                               dir, "embeddings");
   }
   // The runs of `scripts/reproduce.sh --target` (longer training), when they sit next to the
@@ -712,6 +715,18 @@ std::string render_report(const std::string& results_dir, bool plots) {
   const std::string text = md.str();
   atomic_write((dir / "REPORT.md").string(), [&](std::ostream& o) { o << text; });
   return text;
+}
+
+}  // namespace
+
+std::string render_report(const std::string& results_dir, bool plots) {
+  try {
+    return render(results_dir, plots);
+  } catch (const json::exception& e) {
+    // A results file without a field the report reads (by hand, or from another program).
+    throw std::runtime_error(results_dir +
+                             ": a results file lacks what the report needs: " + e.what());
+  }
 }
 
 }  // namespace tg::report

@@ -447,4 +447,26 @@ BOOST_FIXTURE_TEST_CASE(report_adds_up_the_compute_of_the_finished_runs, Results
   BOOST_TEST(md.find("- **Compute.** 2 runs, 3.5 h of training") < md.find("## Calibration"), md);
 }
 
+BOOST_FIXTURE_TEST_CASE(a_run_file_without_its_curve_is_an_error_not_a_crash, ResultsFolder) {
+  fs::create_directories(dir / "converged" / "gpt");
+  json learned = run("gpt", "learned", 300, 280);
+  learned["file"] = "gpt_learned_seed1.json";
+  learned.erase("epochs");
+  std::ofstream(dir / "converged" / "gpt" / "gpt_learned_seed1.json")
+      << json{{"test_ppl", 280.0}}.dump();
+  const json summary = {{"rows", study::aggregate({learned}, {"model", "mode"}, kMetrics)},
+                        {"runs", json::array({learned})},
+                        {"base_config", {{"model", "gpt"}, {"epochs", 12}}}};
+  std::ofstream(dir / "converged" / "gpt" / "summary.json") << summary.dump();
+  if (!fs::exists("/usr/bin/gnuplot")) return;  // the curve is read for its plot
+  try {
+    report::render_report(dir.string(), true);
+    BOOST_FAIL("rendered a run without its validation curve");
+  } catch (const std::runtime_error& e) {
+    BOOST_TEST(std::string(e.what()).find("lacks what the report needs") != std::string::npos,
+               e.what());
+    BOOST_TEST(std::string(e.what()).find("'epochs'") != std::string::npos, e.what());
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
