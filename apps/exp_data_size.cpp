@@ -72,11 +72,11 @@ int tg::apps::exp_data_size_main(int argc, char** argv) {
     summary["word2vec"] = json::object();
     study::Plan plan(f.out + "/summary.json", summary,
                      [](const json& r) {
-                       json e = {{"train_tokens", r["data"]["train_tokens"]},
-                                 {"epochs_run", r["epochs"].size()}};
+                       json e = {{"train_tokens", r.at("data").at("train_tokens")},
+                                 {"epochs_run", r.at("epochs").size()}};
                        for (const char* key :
                             {"valid_ppl", "test_ppl", "train_ppl", "trainable_params", "wall_s"})
-                         e[key] = r[key];
+                         e[key] = r.value(key, json());  // null when an older file lacks it
                        return e;
                      },
                      {"model", "mode", "fraction", "train_tokens"},

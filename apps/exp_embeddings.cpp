@@ -56,7 +56,7 @@ int tg::apps::exp_embeddings_main(int argc, char** argv) {
           for (const char* key :
                {"valid_ppl", "test_ppl", "train_ppl", "trainable_params", "total_params", "wall_s",
                 "train_tokens_per_s", "best_epoch", "epochs"})
-            e[key] = r[key];
+            e[key] = r.value(key, json());  // null when an older file lacks it
           return e;
         },
         {"model", "mode"},
