@@ -55,15 +55,26 @@ Rows runs_by_row(const json& runs) {
   return rows;
 }
 
-RunFiles load_run_files(const Rows& rows, const fs::path& folder) {
+FolderFiles read_folder(const fs::path& folder) {
+  FolderFiles files;
+  if (!fs::is_directory(folder)) return files;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && entry.path().extension() == ".json" && name != "summary.json")
+      files.emplace(name, load(entry.path()));
+  }
+  return files;
+}
+
+RunFiles load_run_files(const Rows& rows, const FolderFiles& folder) {
   RunFiles files;
   for (const auto& [key, row] : rows) {
     std::map<size_t, json> by_seed;
-    for (const auto& r : row)
-      if (r.contains("file"))
-        if (json run = load(folder / fs::path(r.at("file").get<std::string>()).filename());
-            !run.is_null())
-          by_seed[r.at("seed").get<size_t>()] = std::move(run);
+    for (const auto& r : row) {
+      if (!r.contains("file")) continue;
+      const auto file = folder.find(fs::path(r.at("file").get<std::string>()).filename().string());
+      if (file != folder.end()) by_seed[r.at("seed").get<size_t>()] = file->second;
+    }
     files.emplace_back(key, std::move(by_seed));
   }
   return files;

@@ -26,10 +26,16 @@ using RowKey = std::pair<std::string, std::string>;
 using Rows = std::vector<std::pair<RowKey, std::vector<nlohmann::json>>>;
 Rows runs_by_row(const nlohmann::json& runs);
 
+// Every JSON file of a results folder but its summary, by file name: read once for all the
+// parts of the report that want them (the tables, the curves, the Compute section). No
+// folder: no files.
+using FolderFiles = std::map<std::string, nlohmann::json>;
+FolderFiles read_folder(const std::filesystem::path& folder);
+
 // Each run's own JSON file (the summary keeps only its headline numbers), row by row of
 // runs_by_row, then by seed; runs whose file is missing are left out.
 using RunFiles = std::vector<std::pair<RowKey, std::map<size_t, nlohmann::json>>>;
-RunFiles load_run_files(const Rows& rows, const std::filesystem::path& folder);
+RunFiles load_run_files(const Rows& rows, const FolderFiles& folder);
 
 // A run's training time: train_seconds adds up the sittings of a resumed run, where an older
 // run's wall_s counts the last one only (the oldest have wall_s alone).

@@ -186,11 +186,10 @@ std::string bengio_reference_table(const json* emb, const json* longer) {
 
 // Our n-gram baselines (build/bin/ngram, in ngram/) next to Bengio et al.'s rows for the
 // same models on their copy of Brown: the ratio measures how much harder our split is.
-std::string calibration_section(const fs::path& dir) {
+// `ngram`: the files of dir/ngram.
+std::string calibration_section(const FolderFiles& ngram) {
   std::vector<json> runs;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir / "ngram", ec))
-    if (entry.path().extension() == ".json") runs.push_back(load(entry.path()));
+  for (const auto& [name, run] : ngram) runs.push_back(run);
   if (runs.empty()) return "";
   std::sort(runs.begin(), runs.end(), [](const json& a, const json& b) {
     return std::make_pair(a.at("config").at("smoothing").get<std::string>(),
@@ -329,7 +328,8 @@ std::string significance_rows(const std::vector<Comparison>& rows, const std::st
 std::string significance_table(const json& summary, const std::string& runs_dir,
                                const std::string& reference) {
   return significance_rows(
-      compare_rows(load_run_files(runs_by_row(summary.at("runs")), runs_dir), reference),
+      compare_rows(load_run_files(runs_by_row(summary.at("runs")), read_folder(runs_dir)),
+                   reference),
       reference);
 }
 
@@ -351,20 +351,27 @@ constexpr PaperRow kPaperRows[] = {{"mlp1", 5, 50, 60, true, 268, 257},
 // The NPLM rows of scripts/paper_nplm.sh next to the paper's, and the calibration: our
 // Kneser-Ney 5-gram over the paper's tells how much harder our copy of the test split is.
 // Our Kneser-Ney 5-gram's test perplexity over the paper's (321), or 0 without it.
-double ngram_ratio_of(const fs::path& dir) {
-  const json kn = load(dir / "ngram" / "kneser-ney_5.json");
-  return kn.is_null() ? 0.0 : kn.at("test_ppl").get<double>() / 321.0;
+double ngram_ratio_of(const FolderFiles& ngram) {
+  const auto kn = ngram.find("kneser-ney_5.json");
+  return kn == ngram.end() ? 0.0 : kn->second.at("test_ppl").get<double>() / 321.0;
 }
 
-std::string paper_nplm_section(const fs::path& dir) {
+// A file of a folder read by read_folder, or null.
+const json& file_in(const FolderFiles& folder, const std::string& name) {
+  static const json none;
+  const auto found = folder.find(name);
+  return found == folder.end() ? none : found->second;
+}
+
+// `paper`: the files of paper_nplm/; `ngram_ratio`: ngram_ratio_of, 0 without the n-grams.
+std::string paper_nplm_section(const FolderFiles& paper, double ngram_ratio) {
   std::ostringstream rows;
-  const double ngram_ratio = ngram_ratio_of(dir);
   for (const PaperRow& p : kPaperRows) {
     for (int seed = 1; seed <= 9; ++seed) {
       const std::string stem = std::string(p.name) + "_seed" + std::to_string(seed);
-      const json run = load(dir / "paper_nplm" / (stem + ".json"));
+      const json& run = file_in(paper, stem + ".json");
       if (run.is_null() || run.contains("interrupted")) continue;
-      const json mix = load(dir / "paper_nplm" / ("mixture_" + stem + ".json"));
+      const json& mix = file_in(paper, "mixture_" + stem + ".json");
       const double test = run.at("test_ppl").get<double>();
       const auto calibrated = [&](double ours, double theirs) {
         return ngram_ratio > 0 ? fixed(ours / (theirs * ngram_ratio), 3) : std::string("-");
@@ -426,11 +433,12 @@ std::string epochs_table(const RunFiles& files) {
   return out.str();
 }
 
-// The five modes trained to early stopping (scripts/converged.sh), in root/converged/<model>.
-// A converged study's folder, read and compared once for its section and the conclusions.
+// A converged study's folder, read and compared once for its section, the conclusions and
+// the Compute section.
 struct StudyFolder {
   json summary;                         // null: no such study
-  RunFiles files;                       // its runs' own files (load_run_files)
+  FolderFiles all;                      // every results file of the folder (read_folder)
+  RunFiles files;                       // the summary's runs' files, by row and seed
   std::vector<Comparison> comparisons;  // each row against learned
 };
 
@@ -441,18 +449,20 @@ std::string converged_model(const fs::path& root, const std::string& model,
   const fs::path sub = fs::path("converged") / model;
   const json& summary = study.summary;
   const size_t budget = summary.at("base_config").value("epochs", size_t{0});
+  std::map<RowKey, double> mean_seconds;  // each row's mean training time over its seeds
+  for (const auto& [key, by_seed] : study.files) {
+    if (by_seed.empty()) continue;
+    double total = 0;
+    for (const auto& [seed, run] : by_seed) total += training_seconds(run);
+    mean_seconds[key] = total / static_cast<double>(by_seed.size());
+  }
   return "`converged/" + model + "/`: " + training_setup(summary) +
          " A run that used fewer than its " + std::to_string(budget) +
          " epochs stopped because validation stopped improving.\n\n" +
          comparison_table(summary, "training time (mean)",
                           [&](const json& row) {
-                            double total = 0;
-                            size_t runs = 0;
-                            for (const auto& [key, by_seed] : study.files)
-                              if (key == RowKey{row.at("model"), row.at("mode")})
-                                for (const auto& [seed, run] : by_seed)
-                                  total += training_seconds(run), ++runs;
-                            return runs ? total / static_cast<double>(runs) : 0.0;
+                            const auto found = mean_seconds.find({row.at("model"), row.at("mode")});
+                            return found == mean_seconds.end() ? 0.0 : found->second;
                           }) +
          "\n" + significance_rows(study.comparisons, "learned") + epochs_table(study.files) + "\n" +
          (plots ? validation_curves(summary, study.files, root, sub) : "");
@@ -460,7 +470,7 @@ std::string converged_model(const fs::path& root, const std::string& model,
 
 // A data-size sweep's run files, one row per (share, mode): the share joins the model's name
 // ("gpt 5%"), so that each share's modes are compared with learned at the same share.
-RunFiles files_by_share(const json& size, const fs::path& folder) {
+RunFiles files_by_share(const json& size, const FolderFiles& folder) {
   json by_share = json::array();
   for (json r : size.at("runs")) {
     r["model"] = r.at("model").get<std::string>() + " " +
@@ -472,10 +482,11 @@ RunFiles files_by_share(const json& size, const fs::path& folder) {
 
 StudyFolder load_study(const fs::path& folder, bool by_share) {
   StudyFolder study;
+  study.all = read_folder(folder);  // for the Compute section even before a run has finished
   study.summary = load_summary(folder / "summary.json");
   if (study.summary.is_null()) return study;
-  study.files = by_share ? files_by_share(study.summary, folder)
-                         : load_run_files(runs_by_row(study.summary.at("runs")), folder);
+  study.files = by_share ? files_by_share(study.summary, study.all)
+                         : load_run_files(runs_by_row(study.summary.at("runs")), study.all);
   study.comparisons = compare_rows(study.files, "learned");
   return study;
 }
@@ -526,13 +537,9 @@ struct Compute {
   size_t runs = 0;
   double train_seconds = 0, word2vec_seconds = 0;
 };
-Compute compute_in(const fs::path& folder) {
+Compute compute_in(const FolderFiles& folder) {
   Compute c;
-  if (!fs::is_directory(folder)) return c;
-  for (const auto& entry : fs::directory_iterator(folder)) {
-    const std::string name = entry.path().filename().string();
-    if (entry.path().extension() != ".json" || name == "summary.json") continue;
-    const json j = load(entry.path());
+  for (const auto& [name, j] : folder) {
     if (name.starts_with("word2vec_")) {
       c.word2vec_seconds += j.value("seconds", 0.0);
     } else if (j.contains("train_seconds") && j.contains("test_ppl") &&
@@ -544,12 +551,18 @@ Compute compute_in(const fs::path& folder) {
   return c;
 }
 
-// What the long studies cost, folder by folder; `total` receives the sum.
-std::string compute_section(const fs::path& dir, Compute& total) {
+// What the long studies cost, folder by folder (the converged studies' files as load_study
+// read them); `total` receives the sum.
+std::string compute_section(const fs::path& dir, const FolderFiles& paper, const StudyFolder& gpt,
+                            const StudyFolder& nplm, const StudyFolder& sweep, Compute& total) {
   std::ostringstream rows;
-  for (const char* folder : {"paper_nplm", "converged/gpt", "converged/nplm", "converged/data_size",
-                             "converged/lifecycle"}) {
-    const Compute c = compute_in(dir / folder);
+  const std::pair<const char*, const FolderFiles*> folders[] = {{"paper_nplm", &paper},
+                                                                {"converged/gpt", &gpt.all},
+                                                                {"converged/nplm", &nplm.all},
+                                                                {"converged/data_size", &sweep.all},
+                                                                {"converged/lifecycle", nullptr}};
+  for (const auto& [folder, files] : folders) {
+    const Compute c = compute_in(files ? *files : read_folder(dir / folder));
     if (c.runs == 0) continue;
     rows << "| `" << folder << "/` | " << c.runs << " | " << duration(c.train_seconds) << " | "
          << duration(c.word2vec_seconds) << " |\n";
@@ -579,17 +592,16 @@ std::string verdict_lines(const std::vector<Comparison>& rows, bool with_model =
 
 // What the converged runs say, each verdict with the numbers it rests on and its section:
 // rendered from the same comparisons as the tables, so it cannot drift from them.
-std::string conclusions_section(const fs::path& dir, const StudyFolder& gpt,
+std::string conclusions_section(double ratio, const FolderFiles& paper, const StudyFolder& gpt,
                                 const StudyFolder& nplm, const StudyFolder& sweep,
                                 const Compute& compute) {
   std::ostringstream out;
-  const double ratio = ngram_ratio_of(dir);
   if (ratio > 0)
     out << "- **Calibration.** Our Kneser-Ney 5-gram's test perplexity is " << fixed(ratio, 3)
         << " times the paper's on their copy of Brown: our test split is that much harder "
            "(Calibration).\n";
   for (const PaperRow& p : kPaperRows) {
-    const json run = load(dir / "paper_nplm" / (std::string(p.name) + "_seed1.json"));
+    const json& run = file_in(paper, std::string(p.name) + "_seed1.json");
     if (run.is_null() || run.contains("interrupted") || ratio <= 0) continue;
     const double calibrated = run.at("test_ppl").get<double>() / (p.test * ratio);
     out << "- **The paper's " << p.name << "** reaches test perplexity "
@@ -648,14 +660,17 @@ std::string render(const std::string& results_dir, bool plots) {
   md << "# Embedding experiments: results\n\n"
      << "Rendered by `build/bin/report` from the JSON files in this folder; every number below "
         "comes from them.\n\n";
-  // The converged studies, each read and compared once for its section and the conclusions.
+  // The long studies, each folder read (and compared) once for its sections and the conclusions.
+  const FolderFiles ngram = read_folder(dir / "ngram"), paper = read_folder(dir / "paper_nplm");
+  const double ngram_ratio = ngram_ratio_of(ngram);
   const StudyFolder gpt = load_study(dir / "converged" / "gpt", false),
                     nplm = load_study(dir / "converged" / "nplm", false),
                     sweep = load_study(dir / "converged" / "data_size", true);
   Compute compute;
-  const std::string compute_table = compute_section(dir, compute);
-  md << conclusions_section(dir, gpt, nplm, sweep, compute) << calibration_section(dir)
-     << paper_nplm_section(dir) << converged_section(dir, gpt, nplm, plots);
+  const std::string compute_table = compute_section(dir, paper, gpt, nplm, sweep, compute);
+  md << conclusions_section(ngram_ratio, paper, gpt, nplm, sweep, compute)
+     << calibration_section(ngram) << paper_nplm_section(paper, ngram_ratio)
+     << converged_section(dir, gpt, nplm, plots);
   if (!emb.is_null()) {
     md << "## 1a. A short budget: the same comparison after 2 epochs\n\n"
        << emb.value("data", "") << "\n\n";
@@ -671,8 +686,9 @@ std::string render(const std::string& results_dir, bool plots) {
        << "(a gap between train and valid ppl shows over-fitting). Wall time includes "
           "evaluation.\n\n";
     if (plots)
-      md << validation_curves(emb, load_run_files(runs_by_row(emb.at("runs")), dir / "embeddings"),
-                              dir, "embeddings");
+      md << validation_curves(
+          emb, load_run_files(runs_by_row(emb.at("runs")), read_folder(dir / "embeddings")), dir,
+          "embeddings");
   }
   // The runs of `scripts/reproduce.sh --target` (longer training), when they sit next to the
   // full profile's results, get their own table and a line in the reference table.
