@@ -385,6 +385,22 @@ BOOST_FIXTURE_TEST_CASE(a_study_without_a_finished_run_gets_no_section, ResultsF
   BOOST_TEST(md.find("nplm") == std::string::npos, md);
 }
 
+// Puts a folder first on PATH for its lifetime, so that a failing check or an exception cannot
+// leave the rest of the test process with the changed PATH.
+class PathFirst {
+ public:
+  explicit PathFirst(const fs::path& folder)
+      : saved_(std::getenv("PATH") ? std::getenv("PATH") : "") {
+    ::setenv("PATH", (folder.string() + ":" + saved_).c_str(), 1);
+  }
+  ~PathFirst() { ::setenv("PATH", saved_.c_str(), 1); }
+  PathFirst(const PathFirst&) = delete;
+  PathFirst& operator=(const PathFirst&) = delete;
+
+ private:
+  std::string saved_;
+};
+
 BOOST_FIXTURE_TEST_CASE(a_plot_that_gnuplot_fails_to_draw_leaves_no_file, ResultsFolder) {
   // A gnuplot that starts the picture and then fails, found first on PATH.
   const fs::path bin = dir / "bin";
@@ -394,8 +410,6 @@ BOOST_FIXTURE_TEST_CASE(a_plot_that_gnuplot_fails_to_draw_leaves_no_file, Result
                                     "for f in *.gp; do : > \"${f%.gp}.png.tmp\"; done\n"
                                     "exit 1\n";
   fs::permissions(bin / "gnuplot", fs::perms::owner_all);
-  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
-  ::setenv("PATH", (bin.string() + ":" + path).c_str(), 1);
   fs::create_directories(dir / "lifecycle");
   json life = {{"name", "gpt learned"},
                {"tied", false},
@@ -413,8 +427,10 @@ BOOST_FIXTURE_TEST_CASE(a_plot_that_gnuplot_fails_to_draw_leaves_no_file, Result
     life["drift"].push_back({{"epoch", e}, {"bands", {{"rare (1-9)", 0.1 * e}}}});
   std::ofstream(dir / "lifecycle" / "summary.json")
       << json{{"runs", {life}}, {"base_config", {{"model", "gpt"}, {"seed", 1}}}}.dump();
-  const std::string md = report::render_report(dir.string(), true);
-  ::setenv("PATH", path.c_str(), 1);
+  const std::string md = [&] {
+    const PathFirst fake_gnuplot(bin);
+    return report::render_report(dir.string(), true);
+  }();
   BOOST_TEST(md.find("## 3. The life cycle") != std::string::npos, md);
   BOOST_TEST(md.find("![") == std::string::npos, md);
   for (const auto& entry : fs::directory_iterator(dir / "lifecycle"))
