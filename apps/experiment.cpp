@@ -150,6 +150,10 @@ json read_finished(const train::TrainConfig& c, const std::string& json_path) {
                                 "another --out");
   return done;
 }
+
+void say_skipped(const std::string& label, const std::string& json_path) {
+  std::fprintf(stderr, "[%s] done, skipped (%s)\n", label.c_str(), json_path.c_str());
+}
 }  // namespace
 
 json finished_run(const train::TrainConfig& c, const std::string& json_path,
@@ -168,7 +172,7 @@ json run_one(train::TrainConfig c, const text::LMData& data, const std::string& 
   // run in progress checkpoints each epoch beside its JSON and continues from there.
   if (json done = read_finished(c, json_path); done.is_object()) {
     if (hooks_key.empty() || done.contains(hooks_key)) {
-      std::fprintf(stderr, "[%s] done, skipped (%s)\n", label.c_str(), json_path.c_str());
+      say_skipped(label, json_path);
       return done;
     }
     std::fprintf(stderr,
@@ -208,6 +212,10 @@ void Plan::collect_finished() {
 }
 
 void Plan::train(size_t i, const text::LMData& data) {
+  if (!entries_[i].is_null()) {  // finished, and read once by collect_finished
+    say_skipped(runs_[i].label, runs_[i].file);
+    return;
+  }
   entries_[i] = run_one(runs_[i].config, data, runs_[i].label, runs_[i].file);
   save();
 }

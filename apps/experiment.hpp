@@ -69,7 +69,8 @@ class Plan {
 
   // Lists the runs that earlier invocations finished and writes the summary.
   void collect_finished();
-  // Trains run i (reusing it when finished), lists it and writes the summary.
+  // Trains run i, lists it and writes the summary; a finished run (collect_finished read
+  // it, or run_one finds it) is not trained again.
   void train(size_t i, const text::LMData& data);
 
  private:
