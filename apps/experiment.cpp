@@ -207,7 +207,7 @@ Plan::Plan(std::string summary_path, json summary, Entry entry, std::vector<std:
 void Plan::collect_finished() {
   for (size_t i = 0; i < runs_.size(); ++i)
     if (const json done = finished_run(runs_[i].config, runs_[i].file); !done.is_null())
-      entries_[i] = done;
+      list(i, done);
   save();
 }
 
@@ -216,19 +216,21 @@ void Plan::train(size_t i, const text::LMData& data) {
     say_skipped(runs_[i].label, runs_[i].file);
     return;
   }
-  entries_[i] = run_one(runs_[i].config, data, runs_[i].label, runs_[i].file);
+  list(i, run_one(runs_[i].config, data, runs_[i].label, runs_[i].file));
   save();
+}
+
+void Plan::list(size_t i, const json& results) {
+  json e = runs_[i].keys;
+  e["file"] = runs_[i].file;
+  e.update(entry_(results));
+  entries_[i] = std::move(e);
 }
 
 void Plan::save() {
   std::vector<json> listed;
-  for (size_t i = 0; i < runs_.size(); ++i) {
-    if (entries_[i].is_null()) continue;
-    json e = runs_[i].keys;
-    e["file"] = runs_[i].file;
-    e.update(entry_(entries_[i]));
-    listed.push_back(e);
-  }
+  for (const json& e : entries_)
+    if (!e.is_null()) listed.push_back(e);
   summary_["runs"] = listed;
   summary_["rows"] = aggregate(listed, group_keys_, metrics_);
   write_json(summary_path_, summary_);

@@ -74,6 +74,7 @@ class Plan {
   void train(size_t i, const text::LMData& data);
 
  private:
+  void list(size_t i, const nlohmann::json& results);  // run i's summary entry
   void save();
 
   std::string summary_path_;
@@ -81,7 +82,7 @@ class Plan {
   Entry entry_;
   std::vector<std::string> group_keys_, metrics_;
   std::vector<Run> runs_;
-  std::vector<nlohmann::json> entries_;  // null: not finished
+  std::vector<nlohmann::json> entries_;  // each run's summary entry; null: not finished
 };
 
 // Mean, sample standard deviation, min and max of each metric over runs grouped by the
