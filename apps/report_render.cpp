@@ -590,9 +590,111 @@ std::string verdict_lines(const std::vector<Comparison>& rows, bool with_model =
   return out;
 }
 
+// A model on the scale of the one-table section: its test perplexity over seeds, and Bengio
+// et al.'s for the same model (0: they have none).
+struct ScaleRow {
+  std::string model;
+  size_t seeds = 0;  // 0: no seed (the n-grams are deterministic)
+  double mean = 0, sd = 0, paper = 0;
+};
+
+// Mean and sample standard deviation of test_ppl over the finished runs among `runs`.
+ScaleRow scale_row(std::string model, const std::vector<const json*>& runs, double paper) {
+  ScaleRow row{std::move(model), 0, 0, 0, paper};
+  std::vector<double> ppl;
+  for (const json* run : runs)
+    if (run && !run->is_null() && !run->contains("interrupted"))
+      ppl.push_back(run->at("test_ppl").get<double>());
+  if (ppl.empty()) return row;
+  row.seeds = ppl.size();
+  for (double v : ppl) row.mean += v / static_cast<double>(ppl.size());
+  for (double v : ppl)
+    row.sd +=
+        (v - row.mean) * (v - row.mean) / static_cast<double>(std::max<size_t>(ppl.size() - 1, 1));
+  row.sd = std::sqrt(row.sd);
+  return row;
+}
+
+// Every model of the study in one table on one scale: the n-grams, the paper's NPLM rows and
+// the converged models, each with its test perplexity on our split and divided by the
+// calibration ratio (what it would be on the paper's copy of Brown if our split is as much
+// harder for it as for the Kneser-Ney 5-gram), next to the paper's figure for the same model.
+// Ranked by test perplexity.
+std::vector<ScaleRow> scale_rows(const FolderFiles& ngram, const FolderFiles& paper,
+                                 const StudyFolder& gpt, const StudyFolder& nplm) {
+  std::vector<ScaleRow> rows;
+  const std::map<std::string, double> paper_ngram = {{"kneser-ney_3.json", 323},
+                                                     {"kneser-ney_4.json", 321},
+                                                     {"kneser-ney_5.json", 321},
+                                                     {"jelinek-mercer_3.json", 336}};
+  for (const auto& [name, run] : ngram) {
+    const auto ref = paper_ngram.find(name);
+    rows.push_back({run.at("config").at("smoothing").get<std::string>() + " " +
+                        std::to_string(run.at("config").at("order").get<int>()) + "-gram",
+                    0, run.at("test_ppl").get<double>(), 0,
+                    ref == paper_ngram.end() ? 0.0 : ref->second});
+  }
+  for (const PaperRow& p : kPaperRows) {
+    std::vector<const json*> runs, mixtures;
+    for (int seed = 1; seed <= 9; ++seed) {
+      const std::string stem = std::string(p.name) + "_seed" + std::to_string(seed);
+      runs.push_back(&file_in(paper, stem + ".json"));
+      if (const json& mix = file_in(paper, "mixture_" + stem + ".json"); mix.contains("mixture"))
+        mixtures.push_back(&mix.at("mixture"));
+    }
+    const std::string name = "Bengio et al.'s " + std::string(p.name) + " (n " +
+                             std::to_string(p.n) + ", h " + std::to_string(p.hidden) + ", m " +
+                             std::to_string(p.features) + (p.direct ? ", direct)" : ")");
+    rows.push_back(scale_row(name, runs, p.test));
+    rows.push_back(scale_row(name + " + trigram mixture", mixtures, p.mixture_test));
+  }
+  for (const StudyFolder* study : {&gpt, &nplm}) {
+    if (study->summary.is_null()) continue;
+    const json& c = study->summary.at("base_config");
+    const std::string shape =
+        " d" + std::to_string(c.value("d_model", 0)) +
+        (c.value("model", "") == "nplm" ? " (n " + std::to_string(c.value("ngram", 0)) + ")"
+                                        : std::string());
+    for (const auto& [key, by_seed] : study->files) {
+      std::vector<const json*> runs;
+      for (const auto& [seed, run] : by_seed) runs.push_back(&run);
+      rows.push_back(scale_row(key.first + shape + ", " + key.second + " (section 1)", runs, 0));
+    }
+  }
+  std::erase_if(rows, [](const ScaleRow& r) { return r.mean <= 0; });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const ScaleRow& a, const ScaleRow& b) { return a.mean < b.mean; });
+  return rows;
+}
+
+std::string one_scale_section(const std::vector<ScaleRow>& rows, double ratio) {
+  if (ratio <= 0 || rows.empty()) return "";
+  std::ostringstream out;
+  out << "## All models on one scale\n\n"
+         "Every model of this report, ranked by test perplexity on our split (mean ± standard "
+         "deviation over seeds), and calibrated: divided by "
+      << fixed(ratio, 3)
+      << ", our Kneser-Ney 5-gram over the paper's, which is what the model would score on "
+         "the paper's copy of Brown if our split is as much harder for it as for the "
+         "n-gram. Bengio et al.'s column: their figure for the same model, where they have "
+         "one.\n\n"
+         "| model | seeds | test ppl | calibrated | Bengio et al. |\n"
+         "|---|---:|---:|---:|---:|\n";
+  for (const ScaleRow& r : rows) {
+    const auto spread = [&](double scale) {
+      return fixed(r.mean / scale, 1) + (r.seeds > 1 ? " ± " + fixed(r.sd / scale, 1) : "");
+    };
+    out << "| " << r.model << " | " << (r.seeds ? std::to_string(r.seeds) : "-") << " | "
+        << spread(1.0) << " | " << spread(ratio) << " | " << (r.paper > 0 ? fixed(r.paper, 0) : "")
+        << " |\n";
+  }
+  return out.str() + "\n";
+}
+
 // What the converged runs say, each verdict with the numbers it rests on and its section:
 // rendered from the same comparisons as the tables, so it cannot drift from them.
-std::string conclusions_section(double ratio, const FolderFiles& paper, const StudyFolder& gpt,
+std::string conclusions_section(double ratio, const FolderFiles& paper,
+                                const std::vector<ScaleRow>& scale, const StudyFolder& gpt,
                                 const StudyFolder& nplm, const StudyFolder& sweep,
                                 const Compute& compute) {
   std::ostringstream out;
@@ -609,6 +711,19 @@ std::string conclusions_section(double ratio, const FolderFiles& paper, const St
         << ": " << fixed(calibrated, 3) << " after calibration ("
         << (std::fabs(calibrated - 1) <= 0.05 ? "within" : "outside")
         << " 5%; The NPLM against Bengio et al.).\n";
+  }
+  // The best of ours on the paper's scale against the best of theirs (an MLP mixed with a
+  // trigram).
+  const auto best = std::find_if(scale.begin(), scale.end(), [](const ScaleRow& r) {
+    return r.seeds > 0;  // a neural model: the n-grams have no seed
+  });
+  if (ratio > 0 && best != scale.end()) {
+    double paper_best = kPaperRows[0].mixture_test;
+    for (const PaperRow& p : kPaperRows) paper_best = std::min(paper_best, p.mixture_test);
+    out << "- **Best model:** " << best->model << ", test perplexity " << fixed(best->mean, 1)
+        << " (" << best->seeds << (best->seeds == 1 ? " seed" : " seeds") << "), "
+        << fixed(best->mean / ratio, 1) << " calibrated, against the paper's best, "
+        << fixed(paper_best, 0) << " (an MLP mixed with a trigram; All models on one scale).\n";
   }
   for (const auto& [model, study] : {std::pair{"gpt", &gpt}, {"nplm", &nplm}})
     if (!study->comparisons.empty())
@@ -668,9 +783,10 @@ std::string render(const std::string& results_dir, bool plots) {
                     sweep = load_study(dir / "converged" / "data_size", true);
   Compute compute;
   const std::string compute_table = compute_section(dir, paper, gpt, nplm, sweep, compute);
-  md << conclusions_section(ngram_ratio, paper, gpt, nplm, sweep, compute)
+  const std::vector<ScaleRow> scale = scale_rows(ngram, paper, gpt, nplm);
+  md << conclusions_section(ngram_ratio, paper, scale, gpt, nplm, sweep, compute)
      << calibration_section(ngram) << paper_nplm_section(paper, ngram_ratio)
-     << converged_section(dir, gpt, nplm, plots);
+     << one_scale_section(scale, ngram_ratio) << converged_section(dir, gpt, nplm, plots);
   if (!emb.is_null()) {
     md << "## 1a. A short budget: the same comparison after 2 epochs\n\n"
        << emb.value("data", "") << "\n\n";
