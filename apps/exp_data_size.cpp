@@ -14,9 +14,20 @@
 #include "apps/programs.hpp"
 #include "apps/report_render.hpp"
 #include "autograd/io.hpp"
+#include "dist/distributed.hpp"
 
 using namespace tg;
 using nlohmann::json;
+
+namespace {
+// How early stopping's patience counts at a share f of the training split: in epochs, as at
+// the full split (an epoch of 5% of the split is 20 steps of the converged GPT, so patience 2
+// can stop a run inside its learning-rate warm-up), or in tokens (patience / f epochs: as many
+// tokens without improvement as at the full split).
+enum class SharePatience { same, tokens };
+constexpr NameTable<SharePatience, 2> kSharePatienceNames = {
+    {{SharePatience::same, "same"}, {SharePatience::tokens, "tokens"}}};
+}  // namespace
 
 int tg::apps::exp_data_size_main(int argc, char** argv) {
   CLI::App app{"exp_data_size: embedding modes across training-set sizes"};
@@ -28,6 +39,7 @@ int tg::apps::exp_data_size_main(int argc, char** argv) {
   std::string modes = "learned,frozen-pretrained,finetune-pretrained,frozen-pretrained-full";
   std::string fractions_flag = "0.05,0.25,1";
   size_t max_epochs = 20;
+  SharePatience share_patience = SharePatience::same;
   app.add_option("--modes", modes, "rows to run")->capture_default_str();
   app.add_option("--fractions", fractions_flag, "shares of the training split")
       ->capture_default_str();
@@ -36,6 +48,11 @@ int tg::apps::exp_data_size_main(int argc, char** argv) {
                  "--epochs / f epochs, "
                  "at most this many (early stopping with --patience still applies)")
       ->capture_default_str();
+  train::add_enum_option(
+      app, "--share-patience", share_patience, kSharePatienceNames,
+      "same: --patience epochs at every share; tokens: --patience / f epochs at a "
+      "share f, as many tokens without improvement as at the full split (default "
+      "same)");
   CLI11_PARSE(app, argc, argv);
   return cli::guarded_main("exp_data_size", [&] {
     std::fprintf(stderr, "exp_data_size %s\n", train::describe_flags(app).c_str());
@@ -84,6 +101,16 @@ int tg::apps::exp_data_size_main(int argc, char** argv) {
     if (needs(true)) full_vectors = f.out + "/word2vec_full.bin";
     for (double fraction : fractions) {
       const std::string tag = tag_of(fraction);
+      // As many tokens as --epochs full passes, at most --max-epochs passes over the share.
+      const size_t epochs = std::min<size_t>(
+          max_epochs, static_cast<size_t>(std::ceil(static_cast<double>(base.epochs) / fraction)));
+      const size_t patience =
+          share_patience == SharePatience::tokens
+              ? static_cast<size_t>(std::ceil(static_cast<double>(base.patience) / fraction))
+              : base.patience;
+      if (dist::is_main())
+        std::fprintf(stderr, "[share %s] up to %zu epochs, patience %zu epochs\n", tag.c_str(),
+                     epochs, patience);
       for (const auto& model : models)
         for (const auto& mode : mode_list)
           for (size_t seed = 1; seed <= f.seeds; ++seed) {
@@ -91,9 +118,7 @@ int tg::apps::exp_data_size_main(int argc, char** argv) {
             c.model.name = model, c.model.embedding = nn::parse_embedding_mode(mode.embedding),
             c.model.tied = mode.tied, c.seed = base.seed + seed - 1;
             c.data.train_fraction = fraction;
-            c.epochs = std::min<size_t>(
-                max_epochs,
-                static_cast<size_t>(std::ceil(static_cast<double>(base.epochs) / fraction)));
+            c.epochs = epochs, c.patience = patience;
             if (nn::is_pretrained(nn::parse_embedding_mode(mode.embedding)))
               c.model.vectors =
                   mode.full_vectors ? full_vectors : f.out + "/word2vec_" + tag + ".bin";

@@ -4,7 +4,9 @@
 #              to 12 epochs and early stopping on validation (patience 2), so that every run
 #              stops because validation stopped improving, not because the budget ran out;
 #   data-size  the same GPT on 5% and 25% of the training split (each share trains for
-#              12 / share epochs at most, so every run may see as many tokens as a full one;
+#              12 / share epochs at most, so every run may see as many tokens as a full one,
+#              and waits patience / share epochs for an improvement, as many tokens as a full
+#              run waits;
 #              word2vec trained on the share, and on the full split for the -full rows); the
 #              100% column is the gpt part's runs;
 #   lifecycle  the life cycle of the learned tables (exp_lifecycle: rows touched, drift by
@@ -48,7 +50,7 @@ done
 wanted() { [[ ,$parts, == *,$1,* ]]; }
 gpt=(--model gpt --d-model 128 --layers 2 --heads 4 --context 64 --batch 32 --lr 1e-3 --warmup 100 --dropout 0.2
      --schedule cosine --epochs 12 --patience 2 --valid-limit 50000 --threads "$threads" --models gpt)
-data_size=(--fractions 0.05,0.25 --max-epochs 240
+data_size=(--fractions 0.05,0.25 --max-epochs 240 --share-patience tokens
            --modes learned,learned-tied,frozen-pretrained,finetune-pretrained,frozen-pretrained-full,finetune-pretrained-full)
 nplm=(--model nplm --d-model 96 --ngram 5 --context 32 --batch 16 --dropout 0 --optimizer adam --lr 1e-3
       --weight-decay 1e-4 --schedule inverse --lr-decay 1e-4 --warmup 200 --epochs 40 --patience 2
