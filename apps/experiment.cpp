@@ -13,6 +13,7 @@
 #include "text/similarity.hpp"
 #include "text/vectors.hpp"
 #include "train/progress.hpp"
+#include "train/significance.hpp"
 
 namespace tg::study {
 
@@ -257,17 +258,8 @@ json aggregate(const std::vector<json>& runs, const std::vector<std::string>& ke
       for (const json* run : g)
         if (run->contains(m) && run->at(m).is_number()) v.push_back(run->at(m).get<double>());
       if (v.empty()) continue;
-      double mean = 0;
-      for (double x : v) mean += x;
-      mean /= static_cast<double>(v.size());
-      double var = 0;
-      for (double x : v) var += (x - mean) * (x - mean);
-      const double sd = v.size() > 1 ? std::sqrt(var / static_cast<double>(v.size() - 1)) : 0.0;
-      row[m] = {{"mean", mean},
-                {"std", sd},
-                {"min", *std::min_element(v.begin(), v.end())},
-                {"max", *std::max_element(v.begin(), v.end())},
-                {"n", v.size()}};
+      const train::Spread s = train::spread_of(v);
+      row[m] = {{"mean", s.mean}, {"std", s.sd}, {"min", s.min}, {"max", s.max}, {"n", s.n}};
     }
     rows.push_back(row);
   }

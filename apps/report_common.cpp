@@ -69,11 +69,11 @@ FolderFiles read_folder(const fs::path& folder) {
 RunFiles load_run_files(const Rows& rows, const FolderFiles& folder) {
   RunFiles files;
   for (const auto& [key, row] : rows) {
-    std::map<size_t, json> by_seed;
+    std::map<size_t, const json*> by_seed;
     for (const auto& r : row) {
       if (!r.contains("file")) continue;
       const auto file = folder.find(fs::path(r.at("file").get<std::string>()).filename().string());
-      if (file != folder.end()) by_seed[r.at("seed").get<size_t>()] = file->second;
+      if (file != folder.end()) by_seed[r.at("seed").get<size_t>()] = &file->second;
     }
     files.emplace_back(key, std::move(by_seed));
   }

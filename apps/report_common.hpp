@@ -33,8 +33,9 @@ using FolderFiles = std::map<std::string, nlohmann::json>;
 FolderFiles read_folder(const std::filesystem::path& folder);
 
 // Each run's own JSON file (the summary keeps only its headline numbers), row by row of
-// runs_by_row, then by seed; runs whose file is missing are left out.
-using RunFiles = std::vector<std::pair<RowKey, std::map<size_t, nlohmann::json>>>;
+// runs_by_row, then by seed; runs whose file is missing are left out. The files stay in the
+// folder's map: RunFiles points into it and must not outlive it.
+using RunFiles = std::vector<std::pair<RowKey, std::map<size_t, const nlohmann::json*>>>;
 RunFiles load_run_files(const Rows& rows, const FolderFiles& folder);
 
 // A run's training time: train_seconds adds up the sittings of a resumed run, where an older

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "autograd/io.hpp"
+#include "train/significance.hpp"
 
 namespace tg::report::detail {
 
@@ -83,7 +84,7 @@ std::string validation_curves(const json& emb, const RunFiles& files, const fs::
     for (const auto& entry : rows[i].second) {
       // The run's file when it has one; the summary's entry (epochs only) otherwise.
       const auto file = files[i].second.find(entry.value("seed", size_t{0}));
-      const json& run = file != files[i].second.end() ? file->second : entry;
+      const json& run = file != files[i].second.end() ? *file->second : entry;
       const double per_epoch = run.value("steps_per_epoch", 0.0);
       auto add = [&](const json& record) {
         const double x = per_epoch > 0 ? record.at("step").get<double>() / per_epoch
@@ -110,11 +111,8 @@ std::string validation_curves(const json& emb, const RunFiles& files, const fs::
     const auto& [model, mode] = rows[i].first;
     data << "# " << model << " " << mode << "\n";
     for (const auto& [x, ys] : points[i]) {
-      double mean = 0, var = 0;
-      for (double y : ys) mean += y / static_cast<double>(ys.size());
-      for (double y : ys) var += (y - mean) * (y - mean);
-      const double sd = ys.size() > 1 ? std::sqrt(var / static_cast<double>(ys.size() - 1)) : 0.0;
-      data << x << "\t" << mean << "\t" << sd << "\n";
+      const train::Spread s = train::spread_of(ys);
+      data << x << "\t" << s.mean << "\t" << s.sd << "\n";
     }
     data << "\n\n";
     script << (i ? ", " : "") << "'valid_curves.dat' index " << i

@@ -70,4 +70,19 @@ BlockLosses average_blocks(const std::vector<std::vector<double>>& nll_sums_per_
   return out;
 }
 
+Spread spread_of(std::span<const double> values) {
+  Spread out;
+  out.n = values.size();
+  if (values.empty()) return out;
+  const double n = static_cast<double>(values.size());
+  for (double v : values) out.mean += v;
+  out.mean /= n;
+  double squares = 0;
+  for (double v : values) squares += (v - out.mean) * (v - out.mean);
+  out.sd = values.size() > 1 ? std::sqrt(squares / (n - 1)) : 0.0;
+  const auto [low, high] = std::minmax_element(values.begin(), values.end());
+  out.min = *low, out.max = *high;
+  return out;
+}
+
 }  // namespace tg::train

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace tg::train {
@@ -29,5 +30,13 @@ PerplexityDifference paired_block_bootstrap(const BlockLosses& a, const BlockLos
 // averaged over several runs (seeds) of one model: the seed-averaged model's losses.
 BlockLosses average_blocks(const std::vector<std::vector<double>>& nll_sums_per_run, size_t block,
                            size_t count);
+
+// A metric over seeds: its mean and sample standard deviation (n - 1; 0 for one value), and
+// its range. All zero for no values.
+struct Spread {
+  size_t n = 0;
+  double mean = 0, sd = 0, min = 0, max = 0;
+};
+Spread spread_of(std::span<const double> values);
 
 }  // namespace tg::train

@@ -303,10 +303,13 @@ BOOST_FIXTURE_TEST_CASE(one_table_ranks_every_model_on_the_papers_scale, Results
     BOOST_TEST(found != std::string::npos, row << " missing or out of order in\n" << md);
     if (found != std::string::npos) at = found;
   }
-  BOOST_TEST(md.find("- **Best model:** gpt d128, learned-tied (section 1), test perplexity 240.0 "
-                     "(1 seed), 233.0 calibrated, against the paper's best, 252") <
-                 md.find("## Calibration"),
-             md);
+  // The best over several seeds, and the single run below it named beside it.
+  BOOST_TEST(
+      md.find("- **Best model over several seeds:** gpt d128, learned (section 1), test "
+              "perplexity 252.0 (2 seeds), 244.7 calibrated, against the paper's best, 252 "
+              "(an MLP mixed with a trigram; All models on one scale); a single run scores "
+              "lower: gpt d128, learned-tied (section 1), 240.0.") < md.find("## Calibration"),
+      md);
 }
 
 BOOST_FIXTURE_TEST_CASE(report_adds_the_converged_runs_as_the_full_share_of_the_data_size_sweep,

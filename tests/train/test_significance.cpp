@@ -77,4 +77,19 @@ BOOST_AUTO_TEST_CASE(averaging_runs_block_by_block) {
   BOOST_CHECK_THROW(average_blocks({{1.0, 2.0}}, 1000, 2500), std::invalid_argument);
 }
 
+BOOST_AUTO_TEST_CASE(spread_over_seeds_is_the_sample_standard_deviation) {
+  const std::vector<double> three{250.0, 254.0, 258.0};
+  const Spread s = spread_of(three);
+  BOOST_TEST(s.n == 3u);
+  BOOST_TEST(s.mean == 254.0, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(s.sd == 4.0, boost::test_tools::tolerance(1e-12));  // sqrt((16 + 0 + 16) / 2)
+  BOOST_TEST(s.min == 250.0);
+  BOOST_TEST(s.max == 258.0);
+  const std::vector<double> one{271.7};
+  const Spread single = spread_of(one);
+  BOOST_TEST(single.mean == 271.7);
+  BOOST_TEST(single.sd == 0.0);  // one seed: no spread, not a division by zero
+  BOOST_TEST(spread_of({}).n == 0u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
