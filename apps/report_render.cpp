@@ -495,6 +495,24 @@ StudyFolder load_study(const fs::path& folder, bool by_share) {
   return study;
 }
 
+// Each share's cap on epochs and early-stopping patience as its runs were configured: "5%: at
+// most 240 epochs, patience 40; 25%: ...". Empty when no run file says.
+std::string share_budgets(const RunFiles& files) {
+  std::map<double, std::pair<size_t, size_t>> by_share;  // share: epochs, patience
+  for (const auto& [key, by_seed] : files)
+    for (const auto& [seed, run] : by_seed)
+      if (run->contains("config") && run->at("config").contains("train_fraction")) {
+        const json& c = run->at("config");
+        by_share[c.at("train_fraction").get<double>()] = {c.value("epochs", size_t{0}),
+                                                          c.value("patience", size_t{0})};
+      }
+  std::string out;
+  for (const auto& [share, budget] : by_share)
+    out += (out.empty() ? "" : "; ") + fixed(100 * share, 0) + "%: at most " +
+           std::to_string(budget.first) + " epochs, patience " + std::to_string(budget.second);
+  return out;
+}
+
 // The data-size sweep at convergence (scripts/converged.sh's data-size part, in
 // root/converged/data_size): its shares of the training split, and the 100% column from the
 // GPT runs of section 1, which are the same runs (both kinds of pretrained rows use word2vec
@@ -503,6 +521,7 @@ std::string converged_data_size(const fs::path& root, const StudyFolder& sweep,
                                 const StudyFolder& gpt, bool plots) {
   if (sweep.summary.is_null()) return "";
   const fs::path sub = fs::path("converged") / "data_size";
+  const std::string budgets = share_budgets(sweep.files);
   json size = sweep.summary;
   if (!gpt.summary.is_null()) {
     std::map<RowKey, std::pair<const json*, const json*>> full;  // row, one of its run files
@@ -528,9 +547,13 @@ std::string converged_data_size(const fs::path& root, const StudyFolder& sweep,
   }
   return "## 2. How much data: where does pretraining help? (at convergence)\n\n"
          "`converged/data_size/`: the GPT of section 1 trained on the first share of the training "
-         "split, with early stopping as there; a share f trains for at most 12 / f epochs (as "
-         "many tokens as a full run). word2vec is trained on the same share, or on the full "
-         "split for the -full rows. The 100% column is section 1's runs.\n\n" +
+         "split, with early stopping on validation as there. " +
+         (budgets.empty() ? ""
+                          : "Each share's cap on epochs and its patience, both in passes over "
+                            "the share: " +
+                                budgets + ". ") +
+         "word2vec is trained on the same share, or on the full split for the -full rows. The "
+         "100% column is section 1's runs.\n\n" +
          data_size_table(size) + "\n" + significance_rows(sweep.comparisons, "learned") +
          epochs_table(sweep.files) + "\n" + (plots ? data_size_plot(size, root, sub) : "");
 }

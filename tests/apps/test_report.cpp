@@ -326,6 +326,11 @@ BOOST_FIXTURE_TEST_CASE(report_adds_the_converged_runs_as_the_full_share_of_the_
     if (fraction > 0) r["fraction"] = fraction, r["train_tokens"] = 800 * fraction;
     json file = r;
     file["data"] = {{"train_tokens", 800}};
+    // A share's budget: as many tokens as 12 full epochs, patience 2 full epochs' worth.
+    if (fraction > 0)
+      file["config"] = {{"train_fraction", fraction},
+                        {"epochs", std::lround(12 / fraction)},
+                        {"patience", std::lround(2 / fraction)}};
     file["test_blocks"] = {
         {"tokens", 1000}, {"count", 100000}, {"nll_sums", std::vector<double>(100, 1000 * nll)}};
     std::ofstream(folder / name) << file.dump();
@@ -353,6 +358,10 @@ BOOST_FIXTURE_TEST_CASE(report_adds_the_converged_runs_as_the_full_share_of_the_
              .dump();
   const std::string md = report::render_report(dir.string(), false);
   BOOST_TEST(md.find("## 2. How much data: where does pretraining help? (at convergence)") !=
+                 std::string::npos,
+             md);
+  BOOST_TEST(md.find("Each share's cap on epochs and its patience, both in passes over the share: "
+                     "5%: at most 240 epochs, patience 40; 25%: at most 48 epochs, patience 8.") !=
                  std::string::npos,
              md);
   // The 100% column: section 1's finetune-pretrained runs for the -full row (word2vec on the
