@@ -51,8 +51,7 @@ int tg::apps::exp_data_size_main(int argc, char** argv) {
   train::add_enum_option(
       app, "--share-patience", share_patience, kSharePatienceNames,
       "same: --patience epochs at every share; tokens: --patience / f epochs at a "
-      "share f, as many tokens without improvement as at the full split (default "
-      "same)");
+      "share f, as many tokens without improvement as at the full split");
   CLI11_PARSE(app, argc, argv);
   return cli::guarded_main("exp_data_size", [&] {
     std::fprintf(stderr, "exp_data_size %s\n", train::describe_flags(app).c_str());
@@ -101,13 +100,14 @@ int tg::apps::exp_data_size_main(int argc, char** argv) {
     if (needs(true)) full_vectors = f.out + "/word2vec_full.bin";
     for (double fraction : fractions) {
       const std::string tag = tag_of(fraction);
+      // A count of full-split epochs as epochs of the share: as many tokens.
+      const auto per_share = [fraction](size_t full_epochs) {
+        return static_cast<size_t>(std::ceil(static_cast<double>(full_epochs) / fraction));
+      };
       // As many tokens as --epochs full passes, at most --max-epochs passes over the share.
-      const size_t epochs = std::min<size_t>(
-          max_epochs, static_cast<size_t>(std::ceil(static_cast<double>(base.epochs) / fraction)));
+      const size_t epochs = std::min(max_epochs, per_share(base.epochs));
       const size_t patience =
-          share_patience == SharePatience::tokens
-              ? static_cast<size_t>(std::ceil(static_cast<double>(base.patience) / fraction))
-              : base.patience;
+          share_patience == SharePatience::tokens ? per_share(base.patience) : base.patience;
       if (dist::is_main())
         std::fprintf(stderr, "[share %s] up to %zu epochs, patience %zu epochs\n", tag.c_str(),
                      epochs, patience);

@@ -456,9 +456,9 @@ std::string converged_model(const fs::path& root, const std::string& model,
   std::map<RowKey, double> mean_seconds;  // each row's mean training time over its seeds
   for (const auto& [key, by_seed] : study.files) {
     if (by_seed.empty()) continue;
-    double total = 0;
-    for (const auto& [seed, run] : by_seed) total += training_seconds(*run);
-    mean_seconds[key] = total / static_cast<double>(by_seed.size());
+    std::vector<double> seconds;
+    for (const auto& [seed, run] : by_seed) seconds.push_back(training_seconds(*run));
+    mean_seconds[key] = train::spread_of(seconds).mean;
   }
   return "`converged/" + model + "/`: " + training_setup(summary) +
          " A run that used fewer than its " + std::to_string(budget) +
@@ -735,12 +735,11 @@ std::string conclusions_section(double ratio, const FolderFiles& paper,
   // trigram). A model run over several seeds comes before a single run that happens to score
   // lower, which is named beside it: one seed's luck is not the model's. The rows are ranked,
   // so the first match is the best; the n-grams have no seed.
-  const auto seeds = [](const ScaleRow& r) { return r.seeds; };
-  const bool several = std::ranges::any_of(scale, [&](const ScaleRow& r) { return seeds(r) > 1; });
-  const auto best = std::ranges::find_if(
-      scale, [&](const ScaleRow& r) { return several ? seeds(r) > 1 : seeds(r) > 0; });
+  const bool several = std::ranges::any_of(scale, [](const ScaleRow& r) { return r.seeds > 1; });
+  const auto best =
+      std::ranges::find_if(scale, [&](const ScaleRow& r) { return r.seeds > (several ? 1 : 0); });
   const auto first_neural =
-      std::ranges::find_if(scale, [&](const ScaleRow& r) { return seeds(r) > 0; });
+      std::ranges::find_if(scale, [](const ScaleRow& r) { return r.seeds > 0; });
   if (ratio > 0 && best != scale.end()) {
     double paper_best = kPaperRows[0].mixture_test;
     for (const PaperRow& p : kPaperRows) paper_best = std::min(paper_best, p.mixture_test);
