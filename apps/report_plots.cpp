@@ -17,7 +17,8 @@ namespace {
 
 // One colour per embedding mode and one point shape and dash per model, the same in every
 // plot, so that a mode is recognised at a glance across the report.
-std::string series_style(const std::string& model, const std::string& mode) {
+std::string series_style(const std::string& model, const std::string& mode,
+                         double point_size = 1.1) {
   static const std::map<std::string, std::string> colours = {
       {"learned", "#1f77b4"},
       {"learned-tied", "#ff7f0e"},
@@ -29,13 +30,13 @@ std::string series_style(const std::string& model, const std::string& mode) {
   const auto colour = colours.find(mode);
   const bool nplm = model == "nplm";
   return "lc rgb '" + (colour == colours.end() ? std::string("#000000") : colour->second) +
-         "' pt " + (nplm ? "5" : "7") + " ps 1.1 lw 2 dt " + (nplm ? "2" : "1");
+         "' pt " + (nplm ? "5" : "7") + " ps " + fixed(point_size, 1) + " lw 2 dt " +
+         (nplm ? "2" : "1");
 }
 
 // The header every plot shares: axes fitted to the data with a little air, a grid, the key
 // below the plot (never over the data, never half the picture).
 const char* kPlotHeader =
-    "set terminal pngcairo size 900,600 font ',11'\n"
     "set datafile separator '\\t'\nset grid\nset key below horizontal maxrows 3 spacing 1.2\n"
     "set autoscale fix\nset offsets graph 0.03, graph 0.03, graph 0.08, graph 0.08\n"
     "set format y '%.0f'\n";
@@ -44,13 +45,15 @@ const char* kPlotHeader =
 // files (no path from the command line), and gnuplot is run without a shell. REPORT.md, in
 // root, links the picture as sub/NAME.png.
 std::string plot(const fs::path& root, const fs::path& sub, const std::string& name,
-                 const std::string& data, const std::string& script) {
+                 const std::string& data, const std::string& script, int height = 600) {
   const fs::path dir = root / sub;
   const fs::path dat = dir / (name + ".dat"), gp = dir / (name + ".gp"),
                  png = dir / (name + ".png");
   atomic_write(dat.string(), [&](std::ostream& o) { o << data; });
   atomic_write(gp.string(), [&](std::ostream& o) {
-    o << kPlotHeader << "set output '" << name << ".png.tmp'\n" << script;
+    o << "set terminal pngcairo size 900," << height << " font ',11'\n"
+      << kPlotHeader << "set output '" << name << ".png.tmp'\n"
+      << script;
   });
   const bool drawn =
       run_program({"gnuplot", name + ".gp"}, ProgramOutput::discard, dir.string()) == 0;
@@ -67,6 +70,15 @@ std::string plot(const fs::path& root, const fs::path& sub, const std::string& n
 
 }  // namespace
 
+std::optional<std::pair<double, double>> near_best_range(const std::vector<double>& means,
+                                                         double above) {
+  if (means.empty()) return std::nullopt;
+  const auto [lo, hi] = std::ranges::minmax(means);
+  // Worth a panel when the full plot spends most of its height above the close modes.
+  if (hi <= lo * (1 + 2 * (above - 1))) return std::nullopt;
+  return std::pair{lo, lo * above};
+}
+
 bool have_gnuplot() {
   try {
     return run_program({"gnuplot", "--version"}, ProgramOutput::discard) == 0;
@@ -76,7 +88,7 @@ bool have_gnuplot() {
 }
 
 std::string validation_curves(const json& emb, const RunFiles& files, const fs::path& root,
-                              const fs::path& sub) {
+                              const fs::path& sub, CurvePanels panels) {
   const auto rows = runs_by_row(emb.at("runs"));
   // Per row: validation perplexities of its seeds at each (rounded) epoch.
   std::vector<std::map<double, std::vector<double>>> points(rows.size());
@@ -95,32 +107,55 @@ std::string validation_curves(const json& emb, const RunFiles& files, const fs::
       if (run.contains("evals"))
         for (const auto& e : run.at("evals")) add(e);
     }
-  std::ostringstream data, script;
+  std::ostringstream data, curves;
   double last = 0;
-  for (const auto& xs : points)
-    if (!xs.empty()) last = std::max(last, xs.rbegin()->first);
-  // Early stopping watches the first valid_limit tokens of validation; the tables report the
-  // whole split, so the curves say which they show.
-  const size_t limit =
-      emb.contains("base_config") ? emb.at("base_config").value("valid_limit", 0) : 0;
-  script << "set xlabel 'epochs'\nset ylabel 'validation perplexity"
-         << (limit > 0 ? ", first " + thousands(static_cast<double>(limit)) + " tokens" : "")
-         << " (mean, sd over seeds)'\n"
-         << "set xtics " << std::max(1.0, std::ceil(last / 10)) << "\nplot ";
+  size_t most_points = 0;
+  std::vector<double> means;
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& [model, mode] = rows[i].first;
     data << "# " << model << " " << mode << "\n";
     for (const auto& [x, ys] : points[i]) {
       const train::Spread s = train::spread_of(ys);
       data << x << "\t" << s.mean << "\t" << s.sd << "\n";
+      means.push_back(s.mean);
     }
     data << "\n\n";
-    script << (i ? ", " : "") << "'valid_curves.dat' index " << i
-           << " using 1:2:3 with yerrorlines " << series_style(model, mode) << " title '" << model
-           << " " << mode << "'";
+    if (!points[i].empty()) last = std::max(last, points[i].rbegin()->first);
+    most_points = std::max(most_points, points[i].size());
   }
-  script << "\n";
-  return plot(root, sub, "valid_curves", data.str(), script.str());
+  // Evaluations every few hundred steps give a curve of many points: smaller marks, so
+  // that the lines stay visible.
+  const double point_size = most_points > 40 ? 0.5 : 1.1;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& [model, mode] = rows[i].first;
+    curves << (i ? ", " : "") << "'valid_curves.dat' index " << i
+           << " using 1:2:3 with yerrorlines " << series_style(model, mode, point_size)
+           << " title '" << model << " " << mode << "'";
+  }
+  // Early stopping watches the first valid_limit tokens of validation; the tables report the
+  // whole split, so the curves say which they show.
+  const size_t limit =
+      emb.contains("base_config") ? emb.at("base_config").value("valid_limit", 0) : 0;
+  const std::string measured =
+      (limit > 0 ? "first " + thousands(static_cast<double>(limit)) + " tokens; " : "") +
+      "mean, sd over seeds";
+  std::ostringstream script;
+  script << "set xlabel 'epochs'\nset xtics " << std::max(1.0, std::ceil(last / 10)) << "\n";
+  const auto zoom = panels == CurvePanels::with_near_best ? near_best_range(means) : std::nullopt;
+  if (!zoom) {
+    script << "set ylabel 'validation perplexity (" << measured << ")'\nplot " << curves.str()
+           << "\n";
+    return plot(root, sub, "valid_curves", data.str(), script.str());
+  }
+  // Two panels, one above the other: every run, then the runs near the best, with the key.
+  script << "set ylabel 'validation perplexity'\nset multiplot layout 2,1\n"
+         << "set title 'all runs (" << measured << ")'\nunset key\nplot " << curves.str()
+         << "\nset title 'near the best: up to " << fixed(100 * (zoom->second / zoom->first - 1), 0)
+         << "% above the lowest point'\nset key below horizontal maxrows 3 spacing 1.2\n"
+         << "set autoscale yfix\nset offsets graph 0.03, graph 0.03, 0, 0\n"
+         << "set yrange [" << fixed(zoom->first * 0.99, 1) << ":" << fixed(zoom->second, 1)
+         << "]\nplot " << curves.str() << "\nunset multiplot\n";
+  return plot(root, sub, "valid_curves", data.str(), script.str(), 1000);
 }
 
 std::string data_size_plot(const json& size, const fs::path& root, const fs::path& sub) {

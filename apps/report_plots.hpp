@@ -4,7 +4,10 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "apps/report_common.hpp"
 
@@ -17,8 +20,18 @@ bool have_gnuplot();
 // Validation perplexity against epochs (fractional with --eval-every) of a study's runs, from
 // their own files (`files`, as load_run_files reads them for the summary's rows): the mean
 // over seeds with one standard deviation as error bars.
+// with_near_best adds a second panel near the best (near_best_range) when one helps: for runs
+// to convergence, where the modes end close together under a curve that stays far above.
+enum class CurvePanels { all_runs, with_near_best };
 std::string validation_curves(const nlohmann::json& summary, const RunFiles& files,
-                              const std::filesystem::path& root, const std::filesystem::path& sub);
+                              const std::filesystem::path& root, const std::filesystem::path& sub,
+                              CurvePanels panels = CurvePanels::all_runs);
+// The y range of a second panel that shows the runs near the best: from the lowest mean to
+// `above` times it, when some mean lies well beyond that (a frozen random table, the first
+// epochs) and would squash the close modes into a few pixels of the full plot; nullopt when
+// the full plot already shows them.
+std::optional<std::pair<double, double>> near_best_range(const std::vector<double>& means,
+                                                         double above = 1.12);
 // Test perplexity against training tokens for each mode (a data-size sweep's summary).
 std::string data_size_plot(const nlohmann::json& size, const std::filesystem::path& root,
                            const std::filesystem::path& sub);

@@ -469,7 +469,8 @@ std::string converged_model(const fs::path& root, const std::string& model,
                             return found == mean_seconds.end() ? 0.0 : found->second;
                           }) +
          "\n" + significance_rows(study.comparisons, "learned") + epochs_table(study.files) + "\n" +
-         (plots ? validation_curves(summary, study.files, root, sub) : "");
+         (plots ? validation_curves(summary, study.files, root, sub, CurvePanels::with_near_best)
+                : "");
 }
 
 // A data-size sweep's run files, one row per (share, mode): the share joins the model's name

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "apps/experiment.hpp"
+#include "apps/report_plots.hpp"
 #include "apps/report_render.hpp"
 
 using namespace tg;
@@ -222,6 +223,18 @@ BOOST_FIXTURE_TEST_CASE(report_tests_each_mode_against_learned_with_a_block_boot
         with_plots);
     BOOST_TEST(fs::file_size(runs / "valid_curves.png") > 1000u);
   }
+}
+
+// The validation curves get a second panel near the best only when some curve reaches well
+// above it: 12% above the lowest point, when the highest is more than 24% above.
+BOOST_AUTO_TEST_CASE(a_zoomed_panel_only_when_a_curve_squashes_the_others) {
+  using report::detail::near_best_range;
+  BOOST_TEST(!near_best_range({}));
+  BOOST_TEST(!near_best_range({300, 320, 372}));  // 24% above: the full plot shows them
+  const auto zoom = near_best_range({450, 300, 310, 620});
+  BOOST_REQUIRE(zoom.has_value());
+  BOOST_TEST(zoom->first == 300.0);
+  BOOST_TEST(zoom->second == 336.0, boost::test_tools::tolerance(1e-9));
 }
 
 BOOST_FIXTURE_TEST_CASE(report_puts_the_nplm_rows_next_to_the_paper, ResultsFolder) {
