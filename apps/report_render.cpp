@@ -141,18 +141,41 @@ std::string lifecycle_section(const json& s) {
 
 namespace {
 // One line naming the configuration shared by a summary's runs (its base_config).
-std::string training_setup(const json& summary) {
+// The setup of a study's runs in one sentence. The model's shape comes from a run's own
+// configuration when one is given: an experiment may set fields per run (the NPLM's hidden
+// width is its d_model, so that its output matrix can be tied), and the study's base
+// configuration then holds the flag's value, not the run's.
+std::string training_setup(const json& summary, const json& run_config = json()) {
   if (!summary.contains("base_config")) return "";
   const json& c = summary.at("base_config");
+  const json& shape = run_config.is_object() ? run_config : c;
+  const std::string model = shape.value("model", std::string("?"));
   std::ostringstream out;
-  out << c.value("model", std::string("?")) << ", d_model " << c.value("d_model", 0) << ", "
-      << c.value("layers", 0) << " layers, " << c.value("heads", 0) << " heads, context "
-      << c.value("context", 0) << ", batch " << c.value("batch", 0) << ", "
-      << c.value("optimizer", std::string("?")) << " lr " << c.value("lr", 0.0) << ", "
-      << c.value("warmup", 0) << " warm-up steps, " << c.value("schedule", std::string("?"))
+  out << model << ", d_model " << shape.value("d_model", 0);
+  if (model == "gpt")
+    out << ", " << shape.value("layers", 0) << " layers, " << shape.value("heads", 0)
+        << " heads, context " << shape.value("context", 0);
+  else if (model == "nplm")
+    out << ", n " << shape.value("ngram", 0) << ", " << shape.value("hidden", 0)
+        << " hidden units, " << (shape.value("direct", false) ? "" : "no ")
+        << "direct connections, windows of " << shape.value("context", 0) << " predictions";
+  else
+    out << ", context " << shape.value("context", 0);
+  out << ", batch " << c.value("batch", 0) << ", " << c.value("optimizer", std::string("?"))
+      << " lr " << c.value("lr", 0.0);
+  if (c.value("weight_decay", 0.0) > 0) out << ", weight decay " << c.value("weight_decay", 0.0);
+  out << ", " << c.value("warmup", 0) << " warm-up steps, " << c.value("schedule", std::string("?"))
       << ", dropout " << fixed(c.value("dropout", 0.0), 2) << ", up to " << c.value("epochs", 0)
       << " epochs, patience " << c.value("patience", 0) << ".";
   return out.str();
+}
+
+// The configuration of the first run of a study's files, or null.
+json first_run_config(const RunFiles& files) {
+  for (const auto& [key, by_seed] : files)
+    for (const auto& [seed, run] : by_seed)
+      if (run->contains("config")) return run->at("config");
+  return json();
 }
 
 // "| this repository: <label>, <model> <mode> (N runs, mean) | ppl ± sd |" for the row with
@@ -460,7 +483,7 @@ std::string converged_model(const fs::path& root, const std::string& model,
     for (const auto& [seed, run] : by_seed) seconds.push_back(training_seconds(*run));
     mean_seconds[key] = train::spread_of(seconds).mean;
   }
-  return "`converged/" + model + "/`: " + training_setup(summary) +
+  return "`converged/" + model + "/`: " + training_setup(summary, first_run_config(study.files)) +
          " A run that used fewer than its " + std::to_string(budget) +
          " epochs stopped because validation stopped improving.\n\n" +
          comparison_table(summary, "training time (mean)",

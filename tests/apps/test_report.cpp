@@ -237,6 +237,37 @@ BOOST_AUTO_TEST_CASE(a_zoomed_panel_only_when_a_curve_squashes_the_others) {
   BOOST_TEST(zoom->second == 336.0, boost::test_tools::tolerance(1e-9));
 }
 
+// The setup line names the model's own shape, from a run's configuration: exp_embeddings
+// sets the NPLM's hidden width to its d_model, whatever --hidden says in the base config.
+BOOST_FIXTURE_TEST_CASE(the_setup_line_names_the_shape_the_runs_had, ResultsFolder) {
+  const fs::path runs = dir / "converged" / "nplm";
+  fs::create_directories(runs);
+  const json base = {{"model", "nplm"}, {"d_model", 96},       {"hidden", 100},
+                     {"ngram", 5},      {"direct", false},     {"context", 32},
+                     {"layers", 2},     {"heads", 4},          {"batch", 16},
+                     {"lr", 0.001},     {"optimizer", "adam"}, {"weight_decay", 1e-4},
+                     {"epochs", 40},    {"patience", 2}};
+  json r = run("nplm", "learned", 280, 267);
+  r["file"] = "nplm_learned_seed1.json";
+  json file = r;
+  file["config"] = base;
+  file["config"]["hidden"] = 96;
+  std::ofstream(runs / "nplm_learned_seed1.json") << file.dump();
+  std::ofstream(runs / "summary.json") << json{
+      {"rows", study::aggregate({r}, {"model", "mode"}, kMetrics)},
+      {"runs", {r}},
+      {"base_config", base}}.dump();
+  const std::string md = report::render_report(dir.string(), false);
+  const size_t line = md.find("`converged/nplm/`: ");
+  BOOST_TEST_REQUIRE(line != std::string::npos, md);
+  const std::string setup = md.substr(line, md.find('\n', line) - line);
+  BOOST_TEST(setup.starts_with("`converged/nplm/`: nplm, d_model 96, n 5, 96 hidden units, no "
+                               "direct connections, windows of 32 predictions, batch 16, adam "
+                               "lr 0.001, weight decay 0.0001, "),
+             setup);
+  BOOST_TEST(setup.find("layers") == std::string::npos, setup);
+}
+
 BOOST_FIXTURE_TEST_CASE(report_puts_the_nplm_rows_next_to_the_paper, ResultsFolder) {
   fs::create_directories(dir / "paper_nplm");
   fs::create_directories(dir / "ngram");
