@@ -200,6 +200,8 @@ std::string drift_plot(const json& life, const fs::path& root, const fs::path& s
     int band_number = 0;
     for (const auto& [band, _] : run.at("drift").at(0).at("bands").items()) {
       data << "# " << run.at("name").get<std::string>() << " " << band << "\n";
+      // Every row starts where it was initialised: the curves rise from 0 at epoch 0.
+      if (run.at("drift").at(0).at("epoch").get<size_t>() > 0) data << "0\t0\n";
       for (const auto& d : run.at("drift"))
         data << d.at("epoch").get<size_t>() << "\t" << d.at("bands").at(band).get<double>() << "\n";
       data << "\n\n";
