@@ -641,6 +641,20 @@ std::string verdict_lines(const std::vector<Comparison>& rows, bool with_model =
   return out;
 }
 
+// What tying costs in parameters, beside its verdict: the input table doubles as the output
+// matrix, so one vocabulary x d_model table is trained instead of two.
+std::string tying_cost(const json& summary) {
+  const auto params_of = [&](const std::string& mode) {
+    for (const auto& r : summary.at("rows"))
+      if (r.at("mode") == mode) return r.at("trainable_params").at("mean").get<double>();
+    return 0.0;
+  };
+  const double untied = params_of("learned"), tied = params_of("learned-tied");
+  if (untied <= 0 || tied <= 0) return "";
+  return "  - tying trains " + thousands(tied) + " parameters instead of " + thousands(untied) +
+         " (" + fixed(100 * (1 - tied / untied), 0) + "% fewer)\n";
+}
+
 // A model on the scale of the one-table section: its test perplexity over seeds, and Bengio
 // et al.'s for the same model (0: they have none).
 struct ScaleRow {
@@ -781,7 +795,7 @@ std::string conclusions_section(double ratio, const FolderFiles& paper,
     if (!study->comparisons.empty())
       out << "- **" << model << " at convergence**, test perplexity against learned embeddings "
           << "(section 1):\n"
-          << verdict_lines(study->comparisons);
+          << verdict_lines(study->comparisons) << tying_cost(study->summary);
   if (!sweep.comparisons.empty())
     out << "- **With less data** (section 2), each share's modes against learned at the same "
            "share:\n"
