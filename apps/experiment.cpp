@@ -1,10 +1,17 @@
 #include "apps/experiment.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "apps/cli.hpp"
@@ -155,6 +162,43 @@ json read_finished(const train::TrainConfig& c, const std::string& json_path) {
 void say_skipped(const std::string& label, const std::string& json_path) {
   std::fprintf(stderr, "[%s] done, skipped (%s)\n", label.c_str(), json_path.c_str());
 }
+
+// An advisory lock (flock) on a file, held until destroyed or until its process ends, however
+// it ends (the kernel releases it), so a killed study never leaves a run locked.
+class FileLock {
+ public:
+  // Waits for the lock when `wait`; otherwise takes it only if no one holds it (held()).
+  FileLock(const std::string& path, bool wait) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+      throw std::runtime_error(path + ": cannot open the lock file (" + std::strerror(errno) + ")");
+    int rc;
+    do rc = ::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB));
+    while (rc != 0 && errno == EINTR);
+    if (rc == 0) {
+      fd_ = fd;
+      return;
+    }
+    const int error = errno;
+    ::close(fd);
+    if (error != EWOULDBLOCK)
+      throw std::runtime_error(path + ": cannot lock (" + std::strerror(error) + ")");
+  }
+  ~FileLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+// "dir/run.json" -> "dir/run.lock": held by the process that trains the run.
+std::string claim_path(const std::string& json_path) {
+  return json_path.substr(0, json_path.size() - 5) + ".lock";
+}
 }  // namespace
 
 json finished_run(const train::TrainConfig& c, const std::string& json_path,
@@ -213,25 +257,58 @@ void Plan::collect_finished() {
 }
 
 void Plan::train(size_t i, const text::LMData& data) {
+  const Run& run = runs_[i];
   if (!entries_[i].is_null()) {  // finished, and read once by collect_finished
-    say_skipped(runs_[i].label, runs_[i].file);
+    say_skipped(run.label, run.file);
     return;
   }
-  list(i, run_one(runs_[i].config, data, runs_[i].label, runs_[i].file));
+  // Several processes may share the study's folder (one per core or machine): each trains
+  // the runs it claims and skips those another holds. Under MPI rank 0 claims for the job,
+  // and every rank follows its decision.
+  std::optional<FileLock> claim;
+  float claimed = 1;
+  if (dist::is_main()) claimed = claim.emplace(claim_path(run.file), false).held() ? 1 : 0;
+  dist::broadcast(&claimed, 1);
+  if (claimed == 0) {
+    if (dist::is_main())
+      std::fprintf(stderr, "[%s] another process is training it (it holds %s), skipped\n",
+                   run.label.c_str(), claim_path(run.file).c_str());
+    return;
+  }
+  // run_one reads the run's JSON first: a run another process finished meanwhile is listed.
+  list(i, run_one(run.config, data, run.label, run.file));
+  // Finished: its JSON is what the others look for now. A claim ended by an interruption
+  // keeps its file, so that no two processes ever hold the same run's lock on two files.
+  if (dist::is_main()) std::filesystem::remove(claim_path(run.file));
   save();
 }
 
-void Plan::list(size_t i, const json& results) {
+json Plan::entry(size_t i, const json& results) const {
   json e = runs_[i].keys;
   e["file"] = runs_[i].file;
   e.update(entry_(results));
-  entries_[i] = std::move(e);
+  return e;
+}
+
+void Plan::list(size_t i, const json& results) {
+  entries_[i] = entry(i, results);
 }
 
 void Plan::save() {
+  // Rank 0 writes, one process at a time, and lists the runs that others sharing the folder
+  // finished too (their JSON is written before their summary): the last to write lists every
+  // finished run. They are listed here only: whether to train a run is decided by claims.
+  std::optional<FileLock> one_writer;
+  if (dist::is_main())
+    one_writer.emplace(
+        (std::filesystem::path(summary_path_).parent_path() / ".summary.lock").string(), true);
   std::vector<json> listed;
-  for (const json& e : entries_)
-    if (!e.is_null()) listed.push_back(e);
+  for (size_t i = 0; i < runs_.size(); ++i)
+    if (!entries_[i].is_null())
+      listed.push_back(entries_[i]);
+    else if (dist::is_main())
+      if (const json done = finished_run(runs_[i].config, runs_[i].file); !done.is_null())
+        listed.push_back(entry(i, done));
   summary_["runs"] = listed;
   summary_["rows"] = aggregate(listed, group_keys_, metrics_);
   write_json(summary_path_, summary_);

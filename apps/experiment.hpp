@@ -70,11 +70,15 @@ class Plan {
   // Lists the runs that earlier invocations finished and writes the summary.
   void collect_finished();
   // Trains run i, lists it and writes the summary; a finished run (collect_finished read
-  // it, or run_one finds it) is not trained again.
+  // it, or run_one finds it) is not trained again. Several processes can share a study's
+  // folder, one per core or machine: a process claims run i before training it (a lock on
+  // RUN.lock beside RUN.json) and skips a run another process holds; invoked again, a
+  // process finishes what the others left.
   void train(size_t i, const text::LMData& data);
 
  private:
-  void list(size_t i, const nlohmann::json& results);  // run i's summary entry
+  nlohmann::json entry(size_t i, const nlohmann::json& results) const;  // run i's summary entry
+  void list(size_t i, const nlohmann::json& results);
   void save();
 
   std::string summary_path_;

@@ -19,7 +19,8 @@
 # Seeds 1 to 3, seed-major (all runs of a seed before the next seed). Resumable: finished runs
 # are skipped, the run in progress resumes from its per-epoch checkpoint. Each run's JSON
 # carries its test loss in blocks of 1,000 tokens for the paired block bootstrap in REPORT.md.
-# --parts runs some of them (e.g. one per core, side by side); they run in the order above.
+# --parts runs some of them, in the order above. Two invocations (one per core) can share a
+# part but the life cycle: each skips the runs the other has claimed (RUN.lock).
 #   scripts/converged.sh [--bin DIR] [--out DIR] [--threads N] [--seeds N]
 #                        [--parts gpt,data-size,lifecycle,nplm]
 set -euo pipefail
@@ -57,13 +58,11 @@ nplm=(--model nplm --d-model 96 --ngram 5 --context 32 --batch 16 --dropout 0 --
       --valid-limit 50000 --eval-every 1000 --threads "$threads" --models nplm)
 # Seed-major: the study with --seeds s repeats the finished runs of seeds 1..s-1 (skipped).
 if wanted gpt; then
-  lock_study_folder "$out/gpt"
   for s in $(seq 1 "$seeds"); do
     "$bin/exp_embeddings" "${gpt[@]}" --seeds "$s" --out "$out/gpt"
   done
 fi
 if wanted data-size; then
-  lock_study_folder "$out/data_size"
   for s in $(seq 1 "$seeds"); do
     "$bin/exp_data_size" "${gpt[@]}" "${data_size[@]}" --seeds "$s" --out "$out/data_size"
   done
@@ -73,7 +72,6 @@ if wanted lifecycle; then
   "$bin/exp_lifecycle" "${gpt[@]}" --out "$out/lifecycle"
 fi
 if wanted nplm; then
-  lock_study_folder "$out/nplm"
   for s in $(seq 1 "$seeds"); do
     "$bin/exp_embeddings" "${nplm[@]}" --seeds "$s" --out "$out/nplm"
   done
