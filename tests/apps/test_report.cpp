@@ -40,6 +40,29 @@ struct ResultsFolder {
   ~ResultsFolder() { fs::remove_all(dir); }
 };
 
+// A life-cycle summary of one learned GPT trained for `epochs` (early stopping when more than
+// 2), its rare rows drifting by `drift` per epoch; `base` is its base_config.
+json life_cycle_summary(size_t epochs, double drift, json base = {{"model", "gpt"}, {"seed", 1}}) {
+  json run = {{"name", "gpt learned"},
+              {"tied", false},
+              {"vocab", 100},
+              {"valid_ppl", 300.0},
+              {"test_ppl", 280.0},
+              {"rows_per_step_mean", 0.05},
+              {"rows_per_epoch", json::array()},
+              {"drift", json::array()},
+              {"band_sizes", {{"rare (1-9)", 100}}},
+              {"wordsim_input", 0.2},
+              {"wordsim_output", 0.3},
+              {"neighbours", json::array()}};
+  for (size_t e = 1; e <= epochs; ++e) {
+    run["rows_per_epoch"].push_back(0.9);
+    run["drift"].push_back({{"epoch", e}, {"bands", {{"rare (1-9)", drift * e}}}});
+  }
+  if (epochs > 2) run["best_epoch"] = epochs - 2, run["stopped_early"] = true;
+  return json{{"runs", {run}}, {"base_config", std::move(base)}};
+}
+
 const std::vector<std::string> kMetrics = {"valid_ppl",        "test_ppl", "train_ppl",
                                            "trainable_params", "wall_s",   "train_tokens_per_s"};
 }  // namespace
@@ -441,30 +464,11 @@ BOOST_FIXTURE_TEST_CASE(report_adds_the_converged_runs_as_the_full_share_of_the_
 // The converged life cycle comes first, as section 3, with how each run ended; the short one
 // follows as 3a.
 BOOST_FIXTURE_TEST_CASE(report_puts_the_converged_life_cycle_before_the_short_one, ResultsFolder) {
-  const auto life = [](size_t epochs, double drift) {
-    json run = {{"name", "gpt learned"},
-                {"tied", false},
-                {"vocab", 100},
-                {"valid_ppl", 300.0},
-                {"test_ppl", 280.0},
-                {"rows_per_step_mean", 0.05},
-                {"rows_per_epoch", json::array()},
-                {"drift", json::array()},
-                {"band_sizes", {{"rare (1-9)", 100}}},
-                {"wordsim_input", 0.2},
-                {"wordsim_output", 0.3},
-                {"neighbours", json::array()}};
-    for (size_t e = 1; e <= epochs; ++e) {
-      run["rows_per_epoch"].push_back(0.9);
-      run["drift"].push_back({{"epoch", e}, {"bands", {{"rare (1-9)", drift * e}}}});
-    }
-    if (epochs > 2) run["best_epoch"] = epochs - 2, run["stopped_early"] = true;
-    return json{{"runs", {run}}, {"base_config", {{"model", "gpt"}, {"seed", 1}}}};
-  };
   fs::create_directories(dir / "lifecycle");
   fs::create_directories(dir / "converged" / "lifecycle");
-  std::ofstream(dir / "lifecycle" / "summary.json") << life(2, 0.1).dump();
-  std::ofstream(dir / "converged" / "lifecycle" / "summary.json") << life(7, 0.05).dump();
+  std::ofstream(dir / "lifecycle" / "summary.json") << life_cycle_summary(2, 0.1).dump();
+  std::ofstream(dir / "converged" / "lifecycle" / "summary.json")
+      << life_cycle_summary(7, 0.05).dump();
   const std::string md = report::render_report(dir.string(), false);
   const size_t converged = md.find("## 3. The life cycle of an embedding table (at convergence)");
   const size_t short_one = md.find("## 3a. The life cycle: a short budget");
@@ -475,6 +479,20 @@ BOOST_FIXTURE_TEST_CASE(report_puts_the_converged_life_cycle_before_the_short_on
                      "280.0") != std::string::npos,
              md);
   BOOST_TEST(md.find("| 7 | 0.350 |") != std::string::npos, md);
+}
+
+// Alone, the short life cycle is still labelled short, with its budget, and says that the
+// converged one is missing.
+BOOST_FIXTURE_TEST_CASE(report_labels_a_lone_short_life_cycle, ResultsFolder) {
+  fs::create_directories(dir / "lifecycle");
+  std::ofstream(dir / "lifecycle" / "summary.json")
+      << life_cycle_summary(2, 0.1, {{"model", "gpt"}, {"seed", 1}, {"epochs", 2}, {"patience", 0}})
+             .dump();
+  const std::string md = report::render_report(dir.string(), false);
+  BOOST_TEST(md.find("## 3. The life cycle of an embedding table: a short budget\n\nNot yet run "
+                     "at convergence") != std::string::npos,
+             md);
+  BOOST_TEST(md.find("up to 2 epochs, patience 0.") != std::string::npos, md);
 }
 
 BOOST_FIXTURE_TEST_CASE(report_refuses_an_empty_folder_and_corrupt_json, ResultsFolder) {
@@ -533,22 +551,7 @@ BOOST_FIXTURE_TEST_CASE(a_plot_that_gnuplot_fails_to_draw_leaves_no_file, Result
                                     "exit 1\n";
   fs::permissions(bin / "gnuplot", fs::perms::owner_all);
   fs::create_directories(dir / "lifecycle");
-  json life = {{"name", "gpt learned"},
-               {"tied", false},
-               {"vocab", 100},
-               {"valid_ppl", 300.0},
-               {"test_ppl", 280.0},
-               {"rows_per_step_mean", 0.05},
-               {"rows_per_epoch", {0.9, 0.8}},
-               {"band_sizes", {{"rare (1-9)", 100}}},
-               {"wordsim_input", 0.2},
-               {"wordsim_output", 0.3},
-               {"neighbours", json::array()},
-               {"drift", json::array()}};
-  for (int e = 1; e <= 2; ++e)
-    life["drift"].push_back({{"epoch", e}, {"bands", {{"rare (1-9)", 0.1 * e}}}});
-  std::ofstream(dir / "lifecycle" / "summary.json")
-      << json{{"runs", {life}}, {"base_config", {{"model", "gpt"}, {"seed", 1}}}}.dump();
+  std::ofstream(dir / "lifecycle" / "summary.json") << life_cycle_summary(2, 0.1).dump();
   const std::string md = [&] {
     const PathFirst fake_gnuplot(bin);
     return report::render_report(dir.string(), true);
