@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "autograd/simd_kernels.hpp"
 #include "optim/checkpoint.hpp"
 #include "text/vectors.hpp"
 #include "train/evaluate.hpp"
@@ -229,6 +230,8 @@ Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
             {"threads", c_.threads},
             {"blas",
              std::string("OpenBLAS ") + blas_kernel() + ", " + threading_backend() + " threads"},
+            // With "blas", what a bit-for-bit comparison of two runs needs to be the same.
+            {"simd", detail::simd_isa()},
             {"mpi_ranks", dist::size()}}),
       model_(model ? std::move(model) : build_model(c_, data, &out_)),
       opt_(make_optimizer(c_, *model_)),
