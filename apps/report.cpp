@@ -5,7 +5,6 @@
 
 #include "apps/cli.hpp"
 #include "apps/programs.hpp"
-#include "apps/report_plots.hpp"
 #include "apps/report_render.hpp"
 
 int tg::apps::report_main(int argc, char** argv) {
@@ -18,11 +17,6 @@ int tg::apps::report_main(int argc, char** argv) {
   app.add_flag("--no-plots", no_plots, "tables only");
   CLI11_PARSE(app, argc, argv);
   return tg::cli::guarded_main("report", [&] {
-    // Without gnuplot the report still renders, but its pictures would vanish unannounced.
-    if (!no_plots && !tg::report::detail::have_gnuplot())
-      std::fprintf(stderr,
-                   "report: gnuplot not found: REPORT.md gets its tables but no plots "
-                   "(scripts/setup.sh report installs gnuplot; --no-plots asks for tables only)\n");
     tg::report::render_report(results, !no_plots);
     std::fprintf(stderr, "wrote %s/REPORT.md\n", results.c_str());
     return 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -836,7 +837,13 @@ std::string render(const std::string& results_dir, bool plots) {
     throw std::runtime_error(
         results_dir +
         ": no experiment results (run scripts/reproduce.sh or an exp_* binary first)");
-  plots = plots && have_gnuplot();
+  // Without gnuplot the report still renders, but its pictures would vanish unannounced.
+  if (plots && !have_gnuplot()) {
+    std::fprintf(stderr,
+                 "report: gnuplot not found: REPORT.md gets its tables but no plots "
+                 "(scripts/setup.sh report installs gnuplot; --no-plots asks for tables only)\n");
+    plots = false;
+  }
   std::ostringstream md;
   md << "# Embedding experiments: results\n\n"
      << "Rendered by `build/bin/report` from the JSON files in this folder; every number below "
