@@ -12,14 +12,36 @@ cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWith
 targets=(safetensors vectors_text vectors_binary vocab corpus)
 cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/fuzz_}"
 mkdir -p build-fuzz/findings
-for t in "${targets[@]}"; do
-  work=build-fuzz/corpus/$t
+fuzz_one() {  # target: runs it for $seconds on its seed corpus, its log in build-fuzz/
+  local t=$1 work=build-fuzz/corpus/$1
   mkdir -p "$work"
   cp tests/fuzz/corpus/"$t"/* "$work"/
-  echo "fuzzing $t for ${seconds}s" >&2
   build-fuzz/bin/fuzz_"$t" "$work" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -artifact_prefix=build-fuzz/findings/"$t"- -print_final_stats=1 2>build-fuzz/"$t".log \
-    || { tail -40 build-fuzz/"$t".log >&2; echo "fuzz_$t found a problem: see build-fuzz/findings/" >&2; exit 1; }
-  grep -E "stat::number_of_executed_units" build-fuzz/"$t".log >&2 || true
+    -artifact_prefix=build-fuzz/findings/"$t"- -print_final_stats=1 2>build-fuzz/"$t".log
+}
+# One target per core at a time: each libFuzzer process is single-threaded.
+cores=$(nproc)
+failed=()
+for ((i = 0; i < ${#targets[@]}; i += cores)); do
+  batch=("${targets[@]:i:cores}")
+  pids=()
+  for t in "${batch[@]}"; do
+    echo "fuzzing $t for ${seconds}s" >&2
+    fuzz_one "$t" &
+    pids+=($!)
+  done
+  for k in "${!batch[@]}"; do
+    t=${batch[k]}
+    if wait "${pids[k]}"; then
+      grep -E "stat::number_of_executed_units" build-fuzz/"$t".log >&2 || true
+    else
+      tail -40 build-fuzz/"$t".log >&2
+      failed+=("$t")
+    fi
+  done
 done
+if ((${#failed[@]})); then
+  echo "fuzzing found a problem in: ${failed[*]} (inputs in build-fuzz/findings/)" >&2
+  exit 1
+fi
 echo "fuzzing: no crash, leak or hang in ${#targets[@]} targets x ${seconds}s" >&2
