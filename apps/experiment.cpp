@@ -82,13 +82,28 @@ std::string token_fingerprint(const text::LMData& data) {
   return std::to_string(h);
 }
 
-// Settings of a finished run against this invocation's, ignoring how it was run (threads,
-// MPI buckets) and how often it was watched (--eval-every), which do not change a
-// single-process result (test same_numbers_whatever_the_evaluation_frequency).
-bool same_settings(json done, json now) {
+// The settings of a finished run that differ from this invocation's, one "key: there, here"
+// line each; empty when the run can be reused. How it was run (threads, MPI buckets) and how often
+// it was watched (--eval-every) do not change a single-process result (test
+// same_numbers_whatever_the_evaluation_frequency). The pretrained vectors are the study's own
+// (pretrain_word2vec checks their options and tokens), named by their file: a study folder
+// moved or cloned elsewhere keeps its finished runs.
+std::string settings_differences(json done, json now) {
+  if (!done.is_object()) return "\n  the run records no settings";
   for (const char* key : {"threads", "comm_overlap", "bucket_mb", "resume", "eval_every"})
     done.erase(key), now.erase(key);
-  return done == now;
+  for (json* settings : {&done, &now})
+    if (settings->contains("vectors") && settings->at("vectors").is_string())
+      (*settings)["vectors"] =
+          std::filesystem::path(settings->at("vectors").get<std::string>()).filename().string();
+  std::string out;
+  for (auto& [key, value] : done.items())
+    if (now.value(key, json()) != value)
+      out +=
+          "\n  " + key + ": " + value.dump() + " there, " + now.value(key, json()).dump() + " here";
+  for (auto& [key, value] : now.items())
+    if (!done.contains(key)) out += "\n  " + key + ": none there, " + value.dump() + " here";
+  return out;
 }
 
 }  // namespace
@@ -152,10 +167,11 @@ json read_finished(const train::TrainConfig& c, const std::string& json_path) {
   json done = json::parse(std::ifstream(json_path), nullptr, false);
   if (!done.is_object() || !done.contains("test_ppl") || done.contains("interrupted"))
     return nullptr;
-  if (!same_settings(done.value("config", json()), c.to_json()))
-    throw std::invalid_argument(json_path +
-                                " holds a finished run with other settings: delete it, or give "
-                                "another --out");
+  if (const std::string differences =
+          settings_differences(done.value("config", json()), c.to_json());
+      !differences.empty())
+    throw std::invalid_argument(json_path + " holds a finished run with other settings:" +
+                                differences + "\n(delete it, or give another --out)");
   return done;
 }
 

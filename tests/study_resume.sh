@@ -85,4 +85,11 @@ if "$bin/exp_embeddings" "${flags[@]}" --lr 5e-3 --out "$work/parts" >/dev/null 
   fail "a study with another --lr reused the finished runs"
 fi
 grep -q "holds a finished run with other settings" "$work/other.err" || fail "no clear message: $(tail -1 "$work/other.err")"
+grep -Eq "^  lr: [0-9.e-]+ there, [0-9.e-]+ here$" "$work/other.err" || fail "the message does not name --lr: $(cat "$work/other.err")"
+# A study folder moved (or cloned elsewhere) keeps its finished runs, those on its pretrained
+# vectors included (their recorded path is the old folder's).
+mv "$work/parts" "$work/moved"
+"$bin/exp_embeddings" "${flags[@]}" --out "$work/moved" >/dev/null 2>"$work/moved.err" ||
+  fail "the moved study failed: $(tail -3 "$work/moved.err")"
+[ "$(grep -c "done, skipped" "$work/moved.err")" = 4 ] || fail "the moved study did not reuse its 4 finished runs"
 echo "study_resume: the resumed study equals the uninterrupted one (4 runs and the life cycle, bit for bit)"
