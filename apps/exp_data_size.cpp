@@ -3,8 +3,8 @@
 // pretraining help, and where does learning end to end overtake it?
 #include <CLI/CLI.hpp>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 
 #include "apps/cli.hpp"
@@ -140,19 +140,30 @@ int tg::apps::exp_data_size_main(int argc, char** argv) {
       plan.summary()["word2vec"]["full"] =
           study::pretrain_word2vec(train::load_data(o), w2v, full_vectors);
     }
-    for (double fraction : fractions) {
-      text::LMDataOptions o = base.data;
-      o.train_fraction = fraction;
-      const text::LMData data = train::load_data(o);
-      std::fprintf(stderr, "%s\n", data.description.c_str());
-      plan.summary()["data"] = data.description;
-      const std::string tag = tag_of(fraction);
-      if (needs(false))
-        plan.summary()["word2vec"][tag] =
-            study::pretrain_word2vec(data, w2v, f.out + "/word2vec_" + tag + ".bin");
-      for (size_t i = 0; i < plan.runs().size(); ++i)
-        if (plan.runs()[i].config.data.train_fraction == fraction) plan.train(i, data);
-    }
+    // Seed-major: every run of the first seed (each share, each mode) before the second seed's,
+    // so that a study stopped part-way has whole seeds. Each share's data and vectors are made
+    // once, when its first run comes.
+    std::map<double, text::LMData> share_data;
+    for (size_t seed = 1; seed <= f.seeds; ++seed)
+      for (double fraction : fractions) {
+        auto found = share_data.find(fraction);
+        if (found == share_data.end()) {
+          text::LMDataOptions o = base.data;
+          o.train_fraction = fraction;
+          found = share_data.emplace(fraction, train::load_data(o)).first;
+          std::fprintf(stderr, "%s\n", found->second.description.c_str());
+          plan.summary()["data"] = found->second.description;
+          const std::string tag = tag_of(fraction);
+          if (needs(false))
+            plan.summary()["word2vec"][tag] =
+                study::pretrain_word2vec(found->second, w2v, f.out + "/word2vec_" + tag + ".bin");
+        }
+        for (size_t i = 0; i < plan.runs().size(); ++i) {
+          const train::TrainConfig& c = plan.runs()[i].config;
+          if (c.data.train_fraction == fraction && c.seed == base.seed + seed - 1)
+            plan.train(i, found->second);
+        }
+      }
     std::printf("%s", report::data_size_table(plan.summary()).c_str());
     std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());
     return 0;

@@ -79,7 +79,11 @@ int tg::apps::exp_embeddings_main(int argc, char** argv) {
                {{"model", model}, {"mode", mode.name}, {"seed", c.seed}}});
         }
     plan.collect_finished();
-    for (size_t i = 0; i < plan.runs().size(); ++i) plan.train(i, data);
+    // Seed-major: every run of the first seed before the second seed's, so that a study stopped
+    // part-way has whole seeds of every mode.
+    for (size_t seed = 1; seed <= f.seeds; ++seed)
+      for (size_t i = 0; i < plan.runs().size(); ++i)
+        if (plan.runs()[i].config.seed == base.seed + seed - 1) plan.train(i, data);
     std::printf("%s", report::embeddings_table(plan.summary()).c_str());
     std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());
     return 0;

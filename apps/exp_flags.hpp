@@ -22,7 +22,7 @@ inline void add_common_flags(CLI::App& app, CommonFlags& f, const std::string& d
   f.w2v.cbow = false;
   f.w2v.min_count = 1;  // every word the LM keeps gets a vector if it occurs in the subset
   app.add_option("--models", f.models, "comma-separated: gpt, nplm")->capture_default_str();
-  app.add_option("--seeds", f.seeds, "runs per row, seeds 1..N")
+  app.add_option("--seeds", f.seeds, "runs per row, seeds 1..N, trained seed by seed")
       ->capture_default_str()
       ->check(cli::positive());
   app.add_option("--out", f.out, "folder for the JSON results")->capture_default_str();

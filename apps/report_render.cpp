@@ -751,10 +751,29 @@ std::string one_scale_section(const std::vector<ScaleRow>& rows, double ratio) {
 
 // What the converged runs say, each verdict with the numbers it rests on and its section:
 // rendered from the same comparisons as the tables, so it cannot drift from them.
+// What the converged life cycle measured, one line per run: how word-like the rows of each
+// table end up (WordSim-353), beside word2vec's on the same tokens, and how much of the input
+// table one step updates.
+std::string life_cycle_conclusion(const json& life) {
+  if (life.is_null() || !life.contains("runs") || life.at("runs").empty()) return "";
+  std::ostringstream out;
+  out << "- **What the tables learn** (section 3, one seed), WordSim-353 Spearman of their rows";
+  if (life.contains("word2vec_wordsim"))
+    out << " (word2vec on the same tokens: " << fixed(life.at("word2vec_wordsim").get<double>(), 3)
+        << ")";
+  out << ":\n";
+  for (const auto& run : life.at("runs"))
+    out << "  - " << run.at("name").get<std::string>() << ": input table "
+        << fixed(run.at("wordsim_input").get<double>(), 3) << ", output rows "
+        << fixed(run.at("wordsim_output").get<double>(), 3) << "; a step updates "
+        << fixed(100 * run.at("rows_per_step_mean").get<double>(), 1) << "% of the input rows\n";
+  return out.str();
+}
+
 std::string conclusions_section(double ratio, const FolderFiles& paper,
                                 const std::vector<ScaleRow>& scale, const StudyFolder& gpt,
                                 const StudyFolder& nplm, const StudyFolder& sweep,
-                                const Compute& compute) {
+                                const json& converged_life, const Compute& compute) {
   std::ostringstream out;
   if (ratio > 0)
     out << "- **Calibration.** Our Kneser-Ney 5-gram's test perplexity is " << fixed(ratio, 3)
@@ -801,6 +820,7 @@ std::string conclusions_section(double ratio, const FolderFiles& paper,
     out << "- **With less data** (section 2), each share's modes against learned at the same "
            "share:\n"
         << verdict_lines(sweep.comparisons, true);
+  out << life_cycle_conclusion(converged_life);
   if (out.str().empty()) return "";
   if (compute.runs > 0)
     out << "- **Compute.** " << compute.runs << " runs, " << duration(compute.train_seconds)
@@ -832,6 +852,7 @@ std::string render(const std::string& results_dir, bool plots) {
   const json emb = load_summary(dir / "embeddings" / "summary.json");
   const json size = load_summary(dir / "data_size" / "summary.json");
   const json life = load_summary(dir / "lifecycle" / "summary.json");
+  const json converged_life = load_summary(dir / "converged" / "lifecycle" / "summary.json");
   if (emb.is_null() && size.is_null() && life.is_null() && !fs::exists(dir / "converged") &&
       !fs::exists(dir / "paper_nplm"))
     throw std::runtime_error(
@@ -857,7 +878,7 @@ std::string render(const std::string& results_dir, bool plots) {
   Compute compute;
   const std::string compute_table = compute_section(dir, paper, gpt, nplm, sweep, compute);
   const std::vector<ScaleRow> scale = scale_rows(ngram, paper, gpt, nplm);
-  md << conclusions_section(ngram_ratio, paper, scale, gpt, nplm, sweep, compute)
+  md << conclusions_section(ngram_ratio, paper, scale, gpt, nplm, sweep, converged_life, compute)
      << calibration_section(ngram) << paper_nplm_section(paper, ngram_ratio)
      << one_scale_section(scale, ngram_ratio) << converged_section(dir, gpt, nplm, plots);
   if (!emb.is_null()) {
@@ -902,7 +923,6 @@ std::string render(const std::string& results_dir, bool plots) {
   }
   // The life cycle of the converged runs (scripts/converged.sh --parts lifecycle), then the
   // short one.
-  const json converged_life = load_summary(dir / "converged" / "lifecycle" / "summary.json");
   if (!converged_life.is_null()) {
     md << "## 3. The life cycle of an embedding table (at convergence)\n\n"
        << "`converged/lifecycle/`: " << training_setup(converged_life) << " Seed "

@@ -56,23 +56,17 @@ data_size=(--fractions 0.05,0.25 --max-epochs 240 --share-patience tokens
 nplm=(--model nplm --d-model 96 --ngram 5 --context 32 --batch 16 --dropout 0 --optimizer adam --lr 1e-3
       --weight-decay 1e-4 --schedule inverse --lr-decay 1e-4 --warmup 200 --epochs 40 --patience 2
       --valid-limit 50000 --eval-every 1000 --threads "$threads" --models nplm)
-# Seed-major: the study with --seeds s repeats the finished runs of seeds 1..s-1 (skipped).
+# The experiment programs train seed-major themselves (every run of seed 1, then seed 2, ...).
 if wanted gpt; then
-  for s in $(seq 1 "$seeds"); do
-    "$bin/exp_embeddings" "${gpt[@]}" --seeds "$s" --out "$out/gpt"
-  done
+  "$bin/exp_embeddings" "${gpt[@]}" --seeds "$seeds" --out "$out/gpt"
 fi
 if wanted data-size; then
-  for s in $(seq 1 "$seeds"); do
-    "$bin/exp_data_size" "${gpt[@]}" "${data_size[@]}" --seeds "$s" --out "$out/data_size"
-  done
+  "$bin/exp_data_size" "${gpt[@]}" "${data_size[@]}" --seeds "$seeds" --out "$out/data_size"
 fi
 if wanted lifecycle; then
   lock_study_folder "$out/lifecycle"
   "$bin/exp_lifecycle" "${gpt[@]}" --out "$out/lifecycle"
 fi
 if wanted nplm; then
-  for s in $(seq 1 "$seeds"); do
-    "$bin/exp_embeddings" "${nplm[@]}" --seeds "$s" --out "$out/nplm"
-  done
+  "$bin/exp_embeddings" "${nplm[@]}" --seeds "$seeds" --out "$out/nplm"
 fi

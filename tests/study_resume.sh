@@ -12,8 +12,13 @@ flags=(--corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --co
 fail() { echo "study_resume: $*" >&2; exit 1; }
 
 "$bin/exp_embeddings" "${flags[@]}" --out "$work/whole" >/dev/null 2>"$work/whole.err" || fail "uninterrupted study failed"
+# Seed-major: every mode's seed 1 before any seed 2, so that a stopped study has whole seeds.
+order=$(grep -o '^\[gpt [a-z-]* seed [0-9]\] valid ppl' "$work/whole.err" | sed 's/^\[gpt //; s/\] valid ppl//' | paste -sd,)
+[ "$order" = "learned seed 1,finetune-pretrained seed 1,learned seed 2,finetune-pretrained seed 2" ] ||
+  fail "the runs were not trained seed by seed: $order"
 
-# Killed (SIGKILL: nothing gets to clean up) once the second run has checkpointed an epoch.
+# Killed (SIGKILL: nothing gets to clean up) once the third run (learned, seed 2) has
+# checkpointed an epoch.
 "$bin/exp_embeddings" "${flags[@]}" --out "$work/parts" >/dev/null 2>"$work/parts1.err" &
 pid=$!
 for _ in $(seq 600); do [ -f "$work/parts/gpt_learned_seed2.ckpt" ] && break; sleep 0.05; done

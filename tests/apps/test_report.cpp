@@ -479,6 +479,15 @@ BOOST_FIXTURE_TEST_CASE(report_puts_the_converged_life_cycle_before_the_short_on
                      "280.0") != std::string::npos,
              md);
   BOOST_TEST(md.find("| 7 | 0.350 |") != std::string::npos, md);
+  // Its measurements join the conclusions; the short one's do not.
+  const size_t bullet = md.find(
+      "- **What the tables learn** (section 3, one seed), WordSim-353 Spearman of their rows:\n"
+      "  - gpt learned: input table 0.200, output rows 0.300; a step updates 5.0% of the input "
+      "rows\n");
+  BOOST_TEST(bullet != std::string::npos, md);
+  BOOST_TEST(bullet < converged, md);
+  const size_t first = md.find("What the tables learn");
+  BOOST_TEST(md.find("What the tables learn", first + 1) == std::string::npos, md);
 }
 
 // Alone, the short life cycle is still labelled short, with its budget, and says that the
@@ -493,6 +502,7 @@ BOOST_FIXTURE_TEST_CASE(report_labels_a_lone_short_life_cycle, ResultsFolder) {
                      "at convergence") != std::string::npos,
              md);
   BOOST_TEST(md.find("up to 2 epochs, patience 0.") != std::string::npos, md);
+  BOOST_TEST(md.find("What the tables learn") == std::string::npos, md);
 }
 
 BOOST_FIXTURE_TEST_CASE(report_refuses_an_empty_folder_and_corrupt_json, ResultsFolder) {
