@@ -3,6 +3,7 @@
 // pretraining help, and where does learning end to end overtake it?
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <sstream>
