@@ -17,6 +17,7 @@
 #include "apps/cli.hpp"
 #include "autograd/io.hpp"
 #include "dist/distributed.hpp"
+#include "text/lm_data.hpp"
 #include "text/similarity.hpp"
 #include "text/vectors.hpp"
 #include "train/progress.hpp"
@@ -87,23 +88,18 @@ std::string token_fingerprint(const text::LMData& data) {
 // it was watched (--eval-every) do not change a single-process result (test
 // same_numbers_whatever_the_evaluation_frequency). The pretrained vectors are the study's own
 // (pretrain_word2vec checks their options and tokens), named by their file: a study folder
-// moved or cloned elsewhere keeps its finished runs.
+// moved or cloned elsewhere keeps its finished runs. A corpus file is named by its file too:
+// its tokens are checked by the data's fingerprint when the run comes (read_finished).
 std::string settings_differences(json done, json now) {
   if (!done.is_object()) return "\n  the run records no settings";
   for (const char* key : {"threads", "comm_overlap", "bucket_mb", "resume", "eval_every"})
     done.erase(key), now.erase(key);
   for (json* settings : {&done, &now})
-    if (settings->contains("vectors") && settings->at("vectors").is_string())
-      (*settings)["vectors"] =
-          std::filesystem::path(settings->at("vectors").get<std::string>()).filename().string();
-  std::string out;
-  for (auto& [key, value] : done.items())
-    if (now.value(key, json()) != value)
-      out +=
-          "\n  " + key + ": " + value.dump() + " there, " + now.value(key, json()).dump() + " here";
-  for (auto& [key, value] : now.items())
-    if (!done.contains(key)) out += "\n  " + key + ": none there, " + value.dump() + " here";
-  return out;
+    for (const char* file : {"vectors", "corpus"})
+      if (settings->contains(file) && settings->at(file).is_string())
+        (*settings)[file] =
+            std::filesystem::path(settings->at(file).get<std::string>()).filename().string();
+  return train::config_differences(done, now, "there", "here");
 }
 
 }  // namespace
@@ -161,15 +157,25 @@ json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const 
 }
 
 namespace {
-// The finished run in json_path with c's settings, or null; throws when the settings differ.
-json read_finished(const train::TrainConfig& c, const std::string& json_path) {
+// The finished run in json_path with c's settings, or null; throws when the settings differ,
+// or (given the run's data) when the run was trained on other tokens.
+json read_finished(const train::TrainConfig& c, const std::string& json_path,
+                   const text::LMData* data = nullptr) {
   if (!std::filesystem::is_regular_file(json_path)) return nullptr;  // the run reports a folder
   json done = json::parse(std::ifstream(json_path), nullptr, false);
   if (!done.is_object() || !done.contains("test_ppl") || done.contains("interrupted"))
     return nullptr;
-  if (const std::string differences =
-          settings_differences(done.value("config", json()), c.to_json());
-      !differences.empty())
+  std::string differences = settings_differences(done.value("config", json()), c.to_json());
+  if (data) {
+    const json recorded = done.contains("data") && done.at("data").is_object()
+                              ? done.at("data").value("fingerprint", json())
+                              : json();
+    // Runs of older versions record none: their settings are all there is to compare.
+    if (const std::string now = text::fingerprint(*data); recorded.is_string() && recorded != now)
+      differences += "\n  the data (corpus, split and vocabulary): fingerprint " +
+                     recorded.get<std::string>() + " there, " + now + " here";
+  }
+  if (!differences.empty())
     throw std::invalid_argument(json_path + " holds a finished run with other settings:" +
                                 differences + "\n(delete it, or give another --out)");
   return done;
@@ -231,7 +237,7 @@ json run_one(train::TrainConfig c, const text::LMData& data, const std::string& 
   c.results = json_path;
   // Resumable studies: a finished run (its JSON, with these settings) is not run again; the
   // run in progress checkpoints each epoch beside its JSON and continues from there.
-  if (json done = read_finished(c, json_path); done.is_object()) {
+  if (json done = read_finished(c, json_path, &data); done.is_object()) {
     if (hooks_key.empty() || done.contains(hooks_key)) {
       say_skipped(label, json_path);
       return done;
@@ -274,7 +280,8 @@ void Plan::collect_finished() {
 
 void Plan::train(size_t i, const text::LMData& data) {
   const Run& run = runs_[i];
-  if (!entries_[i].is_null()) {  // finished, and read once by collect_finished
+  if (!entries_[i].is_null()) {                  // finished, and read once by collect_finished
+    read_finished(run.config, run.file, &data);  // throws if its tokens were others
     say_skipped(run.label, run.file);
     return;
   }

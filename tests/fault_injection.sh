@@ -218,7 +218,7 @@ check $? 1 other.err "the data: the checkpoint's corpus, split or vocabulary"
 check $? 1 budget.err "a.ckpt is at step 6 and this run ends at step 3"
 "$bin/train_lm" --corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --warmup 2 \
   --batch 200 --steps 100 --resume a.ckpt >/dev/null 2>batch.err
-check $? 1 batch.err "--batch: checkpoint 8, this run 200"
+check $? 1 batch.err "batch: 8 in the checkpoint, 200 in this run"
 
 case="impossible values are refused"
 for bad in "--epochs -1:--epochs: must be 0 or more, got -1" "--steps -1:--steps: must be 0 or more" \

@@ -27,7 +27,7 @@ wait $pid 2>/dev/null
 [ -f "$work/parts/gpt_learned_seed1.json" ] || fail "the first run had not finished before the kill"
 [ ! -f "$work/parts/gpt_learned_seed2.json" ] || fail "the kill came too late: the second run had finished"
 
-"$bin/exp_embeddings" "${flags[@]}" --out "$work/parts" >/dev/null 2>"$work/parts2.err" || fail "resumed study failed"
+"$bin/exp_embeddings" "${flags[@]}" --out "$work/parts" >/dev/null 2>"$work/parts2.err" || fail "resumed study failed: $(tail -3 "$work/parts2.err")"
 grep -q "gpt learned seed 1\] done, skipped" "$work/parts2.err" || fail "the finished run was not skipped"
 grep -q "reusing .*word2vec" "$work/parts2.err" || fail "word2vec was trained again"
 grep -q "\[gpt learned seed 2\] resumed from .*gpt_learned_seed2.ckpt at step [1-9]" "$work/parts2.err" ||
@@ -97,4 +97,19 @@ mv "$work/parts" "$work/moved"
 "$bin/exp_embeddings" "${flags[@]}" --out "$work/moved" >/dev/null 2>"$work/moved.err" ||
   fail "the moved study failed: $(tail -3 "$work/moved.err")"
 [ "$(grep -c "done, skipped" "$work/moved.err")" = 4 ] || fail "the moved study did not reuse its 4 finished runs"
+# So does one whose corpus file moved with it (named by its file, checked by its tokens); the
+# same file name with other tokens is refused.
+mkdir -p "$work/elsewhere"
+cp "$toy" "$work/elsewhere/$(basename "$toy")"
+there=("${flags[@]}")
+there[1]="$work/elsewhere/$(basename "$toy")"
+"$bin/exp_embeddings" "${there[@]}" --out "$work/moved" >/dev/null 2>"$work/corpus_moved.err" ||
+  fail "the study with its corpus moved failed: $(tail -3 "$work/corpus_moved.err")"
+[ "$(grep -c "done, skipped" "$work/corpus_moved.err")" = 4 ] || fail "the moved corpus did not reuse the 4 finished runs"
+echo "the cat sat on the mat again and again" >>"$work/elsewhere/$(basename "$toy")"
+if "$bin/exp_embeddings" "${there[@]}" --out "$work/moved" >/dev/null 2>"$work/corpus_changed.err"; then
+  fail "a study on other tokens reused the finished runs"
+fi
+grep -q "^  the data (corpus, split and vocabulary): fingerprint [0-9a-f]* there, [0-9a-f]* here$" "$work/corpus_changed.err" ||
+  fail "the refusal does not name the data: $(cat "$work/corpus_changed.err")"
 echo "study_resume: the resumed study equals the uninterrupted one (4 runs and the life cycle, bit for bit)"

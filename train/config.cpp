@@ -1,6 +1,8 @@
 #include "train/config.hpp"
 
+#include <algorithm>
 #include <thread>
+#include <vector>
 
 #include "dist/distributed.hpp"
 #include "train/models.hpp"
@@ -70,6 +72,29 @@ void TrainConfig::validate() const {
   if (batch < static_cast<size_t>(dist::size()))
     bad("--batch " + std::to_string(batch) + " is smaller than the number of MPI ranks (" +
         std::to_string(dist::size()) + "): every rank needs at least one row of each batch");
+}
+
+std::string config_differences(const json& a, const json& b, std::string_view a_name,
+                               std::string_view b_name, std::span<const char* const> keys) {
+  const auto side = [](const json& config, const std::string& key) {
+    // Replacing invalid UTF-8 (a path's bytes, say): a message must not throw.
+    return config.is_object() && config.contains(key)
+               ? config.at(key).dump(-1, ' ', false, json::error_handler_t::replace)
+               : std::string("none");
+  };
+  std::vector<std::string> compared(keys.begin(), keys.end());
+  if (keys.empty())
+    for (const json* config : {&a, &b})
+      if (config->is_object())
+        for (const auto& [key, value] : config->items())
+          if (std::find(compared.begin(), compared.end(), key) == compared.end())
+            compared.push_back(key);
+  std::string out;
+  for (const std::string& key : compared)
+    if (const std::string there = side(a, key), here = side(b, key); there != here)
+      out += "\n  " + key + ": " + there + " " + std::string(a_name) + ", " + here + " " +
+             std::string(b_name);
+  return out;
 }
 
 }  // namespace tg::train

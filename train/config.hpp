@@ -4,7 +4,9 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "autograd/enum_names.hpp"
 #include "nn/embedding_mode.hpp"
@@ -71,5 +73,13 @@ struct TrainConfig {
   nlohmann::json to_json() const;
   void validate() const;  // throws naming the bad flag
 };
+
+// The settings in which two configurations (objects as TrainConfig::to_json writes them)
+// differ, one line "\n  <key>: <a> <a_name>, <b> <b_name>" each, for the messages that refuse
+// to resume or reuse a run with other settings. Compares only `keys` when given, else every key
+// of either; a key one side lacks reads "none".
+std::string config_differences(const nlohmann::json& a, const nlohmann::json& b,
+                               std::string_view a_name, std::string_view b_name,
+                               std::span<const char* const> keys = {});
 
 }  // namespace tg::train

@@ -321,17 +321,24 @@ void Trainer::load_checkpoint(const std::string& path) {
       throw std::runtime_error(path + ": no state for this run's hooks (saved without them)");
     hooks_.load_state(json::parse(meta.at("hooks_state")));
   }
-  if (state_.step >= total_)
-    throw std::invalid_argument(
-        path + " is at step " + std::to_string(state_.step) + " and this run ends at step " +
-        std::to_string(total_) +
-        " (--steps/--epochs): nothing left to train; raise --steps or --epochs");
+  if (state_.step > total_)
+    throw std::invalid_argument(path + " is at step " + std::to_string(state_.step) +
+                                " and this run ends at step " + std::to_string(total_) +
+                                " (--steps/--epochs): raise --steps or --epochs");
+  // A checkpoint from the end of training (written before the final evaluation, which a kill
+  // may have cut short) has nothing left to train: the run goes on to that evaluation, as the
+  // uninterrupted run did. A larger --patience (or --epochs) trains on.
+  stopped_early_ = c_.patience > 0 && state_.since_best >= c_.patience;
   if (state_.batch_in_epoch > static_cast<size_t>(per_epoch_))
     throw std::runtime_error(path + ": batch " + std::to_string(state_.batch_in_epoch) +
                              " of an epoch of " + std::to_string(per_epoch_) + " batches");
   if (!c_.quiet && dist::is_main())
-    std::fprintf(stderr, "%sresumed from %s at step %ld (epoch %zu, batch %zu)\n", prefix_.c_str(),
-                 path.c_str(), state_.step, state_.epoch + 1, state_.batch_in_epoch);
+    std::fprintf(stderr, "%sresumed from %s at step %ld (epoch %zu, batch %zu)%s\n",
+                 prefix_.c_str(), path.c_str(), state_.step, state_.epoch + 1,
+                 state_.batch_in_epoch,
+                 state_.step == total_ || stopped_early_
+                     ? ": training had ended, evaluating its best parameters"
+                     : "");
 }
 
 void Trainer::check_resumable(const std::string& path,
@@ -340,17 +347,9 @@ void Trainer::check_resumable(const std::string& path,
   if (meta.count("data_fingerprint") && meta.at("data_fingerprint") != fingerprint_)
     mismatches += "\n  the data: the checkpoint's corpus, split or vocabulary (fingerprint " +
                   meta.at("data_fingerprint") + ") is not this run's (" + fingerprint_ + ")";
-  if (meta.count("config")) {
-    const json saved = json::parse(meta.at("config"), nullptr, false);
-    const json now = c_.to_json();
-    for (const char* key : kResumeMustMatch) {
-      const json a = saved.is_object() ? saved.value(key, json()) : json();
-      const json b = now.value(key, json());
-      if (a != b)
-        mismatches +=
-            std::string("\n  --") + key + ": checkpoint " + dump(a) + ", this run " + dump(b);
-    }
-  }
+  if (meta.count("config"))
+    mismatches += config_differences(json::parse(meta.at("config"), nullptr, false), c_.to_json(),
+                                     "in the checkpoint", "in this run", kResumeMustMatch);
   if (!mismatches.empty())
     throw std::invalid_argument(
         path + " was trained with other settings than this run:" + mismatches +
@@ -548,8 +547,15 @@ RunResult Trainer::finish() {
   out["train_ppl"] = std::exp(evaluate_nll(*model_, data_, train_probe, c_.eval_batch));
   out["valid_ppl"] = r.valid_ppl;
   out["test_ppl"] = r.test_ppl;
+  // The median step of this sitting; a sitting that trained no step (it resumed from the end
+  // of training) has the mean step of the run.
+  const double step_seconds = !step_times_.empty() ? median(step_times_)
+                              : state_.step > 0
+                                  ? state_.train_seconds / static_cast<double>(state_.step)
+                                  : 0.0;
   out["train_tokens_per_s"] =
-      static_cast<double>(c_.batch * batcher_.predictions()) / median(step_times_);
+      step_seconds > 0 ? static_cast<double>(c_.batch * batcher_.predictions()) / step_seconds
+                       : 0.0;
   out["train_seconds"] = state_.train_seconds;
   out["wall_s"] = wall_seconds();
   out["steps"] = state_.step;

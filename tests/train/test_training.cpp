@@ -1,5 +1,6 @@
 // The training loop on the toy corpus: the results file, determinism, exact resume from a
 // checkpoint, early stopping and the pretrained path.
+#include <algorithm>
 #include <atomic>
 #include <boost/test/unit_test.hpp>
 #include <chrono>
@@ -152,6 +153,40 @@ BOOST_AUTO_TEST_CASE(resume_continues_exactly) {
     }
 }
 
+// Killed after training's last checkpoint, in the final evaluation (a study's test split takes
+// a minute): resumed with the same settings, the run trains nothing more and ends with the
+// uninterrupted run's numbers, at the last step and after early stopping alike.
+BOOST_AUTO_TEST_CASE(a_run_killed_in_its_final_evaluation_resumes_to_the_same_numbers) {
+  for (const bool early : {false, true}) {
+    train::TrainConfig c = tiny("nplm");
+    if (early) c.epochs = 30, c.patience = 1, c.lr = 3e-2f, c.model.dropout = 0.0f;
+    const auto whole = train::train_language_model(c, toy());
+    BOOST_TEST(whole.json["stopped_early"].get<bool>() == early);
+    c.checkpoint = temp("final.ckpt");
+    train::TrainHooks killed;
+    killed.after_training = [](nn::LanguageModel&, nlohmann::json&) {
+      throw std::runtime_error("simulated kill");
+    };
+    BOOST_CHECK_THROW(train::train_language_model(c, toy(), killed), std::runtime_error);
+    c.resume = c.checkpoint;
+    const auto rest = train::train_language_model(c, toy());
+    BOOST_TEST(losses(rest.json) == losses(whole.json), boost::test_tools::per_element());
+    BOOST_TEST(rest.json["steps"] == whole.json["steps"]);
+    BOOST_TEST(rest.json["stopped_early"] == whole.json["stopped_early"]);
+    BOOST_TEST(rest.json["best_epoch"] == whole.json["best_epoch"]);
+    BOOST_TEST(rest.test_ppl == whole.test_ppl, (early ? "early stopping" : "last step"));
+    BOOST_TEST(rest.json["train_tokens_per_s"].get<double>() > 0.0);
+    // Past the end is refused, naming both steps.
+    c.epochs = 1, c.patience = 0;
+    BOOST_CHECK_EXCEPTION(train::train_language_model(c, toy()), std::invalid_argument,
+                          [](const std::invalid_argument& e) {
+                            return std::string(e.what()).find("raise --steps or --epochs") !=
+                                   std::string::npos;
+                          });
+    fs::remove(c.checkpoint);
+  }
+}
+
 // wall_s and the curve's elapsed_s count every sitting of a resumed run (up to the checkpoint
 // it resumed from), not the last sitting alone.
 BOOST_AUTO_TEST_CASE(wall_time_adds_up_over_the_sittings_of_a_resumed_run) {
@@ -201,6 +236,29 @@ BOOST_AUTO_TEST_CASE(pretrained_modes_and_config_errors) {
   BOOST_CHECK_THROW(train::train_language_model(c, toy()),
                     std::invalid_argument);  // corpus shorter than a window
   fs::remove(vectors);
+}
+
+BOOST_AUTO_TEST_CASE(config_differences_name_each_differing_setting) {
+  train::TrainConfig a = tiny("gpt"), b = a;
+  BOOST_TEST(train::config_differences(a.to_json(), b.to_json(), "there", "here").empty());
+  b.lr = 2 * a.lr, b.batch = a.batch + 1;
+  const std::string all = train::config_differences(a.to_json(), b.to_json(), "there", "here");
+  BOOST_TEST(all.find("\n  batch: " + std::to_string(a.batch) + " there, " +
+                      std::to_string(b.batch) + " here") != std::string::npos);
+  BOOST_TEST(all.find("\n  lr: ") != std::string::npos);
+  BOOST_TEST(std::count(all.begin(), all.end(), '\n') == 2);
+  // Only the keys asked for; a key one side lacks reads "none".
+  const char* batch_only[] = {"batch"};
+  BOOST_TEST(train::config_differences(a.to_json(), b.to_json(), "x", "y", batch_only) ==
+             "\n  batch: " + std::to_string(a.batch) + " x, " + std::to_string(b.batch) + " y");
+  nlohmann::json old = a.to_json();
+  old.erase("batch");
+  BOOST_TEST(train::config_differences(old, a.to_json(), "x", "y", batch_only) ==
+             "\n  batch: none x, " + std::to_string(a.batch) + " y");
+  // A path of invalid UTF-8 is shown, not thrown as a JSON error.
+  nlohmann::json bad = a.to_json();
+  bad["vectors"] = "v_\xfe";
+  BOOST_TEST(!train::config_differences(a.to_json(), bad, "x", "y").empty());
 }
 
 BOOST_AUTO_TEST_CASE(early_stopping_keeps_the_best_epoch) {
