@@ -770,11 +770,46 @@ std::string life_cycle_conclusion(const json& life) {
   return out.str();
 }
 
+// The GPT's verdicts regrouped by how much data it saw, for the study's question: which
+// embeddings beat learned ones, and when. A one-seed verdict is not yet a decision.
+std::string in_short(const StudyFolder& gpt, const StudyFolder& sweep) {
+  std::vector<std::pair<std::string, std::vector<const Comparison*>>> shares;
+  const auto add = [&](const std::string& share, const Comparison& c) {
+    auto at = std::ranges::find(shares, share, [](const auto& s) { return s.first; });
+    if (at == shares.end()) at = shares.insert(shares.end(), {share, {}});
+    at->second.push_back(&c);
+  };
+  for (const Comparison& c : sweep.comparisons)
+    if (c.key.first.starts_with("gpt ")) add(c.key.first.substr(4) + " of the training split", c);
+  for (const Comparison& c : gpt.comparisons)
+    if (c.key.first == "gpt") add("the whole training split", c);
+  if (shares.empty()) return "";
+  std::string out =
+      "- **In short** (GPT; each embedding mode against learned embeddings, the language model "
+      "trained on the same share; -full: its word2vec trained on the whole split):\n";
+  for (const auto& [share, rows] : shares) {
+    std::string better, worse, undecided;
+    for (const Comparison* c : rows) {
+      std::string& list = c->verdict == "better"  ? better
+                          : c->verdict == "worse" ? worse
+                                                  : undecided;
+      list += (list.empty() ? "" : ", ") + c->key.second;
+    }
+    std::string line;
+    for (const auto& [name, list] :
+         {std::pair{"better", &better}, {"worse", &worse}, {"not decided", &undecided}})
+      if (!list->empty()) line += (line.empty() ? "" : "; ") + std::string(name) + ": " + *list;
+    out += "  - " + share + ": " + line + "\n";
+  }
+  return out;
+}
+
 std::string conclusions_section(double ratio, const FolderFiles& paper,
                                 const std::vector<ScaleRow>& scale, const StudyFolder& gpt,
                                 const StudyFolder& nplm, const StudyFolder& sweep,
                                 const json& converged_life, const Compute& compute) {
   std::ostringstream out;
+  out << in_short(gpt, sweep);
   if (ratio > 0)
     out << "- **Calibration.** Our Kneser-Ney 5-gram's test perplexity is " << fixed(ratio, 3)
         << " times the paper's on their copy of Brown: our test split is that much harder "

@@ -236,6 +236,11 @@ BOOST_FIXTURE_TEST_CASE(report_tests_each_mode_against_learned_with_a_block_boot
   BOOST_TEST(
       md.substr(conclusion, md.find('\n', conclusion) - conclusion).ends_with("2 seeds): worse"),
       md);
+  // First, the verdicts grouped: the question's answer in one line per amount of data.
+  BOOST_TEST(md.find("- **In short** (GPT; ") < md.find("- **gpt at convergence**"), md);
+  BOOST_TEST(md.find("  - the whole training split: better: learned-tied; worse: frozen-random; "
+                     "not decided: finetune-pretrained\n") != std::string::npos,
+             md);
   // Beside tying's verdict, what it saves: 800,000 trained parameters instead of 1,500,000.
   const size_t tied = md.find("  - learned-tied: -");
   BOOST_TEST(tied < md.find("## 1. At convergence"), md);
@@ -459,6 +464,14 @@ BOOST_FIXTURE_TEST_CASE(report_adds_the_converged_runs_as_the_full_share_of_the_
              md);
   BOOST_TEST(md.find("  - gpt 5%, finetune-pretrained-full: ") < md.find("## 1. At convergence"),
              md);
+  // In short: each share, then the whole split.
+  const size_t five = md.find("  - 5% of the training split: better: finetune-pretrained-full\n");
+  const size_t quarter =
+      md.find("  - 25% of the training split: better: finetune-pretrained-full\n");
+  const size_t whole = md.find("  - the whole training split: better: finetune-pretrained\n");
+  BOOST_TEST(five < quarter, md);
+  BOOST_TEST(quarter < whole, md);
+  BOOST_TEST(whole < md.find("## 1. At convergence"), md);
 }
 
 // The converged life cycle comes first, as section 3, with how each run ended; the short one
