@@ -10,6 +10,8 @@ mkdir -p "$work"
 flags=(--corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 --warmup 2
        --epochs 16 --models gpt --modes learned,finetune-pretrained --seeds 2 --w2v-iter 1)
 fail() { echo "study_resume: $*" >&2; exit 1; }
+# Waits up to 30 s for a file: a toy run lasts milliseconds, so the polling is fine-grained.
+wait_for() { for _ in $(seq 6000); do [ -f "$1" ] && return; sleep 0.005; done; }
 
 "$bin/exp_embeddings" "${flags[@]}" --out "$work/whole" >/dev/null 2>"$work/whole.err" || fail "uninterrupted study failed"
 # Seed-major: every mode's seed 1 before any seed 2, so that a stopped study has whole seeds.
@@ -18,11 +20,11 @@ order=$(grep -o '^\[gpt [a-z-]* seed [0-9]\] valid ppl' "$work/whole.err" | sed 
   fail "the runs were not trained seed by seed: $order"
 
 # Killed (SIGKILL: nothing gets to clean up) once the third run (learned, seed 2) has
-# checkpointed an epoch. A toy run lasts milliseconds, so the polling is fine-grained and the
-# runs have enough epochs that the checkpoint is there long enough to be seen.
+# checkpointed an epoch; the runs have enough epochs that the checkpoint is there long enough
+# to be seen.
 "$bin/exp_embeddings" "${flags[@]}" --out "$work/parts" >/dev/null 2>"$work/parts1.err" &
 pid=$!
-for _ in $(seq 6000); do [ -f "$work/parts/gpt_learned_seed2.ckpt" ] && break; sleep 0.005; done
+wait_for "$work/parts/gpt_learned_seed2.ckpt"
 kill -KILL $pid
 wait $pid 2>/dev/null
 [ -f "$work/parts/gpt_learned_seed1.json" ] || fail "the first run had not finished before the kill"
@@ -59,7 +61,7 @@ life=(--corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --con
   fail "uninterrupted life cycle failed: $(tail -1 "$work/life_whole.err")"
 "$bin/exp_lifecycle" "${life[@]}" --out "$work/life_parts" >/dev/null 2>"$work/life1.err" &
 pid=$!
-for _ in $(seq 6000); do [ -f "$work/life_parts/gpt_learned.ckpt" ] && break; sleep 0.005; done
+wait_for "$work/life_parts/gpt_learned.ckpt"
 kill -KILL $pid
 wait $pid 2>/dev/null
 [ ! -f "$work/life_parts/gpt_learned.json" ] || fail "the kill came too late: the life cycle's first run had finished"
