@@ -87,6 +87,7 @@ int tg::apps::exp_data_size_main(int argc, char** argv) {
       return std::string(tag);
     };
     summary["word2vec"] = json::object();
+    summary["data"] = json::object();
     study::Plan plan(f.out + "/summary.json", summary,
                      [](const json& r) {
                        json e = {{"train_tokens", r.at("data").at("train_tokens")},
@@ -153,8 +154,8 @@ int tg::apps::exp_data_size_main(int argc, char** argv) {
           o.train_fraction = fraction;
           found = share_data.emplace(fraction, train::load_data(o)).first;
           std::fprintf(stderr, "%s\n", found->second.description.c_str());
-          plan.summary()["data"] = found->second.description;
           const std::string tag = tag_of(fraction);
+          plan.summary()["data"][tag] = found->second.description;  // each share its own
           if (needs(false))
             plan.summary()["word2vec"][tag] =
                 study::pretrain_word2vec(found->second, w2v, f.out + "/word2vec_" + tag + ".bin");

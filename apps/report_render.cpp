@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -141,6 +142,22 @@ std::string lifecycle_section(const json& s) {
 }
 
 namespace {
+// A study's data, in one line. The data-size sweep describes each of its shares
+// ({"f0.05": ..., "f1": ...}); the largest share stands for the corpus there (the table gives
+// each share's size).
+std::string data_line(const json& summary) {
+  const json data = summary.value("data", json(""));
+  if (data.is_string()) return data.get<std::string>();
+  if (!data.is_object() || data.empty()) return "";
+  auto share = [](const std::string& tag) {  // "f0.25" -> 0.25
+    return tag.empty() ? 0.0 : std::strtod(tag.c_str() + 1, nullptr);
+  };
+  auto largest = data.items().begin();
+  for (auto it = data.items().begin(); it != data.items().end(); ++it)
+    if (share(it.key()) > share(largest.key())) largest = it;
+  return largest.value().get<std::string>();
+}
+
 // One line naming the configuration shared by a summary's runs (its base_config).
 // The setup of a study's runs in one sentence. The model's shape comes from a run's own
 // configuration when one is given: an experiment may set fields per run (the NPLM's hidden
@@ -918,7 +935,7 @@ std::string render(const std::string& results_dir, bool plots) {
      << one_scale_section(scale, ngram_ratio) << converged_section(dir, gpt, nplm, plots);
   if (!emb.is_null()) {
     md << "## 1a. A short budget: the same comparison after 2 epochs\n\n"
-       << emb.value("data", "") << "\n\n";
+       << data_line(emb) << "\n\n";
     if (emb.contains("word2vec"))
       md << "word2vec (skip-gram, trained on the training split only): WordSim-353 Spearman "
          << fixed(emb["word2vec"]["wordsim353"].get<double>(), 3) << ", "
@@ -952,7 +969,7 @@ std::string render(const std::string& results_dir, bool plots) {
   if (!size.is_null()) {
     md << (converged_size.empty() ? "## 2. How much data: where does pretraining help?\n\n"
                                   : "## 2a. How much data: a short budget\n\n")
-       << size.value("data", "") << "\n\n"
+       << data_line(size) << "\n\n"
        << data_size_table(size) << "\n";
     if (plots) md << data_size_plot(size, dir, "data_size");
   }
@@ -971,7 +988,7 @@ std::string render(const std::string& results_dir, bool plots) {
                ? "## 3. The life cycle of an embedding table: a short budget\n\n"
                  "Not yet run at convergence (`scripts/converged.sh --parts lifecycle`).\n\n"
                : "## 3a. The life cycle: a short budget\n\n")
-       << life.value("data", "") << "\n\n";
+       << data_line(life) << "\n\n";
     if (const std::string setup = training_setup(life); !setup.empty()) md << setup << "\n\n";
     md << lifecycle_section(life);
     if (plots) md << drift_plot(life, dir, "lifecycle");

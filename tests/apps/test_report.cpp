@@ -120,6 +120,25 @@ BOOST_AUTO_TEST_CASE(tables_render_from_summary_json) {
   BOOST_TEST(st.find("| gpt | learned | 650.0 | 310.0 |") != std::string::npos, st);
 }
 
+BOOST_FIXTURE_TEST_CASE(report_names_a_data_size_sweep_by_its_largest_share, ResultsFolder) {
+  // exp_data_size describes each share; a sweep of 25% and 100% names the whole split.
+  fs::create_directories(dir / "data_size");
+  json r1 = run("gpt", "learned", 600, 650), r2 = run("gpt", "learned", 300, 310);
+  r1["fraction"] = 0.25, r1["train_tokens"] = 200, r2["fraction"] = 1.0, r2["train_tokens"] = 800;
+  const json size = {
+      {"fractions", {0.25, 1.0}},
+      {"data", {{"f0.25", "toy: train 200 (25% of 800)"}, {"f1", "toy: train 800"}}},
+      {"rows",
+       study::aggregate({r1, r2}, {"model", "mode", "fraction", "train_tokens"}, {"test_ppl"})},
+      {"runs", {r1, r2}}};
+  std::ofstream(dir / "data_size" / "summary.json") << size.dump();
+  const std::string md = report::render_report(dir.string(), false);
+  const size_t section = md.find("## 2. How much data: where does pretraining help?\n\n");
+  BOOST_TEST_REQUIRE(section != std::string::npos, md);
+  BOOST_TEST(md.find("toy: train 800\n", section) == md.find("\n\n", section) + 2, md);
+  BOOST_TEST(md.find("25% of 800") == std::string::npos, md);
+}
+
 BOOST_FIXTURE_TEST_CASE(report_shows_the_longer_runs_of_a_target_folder, ResultsFolder) {
   fs::create_directories(dir / "embeddings");
   fs::create_directories(dir / "target" / "embeddings");
