@@ -171,9 +171,9 @@ json read_finished(const train::TrainConfig& c, const std::string& json_path,
                               ? done.at("data").value("fingerprint", json())
                               : json();
     // Runs of older versions record none: their settings are all there is to compare.
-    if (const std::string now = text::fingerprint(*data); recorded.is_string() && recorded != now)
-      differences += "\n  the data (corpus, split and vocabulary): fingerprint " +
-                     recorded.get<std::string>() + " there, " + now + " here";
+    if (recorded.is_string())
+      differences += train::data_difference(recorded.get<std::string>(), text::fingerprint(*data),
+                                            "there", "here");
   }
   if (!differences.empty())
     throw std::invalid_argument(json_path + " holds a finished run with other settings:" +

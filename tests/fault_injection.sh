@@ -213,7 +213,7 @@ case="resume refuses another corpus and an exhausted budget"
 sed 's/the /a /g' "$toy" > other.txt
 "$bin/train_lm" --corpus-file other.txt --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 \
   --warmup 2 --steps 10 --resume a.ckpt >/dev/null 2>other.err
-check $? 1 other.err "the data: the checkpoint's corpus, split or vocabulary"
+check $? 1 other.err "the data \\(corpus, split and vocabulary\\): fingerprint [0-9a-f]* in the checkpoint, [0-9a-f]* in this run"
 "$bin/train_lm" "${tiny[@]}" --steps 3 --resume a.ckpt >/dev/null 2>budget.err
 check $? 1 budget.err "a.ckpt is at step 6 and this run ends at step 3"
 "$bin/train_lm" --corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --warmup 2 \

@@ -97,4 +97,11 @@ std::string config_differences(const json& a, const json& b, std::string_view a_
   return out;
 }
 
+std::string data_difference(std::string_view a, std::string_view b, std::string_view a_name,
+                            std::string_view b_name) {
+  if (a.empty() || a == b) return "";
+  return "\n  the data (corpus, split and vocabulary): fingerprint " + std::string(a) + " " +
+         std::string(a_name) + ", " + std::string(b) + " " + std::string(b_name);
+}
+
 }  // namespace tg::train

@@ -82,4 +82,10 @@ std::string config_differences(const nlohmann::json& a, const nlohmann::json& b,
                                std::string_view a_name, std::string_view b_name,
                                std::span<const char* const> keys = {});
 
+// The same for the data two runs were trained on, by their text::fingerprint: one line
+// "\n  the data (corpus, split and vocabulary): fingerprint <a> <a_name>, <b> <b_name>", or
+// nothing when they agree or `a` is empty (a run of an older version records none).
+std::string data_difference(std::string_view a, std::string_view b, std::string_view a_name,
+                            std::string_view b_name);
+
 }  // namespace tg::train

@@ -344,9 +344,9 @@ void Trainer::load_checkpoint(const std::string& path) {
 void Trainer::check_resumable(const std::string& path,
                               const std::map<std::string, std::string>& meta) const {
   std::string mismatches;
-  if (meta.count("data_fingerprint") && meta.at("data_fingerprint") != fingerprint_)
-    mismatches += "\n  the data: the checkpoint's corpus, split or vocabulary (fingerprint " +
-                  meta.at("data_fingerprint") + ") is not this run's (" + fingerprint_ + ")";
+  if (meta.count("data_fingerprint"))
+    mismatches += data_difference(meta.at("data_fingerprint"), fingerprint_, "in the checkpoint",
+                                  "in this run");
   if (meta.count("config"))
     mismatches += config_differences(json::parse(meta.at("config"), nullptr, false), c_.to_json(),
                                      "in the checkpoint", "in this run", kResumeMustMatch);
