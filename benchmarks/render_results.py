@@ -117,7 +117,8 @@ def scaling_section(scaling):
              f"`benchmarks/scaling.py`: GPT, no dropout, {scaling['threads']} threads, {scaling['repeats']} alternating "
              f"runs of {scaling['steps']} timed steps after one untimed; same parameters and batches on both sides. "
              "`d_model` sweep: context 256, batch 4, layers and heads d_model / 64 as GPT-2's; `context` sweep: d_model 256, "
-             "4 layers, 4 heads, 4,096 tokens per step; `gpt2`: GPT-2 small's shape with our vocabulary.", "",
+             "4 layers, 4 heads, 4,096 tokens per step (a flat memory there is linear in the context: no [T, T] "
+             "matrix is kept); `gpt2`: GPT-2 small's shape with our vocabulary.", "",
              "| sweep | point | params | tapegrad tok/s | PyTorch tok/s | speed ratio | of sgemm peak | tapegrad MiB | "
              "PyTorch MiB | memory ratio | loss diff |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]

@@ -3,13 +3,16 @@
 side by side (same model, parameters and batches, as train_vs_torch.py), alternating runs.
 
     /usr/bin/python3 benchmarks/scaling.py [--threads 2] [--repeats 3] [--steps 3] [--sweeps d_model,context,gpt2]
+        [--names ctx2048,...] [--merge]
 
 Sweeps (GPT, no dropout, our 17,905-word vocabulary):
   d_model  128, 256, 512, 768 at context 256, batch 4; layers and heads grow as GPT-2's
            (d_model / 64 each: 2, 4, 8, 12)
-  context  64 to 1024 at d_model 256, 4 layers, 4 heads, 4,096 tokens per step
+  context  64 to 2048 at d_model 256, 4 layers, 4 heads, 4,096 tokens per step (a memory that
+           stays flat here is linear in the context: no [T, T] matrix is kept)
   gpt2     GPT-2 small's shape: d_model 768, 12 layers, 12 heads, context 1024, batch 4
-Writes benchmarks/results/scaling.json; render_results.py draws scaling_*.png from it.
+Writes benchmarks/results/scaling.json (with --merge, the points measured now replace or join
+those already there); render_results.py draws scaling_*.png from it.
 """
 import argparse
 import json
@@ -29,7 +32,7 @@ def gpt(d_model, layers, heads, context, batch):
 
 SWEEPS = {
     "d_model": [(f"d{d}", d, gpt(d, d // 64, d // 64, 256, 4)) for d in (128, 256, 512, 768)],
-    "context": [(f"ctx{t}", t, gpt(256, 4, 4, t, 4096 // t)) for t in (64, 128, 256, 512, 1024)],
+    "context": [(f"ctx{t}", t, gpt(256, 4, 4, t, 4096 // t)) for t in (64, 128, 256, 512, 1024, 2048)],
     "gpt2": [("gpt2-small", 768, gpt(768, 12, 12, 1024, 4))],
 }
 
@@ -42,11 +45,19 @@ def main():
     ap.add_argument("--sweeps", default=",".join(SWEEPS))
     ap.add_argument("--names", default="", help="only these points, e.g. ctx64,gpt2-small")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "scaling.json"))
+    ap.add_argument("--merge", action="store_true", help="keep the other points already in --out")
     args = ap.parse_args()
     for s in args.sweeps.split(","):
         if s not in SWEEPS:
             sys.exit(f"scaling.py: unknown sweep '{s}' (known: {', '.join(SWEEPS)})")
     tmp = tempfile.mkdtemp(prefix="scaling_")
+    kept = []
+    if args.merge and os.path.exists(args.out):
+        old = json.load(open(args.out))
+        same = {k: old.get(k) for k in ("repeats", "steps", "threads")}
+        if same != {"repeats": args.repeats, "steps": args.steps, "threads": args.threads}:
+            sys.exit(f"scaling.py: --merge: {args.out} was measured with {same}; use the same settings")
+        kept = old["rows"]
     rows = []
     for sweep in args.sweeps.split(","):
         for name, x, flags in SWEEPS[sweep]:
@@ -82,10 +93,21 @@ def main():
             row["speed_ratio"] = row["tapegrad"]["tokens_per_s"] / row["pytorch"]["tokens_per_s"]
             row["memory_ratio"] = row["tapegrad"]["peak_rss_mib"] / row["pytorch"]["peak_rss_mib"]
             rows.append(row)
-            with open(args.out + ".tmp", "w") as f:
-                json.dump({"benchmark": "scaling", "repeats": args.repeats, "steps": args.steps,
-                           "threads": args.threads, "rows": rows}, f, indent=2)
-            os.replace(args.out + ".tmp", args.out)
+            write(args, merged(kept, rows))
+
+
+def merged(kept, new):
+    """The points of both lists, a new one replacing a kept one of the same name, in SWEEPS order."""
+    by_name = {(r["sweep"], r["name"]): r for r in kept + new}
+    order = [(sweep, name) for sweep, points in SWEEPS.items() for name, _, _ in points]
+    return [by_name[k] for k in order if k in by_name]
+
+
+def write(args, rows):
+    with open(args.out + ".tmp", "w") as f:
+        json.dump({"benchmark": "scaling", "repeats": args.repeats, "steps": args.steps,
+                   "threads": args.threads, "rows": rows}, f, indent=2)
+    os.replace(args.out + ".tmp", args.out)
 
 
 if __name__ == "__main__":
