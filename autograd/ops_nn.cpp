@@ -101,6 +101,76 @@ Tensor log_softmax(const Tensor& x, int axis) {
   return softmax_impl(x, axis, true);
 }
 
+namespace {
+
+// Layer norm's row sums run in double, column by column: order-dependent, so a row's sum is
+// one chain of adds, each waiting for the one before. kNormRows rows are summed side by side
+// (their chains overlap); every row still adds its terms in the same order as alone.
+constexpr size_t kNormRows = 4;
+
+// Mean and 1 / std of the N rows starting at x.
+template <size_t N>
+void norm_stats(const float* x, size_t width, float eps, float* mean, float* rstd) {
+  double m[N] = {}, v[N] = {};
+  for (size_t j = 0; j < width; ++j)
+    for (size_t k = 0; k < N; ++k) m[k] += x[k * width + j];
+  for (size_t k = 0; k < N; ++k) m[k] /= static_cast<double>(width);
+  for (size_t j = 0; j < width; ++j)
+    for (size_t k = 0; k < N; ++k) v[k] += (x[k * width + j] - m[k]) * (x[k * width + j] - m[k]);
+  for (size_t k = 0; k < N; ++k) {
+    mean[k] = static_cast<float>(m[k]);
+    rstd[k] = static_cast<float>(1.0 / std::sqrt(v[k] / static_cast<double>(width) + eps));
+  }
+}
+
+// The input gradient of the N rows starting at x (and g, gx), added to gx: with
+// norm = (x - mean) * rstd and dnorm = g * w,
+// gx += rstd * (dnorm - mean(dnorm) - norm * mean(dnorm * norm)).
+template <size_t N>
+void norm_backward(const float* x, const float* g, const float* w, const float* mean,
+                   const float* rstd, size_t width, float* gx) {
+  double mean_dnorm[N] = {}, mean_dnorm_norm[N] = {};
+  for (size_t j = 0; j < width; ++j)
+    for (size_t k = 0; k < N; ++k) {
+      const float dnorm = g[k * width + j] * w[j];
+      mean_dnorm[k] += dnorm;
+      mean_dnorm_norm[k] += dnorm * ((x[k * width + j] - mean[k]) * rstd[k]);
+    }
+  for (size_t k = 0; k < N; ++k) {
+    const float a = static_cast<float>(mean_dnorm[k] / width);
+    const float c = static_cast<float>(mean_dnorm_norm[k] / width);
+    const float m = mean[k], s = rstd[k];  // locals: gx's stores cannot change them
+    const float* __restrict xk = x + k * width;
+    const float* __restrict gk = g + k * width;
+    float* __restrict gxk = gx + k * width;
+    for (size_t j = 0; j < width; ++j) gxk[j] += s * (gk[j] * w[j] - a - (xk[j] - m) * s * c);
+  }
+}
+
+// One row's output: (x - mean) * rstd * w + b.
+inline void norm_row(const float* __restrict x, float mean, float rstd, const float* w,
+                     const float* b, size_t width, float* __restrict y) {
+  for (size_t j = 0; j < width; ++j) y[j] = (x[j] - mean) * rstd * w[j] + b[j];
+}
+
+// The weight and bias gradients of columns [first, last) (either may be null), each a sum over
+// the rows in row order, whatever the thread count.
+void norm_param_grads(const float* x, const float* g, const float* mean, const float* rstd,
+                      size_t rows, size_t width, size_t first, size_t last, float* __restrict gw,
+                      float* __restrict gb) {
+  for (size_t r = 0; r < rows; ++r) {
+    const float* __restrict xr = x + r * width;
+    const float* __restrict gr = g + r * width;
+    const float m = mean[r], s = rstd[r];
+    if (gw)
+      for (size_t j = first; j < last; ++j) gw[j] += gr[j] * ((xr[j] - m) * s);
+    if (gb)
+      for (size_t j = first; j < last; ++j) gb[j] += gr[j];
+  }
+}
+
+}  // namespace
+
 Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps) {
   const Shape shape = x.shape();
   if (shape.empty()) throw std::invalid_argument("layer_norm: input must have rank >= 1");
@@ -114,19 +184,12 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, flo
   const float *src = x.data(), *w = weight.data(), *b = bias.data();
   float* dst = out.data();
   detail::parallel_for(rows, 16, [&](size_t first, size_t last) {
-    for (size_t r = first; r < last; ++r) {
-      const float* row = src + r * width;
-      double m = 0.0;
-      for (size_t j = 0; j < width; ++j) m += row[j];
-      m /= static_cast<double>(width);
-      double v = 0.0;
-      for (size_t j = 0; j < width; ++j) v += (row[j] - m) * (row[j] - m);
-      v /= static_cast<double>(width);
-      mean[r] = static_cast<float>(m);
-      rstd[r] = static_cast<float>(1.0 / std::sqrt(v + eps));
-      for (size_t j = 0; j < width; ++j)
-        dst[r * width + j] = (row[j] - mean[r]) * rstd[r] * w[j] + b[j];
-    }
+    size_t r = first;
+    for (; r + kNormRows <= last; r += kNormRows)
+      norm_stats<kNormRows>(src + r * width, width, eps, &mean[r], &rstd[r]);
+    for (; r < last; ++r) norm_stats<1>(src + r * width, width, eps, &mean[r], &rstd[r]);
+    for (r = first; r < last; ++r)
+      norm_row(src + r * width, mean[r], rstd[r], w, b, width, dst + r * width);
   });
   if (!needs_grad({&x, &weight, &bias})) return out;
   record("layer_norm", {x, weight, bias}, out,
@@ -140,33 +203,17 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, flo
            // so each column is summed in the same order whatever the thread count.
            if (gx)
              detail::parallel_for(rows, 16, [&](size_t first, size_t last) {
-               for (size_t r = first; r < last; ++r) {
-                 const float* row = src + r * width;
-                 const float* grow = g + r * width;
-                 double mean_dnorm = 0.0, mean_dnorm_norm = 0.0;
-                 for (size_t j = 0; j < width; ++j) {
-                   const float dnorm = grow[j] * w[j];
-                   mean_dnorm += dnorm;
-                   mean_dnorm_norm += dnorm * ((row[j] - mean[r]) * rstd[r]);
-                 }
-                 const float a = static_cast<float>(mean_dnorm / width);
-                 const float c = static_cast<float>(mean_dnorm_norm / width);
-                 for (size_t j = 0; j < width; ++j) {
-                   const float norm = (row[j] - mean[r]) * rstd[r];
-                   gx[r * width + j] += rstd[r] * (grow[j] * w[j] - a - norm * c);
-                 }
-               }
+               size_t r = first;
+               for (; r + kNormRows <= last; r += kNormRows)
+                 norm_backward<kNormRows>(src + r * width, g + r * width, w, &mean[r], &rstd[r],
+                                          width, gx + r * width);
+               for (; r < last; ++r)
+                 norm_backward<1>(src + r * width, g + r * width, w, &mean[r], &rstd[r], width,
+                                  gx + r * width);
              });
            if (gw || gb)
              detail::parallel_for(width, 16, [&](size_t first, size_t last) {
-               for (size_t r = 0; r < rows; ++r) {
-                 const float* row = src + r * width;
-                 const float* grow = g + r * width;
-                 for (size_t j = first; j < last; ++j) {
-                   if (gw) gw[j] += grow[j] * ((row[j] - mean[r]) * rstd[r]);
-                   if (gb) gb[j] += grow[j];
-                 }
-               }
+               norm_param_grads(src, g, mean.data(), rstd.data(), rows, width, first, last, gw, gb);
              });
          });
   return out;

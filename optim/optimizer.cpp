@@ -199,12 +199,24 @@ void LazyAdam::step() {
 float clip_grad_norm(const std::vector<Tensor>& params, float max_norm) {
   // Sums of squares over fixed chunks, in parallel, then added in chunk order: the norm does
   // not depend on the thread count.
-  constexpr size_t kChunk = size_t{1} << 15;
+  // A chunk's sum is one chain of double adds, each waiting for the one before; kSideBy full
+  // chunks are summed side by side (their chains overlap), each still in its own order.
+  constexpr size_t kChunk = size_t{1} << 15, kSideBy = 4;
   double total = 0.0;
   auto accumulate = [&](const float* g, size_t n) {
     std::vector<double> partial((n + kChunk - 1) / kChunk, 0.0);
     detail::parallel_for(partial.size(), 1, [&](size_t first, size_t last) {
-      for (size_t c = first; c < last; ++c) {
+      size_t c = first;
+      for (; c + kSideBy <= last && (c + kSideBy) * kChunk <= n; c += kSideBy) {
+        double s[kSideBy] = {};
+        for (size_t i = 0; i < kChunk; ++i)
+          for (size_t k = 0; k < kSideBy; ++k) {
+            const float x = g[(c + k) * kChunk + i];
+            s[k] += static_cast<double>(x) * x;
+          }
+        std::copy_n(s, kSideBy, &partial[c]);
+      }
+      for (; c < last; ++c) {
         double s = 0.0;
         for (size_t i = c * kChunk, end = std::min(n, (c + 1) * kChunk); i < end; ++i)
           s += static_cast<double>(g[i]) * g[i];

@@ -142,6 +142,31 @@ BOOST_AUTO_TEST_CASE(clip_grad_norm_scales_dense_and_sparse) {
   BOOST_TEST(table.sparse_grad()->values(0, 0) == 0.8f, boost::test_tools::tolerance(1e-5f));
 }
 
+// The norm is a sum of squares over chunks of 2^15 values, each summed in order, the chunks
+// added in order: the same bits whatever the thread count and however the chunks are grouped
+// (9 full chunks and a partial one: groups of 4 side by side, then single chunks).
+BOOST_AUTO_TEST_CASE(clip_grad_norm_sums_in_a_fixed_order) {
+  constexpr size_t kChunk = size_t{1} << 15;
+  const size_t n = 9 * kChunk + 1000;
+  Generator gen(3);
+  Tensor w = Tensor::zeros({n}, true);
+  const Tensor g = randn({n}, gen);
+  std::copy_n(g.data(), n, w.grad_data());
+  double total = 0.0;
+  for (size_t c = 0; c * kChunk < n; ++c) {
+    double s = 0.0;
+    for (size_t i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i)
+      s += static_cast<double>(g.data()[i]) * g.data()[i];
+    total += s;
+  }
+  const float want = static_cast<float>(std::sqrt(total));
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    BOOST_TEST(optim::clip_grad_norm({w}, 1e9f) == want, threads << " threads");
+  }
+  set_num_threads(1);
+}
+
 BOOST_AUTO_TEST_CASE(schedules) {
   const optim::WarmupCosine s{1.0f, 10, 110, 0.1f};
   BOOST_TEST(s(0) == 0.1f, boost::test_tools::tolerance(1e-6f));
