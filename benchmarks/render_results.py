@@ -175,17 +175,20 @@ def main():
                       " `in sgemm`: the share of our step spent inside sgemm (one thread only: at two, the output "
                       "layer's threads call it side by side) and `sgemm on its shapes`: sgemm's own GFLOP/s over this "
                       "model's products; `of sgemm peak` is about their product over the peak, so a model whose "
-                      "products run below the 2048^3 peak cannot reach it however little else it does."
+                      "products run below the 2048^3 peak cannot reach it however little else it does: `ceiling` is "
+                      "that bound, sgemm on its shapes over the peak (one thread)."
                       if with_gemm else ""), "",
                   "| model | threads | tapegrad tok/s | PyTorch tok/s | ratio | of sgemm peak (ours) | sgemm GFLOP/s | "
-                  + ("in sgemm | sgemm on its shapes | " if with_gemm else "")
+                  + ("in sgemm | sgemm on its shapes | ceiling | " if with_gemm else "")
                   + "tapegrad peak MiB | PyTorch peak MiB | memory ratio | loss diff | measured |",
-                  "|---|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if with_gemm else "") + "---:|---:|---:|---:|---|"]
+                  "|---|---:|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if with_gemm else "") + "---:|---:|---:|---:|---|"]
         for r in train["rows"]:
             gemm = r.get("gemm") or {}
             share = f"{100 * gemm['share']:.0f}%" if gemm and r["threads"] == 1 else ""
             shapes = f"{gemm['gflops']:.0f}" if gemm else ""
-            gemm_cells = f"{share} | {shapes} | " if with_gemm else ""
+            ceiling = (f"{100 * gemm['gflops'] / statistics.median(r['sgemm_peak_gflops']):.0f}%"
+                       if gemm and r["threads"] == 1 and "sgemm_peak_gflops" in r else "")
+            gemm_cells = f"{share} | {shapes} | {ceiling} | " if with_gemm else ""
             frac, gflops = "", ""
             if "peak_fraction" in r:
                 frac, gflops = f"{100 * r['peak_fraction']:.0f}%", f"{statistics.median(r['sgemm_peak_gflops']):.0f}"
