@@ -110,8 +110,9 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     if (weight.requires_grad())
       gemm(true, false, outf, in, rows, g, x.data(), 1.0f, weight.grad_data());
     if (bias.defined() && bias.requires_grad()) {
-      float* __restrict gb = bias.grad_data();
+      float* gb_all = bias.grad_data();
       detail::parallel_for(outf, 64, [&](size_t first, size_t last) {  // columns: fixed sum order
+        float* __restrict gb = gb_all;
         for (size_t r = 0; r < rows; ++r) {
           const float* __restrict gr = g + r * outf;
           for (size_t j = first; j < last; ++j) gb[j] += gr[j];

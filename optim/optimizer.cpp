@@ -196,32 +196,35 @@ void LazyAdam::step() {
     }
 }
 
+namespace {
+// Sums of squares of N consecutive chunks of `length` values, each chunk in order. A chunk's sum
+// is one chain of double adds, each waiting for the one before; N chunks' chains overlap.
+template <size_t N>
+void chunk_sums_of_squares(const float* g, size_t length, double* sums) {
+  double s[N] = {};
+  for (size_t i = 0; i < length; ++i)
+    for (size_t k = 0; k < N; ++k) {
+      const float x = g[k * length + i];
+      s[k] += static_cast<double>(x) * x;
+    }
+  std::copy_n(s, N, sums);
+}
+}  // namespace
+
 float clip_grad_norm(const std::vector<Tensor>& params, float max_norm) {
   // Sums of squares over fixed chunks, in parallel, then added in chunk order: the norm does
-  // not depend on the thread count.
-  // A chunk's sum is one chain of double adds, each waiting for the one before; kSideBy full
-  // chunks are summed side by side (their chains overlap), each still in its own order.
+  // not depend on the thread count. Full chunks go kSideBy at a time.
   constexpr size_t kChunk = size_t{1} << 15, kSideBy = 4;
   double total = 0.0;
   auto accumulate = [&](const float* g, size_t n) {
     std::vector<double> partial((n + kChunk - 1) / kChunk, 0.0);
     detail::parallel_for(partial.size(), 1, [&](size_t first, size_t last) {
       size_t c = first;
-      for (; c + kSideBy <= last && (c + kSideBy) * kChunk <= n; c += kSideBy) {
-        double s[kSideBy] = {};
-        for (size_t i = 0; i < kChunk; ++i)
-          for (size_t k = 0; k < kSideBy; ++k) {
-            const float x = g[(c + k) * kChunk + i];
-            s[k] += static_cast<double>(x) * x;
-          }
-        std::copy_n(s, kSideBy, &partial[c]);
-      }
-      for (; c < last; ++c) {
-        double s = 0.0;
-        for (size_t i = c * kChunk, end = std::min(n, (c + 1) * kChunk); i < end; ++i)
-          s += static_cast<double>(g[i]) * g[i];
-        partial[c] = s;
-      }
+      for (; c + kSideBy <= last && (c + kSideBy) * kChunk <= n; c += kSideBy)
+        chunk_sums_of_squares<kSideBy>(g + c * kChunk, kChunk, &partial[c]);
+      for (; c < last; ++c)
+        chunk_sums_of_squares<1>(g + c * kChunk, std::min(n, (c + 1) * kChunk) - c * kChunk,
+                                 &partial[c]);
     });
     for (double s : partial) total += s;
   };
