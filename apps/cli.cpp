@@ -13,6 +13,7 @@
 #include <exception>
 #include <iostream>
 
+#include "base/build_info.hpp"
 #include "dist/distributed.hpp"
 #include "train/signals.hpp"
 
@@ -42,7 +43,7 @@ void quiet_other_ranks() {
 }  // namespace
 
 const char* version() {
-  return TAPEGRAD_VERSION;
+  return base::version();
 }
 
 void add_version_flag(CLI::App& app) {

@@ -16,6 +16,7 @@
 
 #include "apps/cli.hpp"
 #include "autograd/io.hpp"
+#include "base/build_info.hpp"
 #include "dist/distributed.hpp"
 #include "text/lm_data.hpp"
 #include "text/similarity.hpp"
@@ -150,7 +151,8 @@ json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const 
                     {"words_per_s", r.words_per_s},
                     {"wordsim353", ws.spearman},
                     {"wordsim353_oov", ws.oov_ratio()},
-                    {"options", options}};
+                    {"options", options},
+                    {"commit", base::commit()}};
   write_json(log_path, log);
   dist::barrier();
   return log;

@@ -17,6 +17,7 @@
 #include "apps/flags.hpp"
 #include "apps/programs.hpp"
 #include "apps/validators.hpp"
+#include "base/build_info.hpp"
 #include "text/ngram.hpp"
 #include "train/trainer.hpp"
 
@@ -105,6 +106,8 @@ int tg::apps::ngram_main(int argc, char** argv) {
     const std::string name = name_of(text::kNgramSmoothingNames, smoothing);
     nlohmann::json out = {
         {"program", "ngram"},
+        {"version", base::version()},
+        {"commit", base::commit()},
         {"config",
          {{"smoothing", name},
           {"order", order},

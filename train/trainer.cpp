@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "autograd/simd_kernels.hpp"
+#include "base/build_info.hpp"
 #include "optim/checkpoint.hpp"
 #include "text/vectors.hpp"
 #include "train/evaluate.hpp"
@@ -225,6 +226,8 @@ Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
       data_(data),
       hooks_(std::move(hooks)),
       out_({{"program", "train_lm"},
+            {"version", base::version()},
+            {"commit", base::commit()},
             {"config", c_.to_json()},
             {"seed", c_.seed},
             {"threads", c_.threads},

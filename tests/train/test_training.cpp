@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <thread>
 
 #include "text/vectors.hpp"
@@ -57,8 +58,12 @@ BOOST_AUTO_TEST_CASE(results_file_has_the_documented_keys_and_training_helps) {
     std::ifstream in(c.results);
     const nlohmann::json j = nlohmann::json::parse(in);
     for (const char* key : {"valid_ppl", "test_ppl", "trainable_params", "train_tokens_per_s",
-                            "wall_s", "epochs", "config", "seed"})
+                            "wall_s", "epochs", "config", "seed", "commit", "version"})
       BOOST_TEST(j.contains(key), model << " results lack " << key);
+    // The commit names the code: 12 hex digits (and -dirty for uncommitted changes).
+    BOOST_TEST(std::regex_match(j.value("commit", std::string()),
+                                std::regex("[0-9a-f]{12}(-dirty)?|unknown")),
+               "commit " << j.value("commit", std::string()));
     BOOST_TEST(j["epochs"].size() == 2u);
     BOOST_TEST(j["config"]["model"] == model);
     // Uniform guessing scores the vocabulary size.
