@@ -81,6 +81,9 @@ void add_training_flags(CLI::App& app, TrainConfig& c) {
                  "AdamW: on matrices, not embeddings/biases/norms")
       ->capture_default_str()
       ->check(cli::non_negative(false));
+  add_enum_option(app, "--table-decay", c.table_decay, optim::kTableDecayNames,
+                  "AdamW: which vocabulary matrices decay: the untied output only, none, or "
+                  "the token table as well (none makes tied and untied decay alike)");
   app.add_option("--momentum", c.momentum, "SGD momentum")
       ->capture_default_str()
       ->check(cli::number_in(0.0, 1.0, true));

@@ -39,7 +39,8 @@ GPT::GPT(const GPTConfig& config, const Tensor& pretrained) : config_(config) {
       init};
   ln_f_ = register_module("ln_f", make_norm(final_ctx, config.parts));
   if (!config.tied)
-    lm_head_ = register_module("lm_head", std::make_shared<Linear>(c, config.vocab, init, false));
+    lm_head_ = register_module(
+        "lm_head", std::make_shared<Linear>(c, config.vocab, init, false, ParamRole::unembedding));
   init_gpt2(*this, config.layers, init);  // the token table was set above
 }
 
@@ -48,7 +49,8 @@ void init_gpt2(const Module& model, size_t layers, Generator& gen) {
       0.02f / std::sqrt(2.0f * static_cast<float>(std::max<size_t>(layers, 1)));
   const auto params = model.parameters_with_roles();
   for (const auto& p : params) {
-    if (p.role == ParamRole::weight) normal_(p.tensor, gen, 0.02f);
+    if (p.role == ParamRole::weight || p.role == ParamRole::unembedding)
+      normal_(p.tensor, gen, 0.02f);
     if (p.role == ParamRole::residual_weight) normal_(p.tensor, gen, residual_std);
   }
   for (const auto& p : params)

@@ -22,6 +22,8 @@ enum class ParamRole {
   residual_weight,  // a projection into the residual stream: N(0, 0.02 / sqrt(2 * layers))
   bias,             // zero
   embedding,        // a lookup table: initialised by its layer
+  unembedding,      // the projection onto the vocabulary (untied): initialised like weight;
+                    // whether it decays is the tables' choice (optim::TableDecay)
   norm,             // a normalisation's scale or shift: initialised by its layer
 };
 

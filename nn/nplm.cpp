@@ -24,8 +24,8 @@ NPLM::NPLM(const NPLMConfig& config, const Tensor& pretrained) : config_(config)
                            config.sparse_embedding_grad && !config.tied, init, table_std));
   hidden_ = register_module("hidden", std::make_shared<Linear>(input_width, config.hidden, init));
   if (!config.tied)
-    output_ = register_module("output",
-                              std::make_shared<Linear>(config.hidden, config.vocab, init, false));
+    output_ = register_module("output", std::make_shared<Linear>(config.hidden, config.vocab, init,
+                                                                 false, ParamRole::unembedding));
   if (config.direct)
     direct_ =
         register_module("direct", std::make_shared<Linear>(input_width, config.vocab, init, false));

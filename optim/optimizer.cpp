@@ -52,13 +52,17 @@ std::vector<ParamGroup> single_group(const nn::Module& model, float weight_decay
 }
 
 std::vector<ParamGroup> decay_groups(const nn::Module& model, float weight_decay,
-                                     bool decay_embeddings) {
+                                     TableDecay tables) {
   ParamGroup decay, no_decay;
   decay.weight_decay = weight_decay;
+  const auto table_decays = [tables](nn::ParamRole role) {
+    if (role == nn::ParamRole::embedding) return tables == TableDecay::all;
+    if (role == nn::ParamRole::unembedding) return tables != TableDecay::none;
+    return true;
+  };
   for (const auto& p : model.parameters_with_roles()) {
     if (!p.tensor.requires_grad()) continue;
-    const bool decays =
-        p.tensor.dim() >= 2 && (decay_embeddings || p.role != nn::ParamRole::embedding);
+    const bool decays = p.tensor.dim() >= 2 && table_decays(p.role);
     (decays ? decay : no_decay).params.push_back({p.name, p.tensor});
   }
   return {decay, no_decay};

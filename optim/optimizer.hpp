@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "autograd/autograd.hpp"
+#include "autograd/enum_names.hpp"
 #include "nn/module.hpp"
 
 namespace tg::optim {
@@ -23,10 +24,21 @@ struct ParamGroup {
 
 // All trainable parameters of `model` in one group.
 std::vector<ParamGroup> single_group(const nn::Module& model, float weight_decay = 0.0f);
+// Which of the vocabulary's matrices decay with the other matrices: the input table
+// (ParamRole::embedding, a tied output included) and the untied output projection
+// (ParamRole::unembedding).
+//   output  only the output projection (the default): a tied table then decays nowhere, an
+//           untied model's output does, so tied vs untied also compares decay vs none;
+//   none    neither: tied and untied models decay the same parameters;
+//   all     both, as nanoGPT does.
+enum class TableDecay { output, none, all };
+inline constexpr NameTable<TableDecay, 3> kTableDecayNames{
+    {{TableDecay::output, "output"}, {TableDecay::none, "none"}, {TableDecay::all, "all"}}};
+
 // Two groups, as in GPT-2/nanoGPT: matrices (rank >= 2) decay; biases and norm scales do not;
-// embedding tables (ParamRole::embedding) decay only if asked.
+// the vocabulary's tables as `tables` says.
 std::vector<ParamGroup> decay_groups(const nn::Module& model, float weight_decay,
-                                     bool decay_embeddings = false);
+                                     TableDecay tables = TableDecay::output);
 
 class Optimizer {
  public:

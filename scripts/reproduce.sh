@@ -12,6 +12,9 @@
 #   scripts/reproduce.sh --target only the runs that beat Bengio et al.'s 252 test perplexity:
 #                                 GPT d128, 5 epochs, fine-tuned word2vec and learned embeddings,
 #                                 3 seeds, results in results/target/
+#   scripts/reproduce.sh --smoke  every step of the quick profile on the committed toy corpus
+#                                 (a minute or two; CI runs it so that the main command cannot
+#                                 break unseen), results in build/smoke/
 # Profiles and their measured times: docs/experiments.md and each profile's REPORT.md.
 # --full and --target train data-parallel over one MPI rank per core when mpirun is installed
 # (scripts/setup.sh installs it); --quick stays one process with one OpenBLAS thread per core.
@@ -22,14 +25,20 @@ case "${1:-}" in
   "") ;;
   --full) profile=full ;;
   --target) profile=target ;;
-  *) echo "usage: scripts/reproduce.sh [--full|--target]" >&2; exit 2 ;;
+  --smoke) profile=smoke ;;
+  *) echo "usage: scripts/reproduce.sh [--full|--target|--smoke]" >&2; exit 2 ;;
 esac
 
 scripts/setup.sh build data report
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)"
 source scripts/blas_env.sh  # after the build: it asks build/bin/blas_kernel
-bash scripts/fetch_brown.sh
+data=()
+if [ "$profile" = smoke ]; then
+  data=(--corpus-file tests/fixtures/toy_corpus.txt --min-count 2)
+else
+  bash scripts/fetch_brown.sh
+fi
 threads=$(nproc)
 # One MPI rank per core, one OpenBLAS thread each: the configuration results/ was produced
 # with (each rank draws its own dropout masks, so another layout gives other numbers). One
@@ -48,7 +57,16 @@ target=(--model gpt --d-model 128 --layers 2 --heads 4 --context 64 --batch 32 -
         --epochs 5 --patience 1 --valid-limit 50000 --threads "$rank_threads" --models gpt --seeds 3
         --modes finetune-pretrained,learned)
 
-if [ "$profile" = quick ]; then
+if [ "$profile" = smoke ]; then
+  out=build/smoke
+  rm -rf "$out"
+  gpt=("${data[@]}" --model gpt --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 --lr 3e-3 --warmup 2
+       --threads "$threads")
+  build/bin/exp_embeddings "${gpt[@]}" --epochs 1 --models gpt --seeds 1 --w2v-iter 1 --out "$out/embeddings"
+  build/bin/exp_data_size "${gpt[@]}" --epochs 1 --max-epochs 2 --fractions 0.5 \
+    --modes learned,frozen-pretrained --models gpt --seeds 1 --w2v-iter 1 --out "$out/data_size"
+  build/bin/exp_lifecycle "${gpt[@]}" --epochs 2 --out "$out/lifecycle"
+elif [ "$profile" = quick ]; then
   out=results/quick
   gpt=(--model gpt --d-model 64 --layers 2 --heads 4 --context 64 --batch 32 --lr 2e-3 --warmup 40
        --dropout 0.1 --valid-limit 50000 --threads "$threads")
@@ -101,13 +119,19 @@ fi
 # The count-based baselines of Bengio et al.'s Table 1 (seconds each).
 mkdir -p "$out/ngram"
 for order in 3 5; do
-  build/bin/ngram --order "$order" --results "$out/ngram/kneser-ney_$order.json"
+  build/bin/ngram "${data[@]}" --order "$order" --results "$out/ngram/kneser-ney_$order.json"
 done
-build/bin/ngram --smoothing jelinek-mercer --order 3 --results "$out/ngram/jelinek-mercer_3.json"
+build/bin/ngram "${data[@]}" --smoothing jelinek-mercer --order 3 --results "$out/ngram/jelinek-mercer_3.json"
 
 build/bin/report --results "$out"
 end=$(date +%s)
 echo
 echo "== $profile profile finished in $(( (end - start) / 60 )) min; report: $out/REPORT.md =="
 echo
-sed -n '/^## 1\./,/^## Reference/p' "$out/REPORT.md" | grep '^|'
+# The first table of section 1 (1. at convergence in the full profile, 1a. otherwise).
+table=$(awk '/^## 1/ { on = 1 } on && /^\|/ { print; seen = 1; next } seen { exit }' "$out/REPORT.md")
+if [ -z "$table" ]; then
+  echo "reproduce.sh: $out/REPORT.md has no table in a section 1" >&2
+  exit 1
+fi
+echo "$table"

@@ -2,7 +2,8 @@
 # The test command (CI runs exactly this):
 #   1. installs missing Debian packages;
 #   2. checks the C++ formatting (clang-format, .clang-format), builds with warnings as errors
-#      and runs the whole suite through CTest;
+#      and runs the whole suite through CTest, then the README's main command end to end on the
+#      toy corpus (scripts/reproduce.sh --smoke);
 #   3. builds again with AddressSanitizer + UndefinedBehaviorSanitizer and runs the suite there
 #      (any sanitizer report fails its test);
 #   4. fuzzes every file reader for FUZZ_SECONDS each (default 15) with libFuzzer.
@@ -26,6 +27,13 @@ rm -f "$format_log"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DTAPEGRAD_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
+echo "== the main command, end to end on the toy corpus ==" >&2
+bash scripts/reproduce.sh --smoke >build/smoke.log 2>&1 || {
+  tail -30 build/smoke.log >&2
+  echo "test.sh: scripts/reproduce.sh --smoke failed (log: build/smoke.log)" >&2
+  exit 1
+}
+tail -6 build/smoke.log
 [ "$quick" = 1 ] && exit 0
 
 echo "== the same suite under AddressSanitizer + UndefinedBehaviorSanitizer ==" >&2

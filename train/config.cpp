@@ -28,6 +28,7 @@ json TrainConfig::to_json() const {
             {"optimizer", name_of(kOptimizerNames, optimizer)},
             {"lr", lr},
             {"weight_decay", weight_decay},
+            {"table_decay", name_of(optim::kTableDecayNames, table_decay)},
             {"momentum", momentum},
             {"clip", clip},
             {"schedule", name_of(optim::kScheduleNames, schedule)},
@@ -76,11 +77,16 @@ void TrainConfig::validate() const {
 
 std::string config_differences(const json& a, const json& b, std::string_view a_name,
                                std::string_view b_name, std::span<const char* const> keys) {
+  // Keys added after runs were recorded, with the setting those runs had: a file without the
+  // key was trained with it.
+  static const std::pair<const char*, json> kAddedLater[] = {{"table_decay", "output"}};
   const auto side = [](const json& config, const std::string& key) {
-    // Replacing invalid UTF-8 (a path's bytes, say): a message must not throw.
-    return config.is_object() && config.contains(key)
-               ? config.at(key).dump(-1, ' ', false, json::error_handler_t::replace)
-               : std::string("none");
+    if (config.is_object() && config.contains(key))
+      // Replacing invalid UTF-8 (a path's bytes, say): a message must not throw.
+      return config.at(key).dump(-1, ' ', false, json::error_handler_t::replace);
+    for (const auto& [added, value] : kAddedLater)
+      if (key == added && config.is_object()) return value.dump();
+    return std::string("none");
   };
   std::vector<std::string> compared(keys.begin(), keys.end());
   if (keys.empty())

@@ -10,6 +10,7 @@
 
 #include "autograd/enum_names.hpp"
 #include "nn/embedding_mode.hpp"
+#include "optim/optimizer.hpp"
 #include "optim/schedule.hpp"
 #include "text/lm_data.hpp"
 
@@ -41,6 +42,7 @@ struct TrainConfig {
   // Optimisation.
   OptimizerKind optimizer = OptimizerKind::adamw;
   float lr = 1e-3f, weight_decay = 0.1f, momentum = 0.0f, clip = 1.0f;
+  optim::TableDecay table_decay = optim::TableDecay::output;  // adamw and lazy-adam
   optim::ScheduleKind schedule = optim::ScheduleKind::cosine;
   long warmup = 100;
   float min_lr_ratio = 0.1f;  // cosine floor, as a fraction of lr

@@ -92,9 +92,9 @@ const TrainConfig& prepared(const TrainConfig& c, const text::LMData& data) {
 // the batch order. The rest (--epochs, --steps, --patience, the learning rate and schedule,
 // evaluation, files, threads) may change.
 constexpr const char* kResumeMustMatch[] = {
-    "model",  "d_model", "layers",    "heads",        "context",        "ngram",
-    "hidden", "direct",  "embedding", "tied",         "optimizer",      "batch",
-    "seed",   "split",   "min_count", "vocab_counts", "train_fraction", "model_options"};
+    "model",  "d_model",   "layers",       "heads",          "context",      "ngram", "hidden",
+    "direct", "embedding", "tied",         "optimizer",      "table_decay",  "batch", "seed",
+    "split",  "min_count", "vocab_counts", "train_fraction", "model_options"};
 
 bool all_finite(const std::vector<std::pair<std::string, Tensor>>& params) {
   for (const auto& [n, p] : params)
@@ -174,14 +174,16 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const TrainConfig& c,
   const optim::AdamOptions adam{.lr = c.lr};
   switch (c.optimizer) {
     case OptimizerKind::adamw:
-      return std::make_unique<optim::Adam>(optim::decay_groups(model, c.weight_decay), adam, true);
+      return std::make_unique<optim::Adam>(
+          optim::decay_groups(model, c.weight_decay, c.table_decay), adam, true);
     case OptimizerKind::adam:
       return std::make_unique<optim::Adam>(optim::single_group(model, c.weight_decay), adam, false);
     case OptimizerKind::sgd:
       return std::make_unique<optim::SGD>(optim::single_group(model, c.weight_decay),
                                           optim::SGDOptions{c.lr, c.momentum});
     case OptimizerKind::lazy_adam:
-      return std::make_unique<optim::LazyAdam>(optim::decay_groups(model, c.weight_decay), adam);
+      return std::make_unique<optim::LazyAdam>(
+          optim::decay_groups(model, c.weight_decay, c.table_decay), adam);
   }
   throw std::logic_error("make_optimizer: unhandled optimizer");
 }

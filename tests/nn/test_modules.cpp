@@ -89,7 +89,7 @@ BOOST_AUTO_TEST_CASE(frozen_embedding_never_changes) {
   GPT model(c, vectors);
   BOOST_TEST(!model.input_embedding().weight().requires_grad());
   BOOST_TEST(model.num_trainable_parameters() == model.num_parameters() - 20 * 16);
-  optim::Adam opt(optim::decay_groups(model, 0.1f, /*decay_embeddings=*/true), {.lr = 1e-2f}, true);
+  optim::Adam opt(optim::decay_groups(model, 0.1f, optim::TableDecay::all), {.lr = 1e-2f}, true);
   for (int step = 0; step < 3; ++step) {
     opt.zero_grad();
     backward(model.loss(batch(2, 8, step, 20, 20), batch(2, 8, step + 9, 20, 20)));

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "autograd/op_cases.hpp"
 #include "nn/nn.hpp"
@@ -186,6 +187,32 @@ BOOST_AUTO_TEST_CASE(schedules) {
     BOOST_TEST(std::string(e.what()) ==
                "--schedule: unknown value 'linear' (use constant, cosine or inverse)");
   }
+}
+
+// The vocabulary's matrices decay as TableDecay says; the other matrices always, biases and
+// norms never; a tied table is an embedding (it never decays under `output`).
+BOOST_AUTO_TEST_CASE(table_decay_picks_which_vocabulary_matrices_decay) {
+  const auto decayed = [](bool tied, optim::TableDecay tables) {
+    nn::GPTConfig c;
+    c.vocab = 11, c.context = 4, c.d_model = 8, c.heads = 2, c.layers = 1, c.tied = tied;
+    const nn::GPT model(c);
+    std::set<std::string> names;
+    const auto groups = optim::decay_groups(model, 0.1f, tables);
+    for (const auto& p : groups.front().params) names.insert(p.name);
+    return names;
+  };
+  const auto has = [](const std::set<std::string>& s, const char* name) {
+    return s.count(name) > 0;
+  };
+  for (const bool tied : {false, true})
+    for (const auto tables :
+         {optim::TableDecay::output, optim::TableDecay::none, optim::TableDecay::all}) {
+      const std::set<std::string> d = decayed(tied, tables);
+      BOOST_TEST(has(d, "blocks.0.mlp.fc.weight"));
+      BOOST_TEST(!has(d, "blocks.0.mlp.fc.bias"));
+      BOOST_TEST(has(d, "wte.weight") == (tables == optim::TableDecay::all));
+      BOOST_TEST(has(d, "lm_head.weight") == (!tied && tables != optim::TableDecay::none));
+    }
 }
 
 BOOST_AUTO_TEST_CASE(checkpoint_round_trip_and_resume) {

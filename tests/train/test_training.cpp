@@ -260,6 +260,14 @@ BOOST_AUTO_TEST_CASE(config_differences_name_each_differing_setting) {
   old.erase("batch");
   BOOST_TEST(train::config_differences(old, a.to_json(), "x", "y", batch_only) ==
              "\n  batch: none x, " + std::to_string(a.batch) + " y");
+  // A key added later reads as the setting runs had before it existed.
+  nlohmann::json before = a.to_json();
+  before.erase("table_decay");
+  BOOST_TEST(train::config_differences(before, a.to_json(), "x", "y").empty());
+  b = a;
+  b.table_decay = optim::TableDecay::none;
+  BOOST_TEST(train::config_differences(before, b.to_json(), "x", "y") ==
+             "\n  table_decay: \"output\" x, \"none\" y");
   // A path of invalid UTF-8 is shown, not thrown as a JSON error.
   nlohmann::json bad = a.to_json();
   bad["vectors"] = "v_\xfe";
