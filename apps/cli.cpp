@@ -14,7 +14,7 @@
 #include <iostream>
 
 #include "base/build_info.hpp"
-#include "dist/distributed.hpp"
+#include "distributed/distributed.hpp"
 #include "train/signals.hpp"
 
 namespace tg::cli {
@@ -28,7 +28,7 @@ namespace {
 int g_error_fd = STDERR_FILENO;
 
 void quiet_other_ranks() {
-  if (dist::is_main()) return;
+  if (distributed::is_main()) return;
   if (const char* all = std::getenv("TAPEGRAD_ALL_RANKS_TALK"); all && std::string(all) == "1")
     return;
   g_error_fd = ::dup(STDERR_FILENO);
@@ -56,7 +56,7 @@ int guarded_main(const char* program, const std::function<int()>& body) {
   ::signal(SIGPIPE, SIG_IGN);
   ::signal(SIGXFSZ, SIG_IGN);
   try {
-    dist::init();
+    distributed::init();
     quiet_other_ranks();
     const int code = body();
     errno = 0;
@@ -68,20 +68,20 @@ int guarded_main(const char* program, const std::function<int()>& body) {
     // Everything is saved; the shell's convention for "ended by signal N". Rank 0 reports (it
     // wrote the files); the others leave after it has, because mpirun ends the job's remaining
     // ranks as soon as one exits with a non-zero status.
-    if (dist::is_main()) {
+    if (distributed::is_main()) {
       const std::string text = "\n" + std::string(program) + ": " + e.what() + "\n";
       [[maybe_unused]] const ssize_t written = ::write(g_error_fd, text.data(), text.size());
     }
-    if (dist::size() > 1) dist::barrier();
+    if (distributed::size() > 1) distributed::barrier();
     return 128 + e.signal;
   } catch (const std::exception& e) {
     std::string text = "\n" + std::string(program) + ": error: ";
-    if (dist::size() > 1) text += "rank " + std::to_string(dist::rank()) + ": ";
+    if (distributed::size() > 1) text += "rank " + std::to_string(distributed::rank()) + ": ";
     text += std::string(e.what()) + "\n";
     std::cerr.flush();
     [[maybe_unused]] const ssize_t written = ::write(g_error_fd, text.data(), text.size());
     // A failed rank must take the others down, or they wait in a collective for ever.
-    if (dist::size() > 1) dist::abort(1);
+    if (distributed::size() > 1) distributed::abort(1);
     return 1;
   }
 }

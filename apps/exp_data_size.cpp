@@ -15,7 +15,7 @@
 #include "apps/programs.hpp"
 #include "apps/report_render.hpp"
 #include "autograd/io.hpp"
-#include "dist/distributed.hpp"
+#include "distributed/distributed.hpp"
 
 using namespace tg;
 using nlohmann::json;
@@ -26,7 +26,7 @@ namespace {
 // can stop a run inside its learning-rate warm-up), or in tokens (patience / f epochs: as many
 // tokens without improvement as at the full split).
 enum class SharePatience { same, tokens };
-constexpr NameTable<SharePatience, 2> kSharePatienceNames = {
+constexpr base::NameTable<SharePatience, 2> kSharePatienceNames = {
     {{SharePatience::same, "same"}, {SharePatience::tokens, "tokens"}}};
 }  // namespace
 
@@ -110,7 +110,7 @@ int tg::apps::exp_data_size_main(int argc, char** argv) {
       const size_t epochs = std::min(max_epochs, per_share(base.epochs));
       const size_t patience =
           share_patience == SharePatience::tokens ? per_share(base.patience) : base.patience;
-      if (dist::is_main())
+      if (distributed::is_main())
         std::fprintf(stderr, "[share %s] up to %zu epochs, patience %zu epochs\n", tag.c_str(),
                      epochs, patience);
       for (const auto& model : models)

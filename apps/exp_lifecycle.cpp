@@ -14,7 +14,7 @@
 #include "apps/programs.hpp"
 #include "apps/report_render.hpp"
 #include "autograd/io.hpp"
-#include "dist/distributed.hpp"
+#include "distributed/distributed.hpp"
 #include "text/similarity.hpp"
 #include "text/vectors.hpp"
 
@@ -215,7 +215,7 @@ int tg::apps::exp_lifecycle_main(int argc, char** argv) {
     }
     // Rank 0 alone holds the full results (the others' output is silenced anyway): rendering
     // on another rank failed at the end of an MPI run.
-    if (!dist::is_main()) return 0;
+    if (!distributed::is_main()) return 0;
     std::printf("%s", report::lifecycle_section(summary).c_str());
     std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());
     return 0;

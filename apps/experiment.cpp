@@ -17,7 +17,8 @@
 #include "apps/cli.hpp"
 #include "autograd/io.hpp"
 #include "base/build_info.hpp"
-#include "dist/distributed.hpp"
+#include "base/files.hpp"
+#include "distributed/distributed.hpp"
 #include "text/lm_data.hpp"
 #include "text/similarity.hpp"
 #include "text/vectors.hpp"
@@ -68,7 +69,8 @@ std::vector<Mode> parse_modes(const std::string& list) {
 }
 
 void write_json(const std::string& path, const json& value) {
-  if (dist::is_main()) atomic_write(path, [&](std::ostream& o) { o << value.dump(2) << "\n"; });
+  if (distributed::is_main())
+    base::atomic_write(path, [&](std::ostream& o) { o << value.dump(2) << "\n"; });
 }
 
 namespace {
@@ -116,15 +118,15 @@ json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const 
   if (std::filesystem::exists(path) && std::filesystem::exists(log_path)) {
     json log = json::parse(std::ifstream(log_path), nullptr, false);
     if (log.is_object() && log.value("options", json()) == options) {
-      if (dist::is_main())
+      if (distributed::is_main())
         std::fprintf(stderr, "[word2vec] reusing %s (same options and tokens)\n", path.c_str());
       log["reused"] = true;
       return log;
     }
   }
   // Under MPI rank 0 trains and writes the vectors; the others wait, then read the file.
-  if (!dist::is_main()) {
-    dist::barrier();
+  if (!distributed::is_main()) {
+    distributed::barrier();
     return {{"file", path}};
   }
   const text::Tokens tokens = data.train_tokens();
@@ -154,7 +156,7 @@ json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const 
                     {"options", options},
                     {"commit", base::commit()}};
   write_json(log_path, log);
-  dist::barrier();
+  distributed::barrier();
   return log;
 }
 
@@ -256,7 +258,7 @@ json run_one(train::TrainConfig c, const text::LMData& data, const std::string& 
   }
   train::RunResult r = train::train_language_model(c, data, hooks);
   // Finished: the JSON holds everything; the checkpoint was only for resuming.
-  if (c.checkpoint == checkpoint && dist::is_main()) std::filesystem::remove(checkpoint);
+  if (c.checkpoint == checkpoint && distributed::is_main()) std::filesystem::remove(checkpoint);
   std::fprintf(stderr,
                "[%s] valid ppl %.1f, test ppl %.1f, %zu trainable parameters, %.0f tok/s, %s\n",
                label.c_str(), r.valid_ppl, r.test_ppl, r.json["trainable_params"].get<size_t>(),
@@ -292,10 +294,10 @@ void Plan::train(size_t i, const text::LMData& data) {
   // and every rank follows its decision.
   std::optional<FileLock> claim;
   float claimed = 1;
-  if (dist::is_main()) claimed = claim.emplace(claim_path(run.file), false).held() ? 1 : 0;
-  dist::broadcast(&claimed, 1);
+  if (distributed::is_main()) claimed = claim.emplace(claim_path(run.file), false).held() ? 1 : 0;
+  distributed::broadcast(&claimed, 1);
   if (claimed == 0) {
-    if (dist::is_main())
+    if (distributed::is_main())
       std::fprintf(stderr, "[%s] another process is training it (it holds %s), skipped\n",
                    run.label.c_str(), claim_path(run.file).c_str());
     return;
@@ -304,7 +306,7 @@ void Plan::train(size_t i, const text::LMData& data) {
   list(i, run_one(run.config, data, run.label, run.file));
   // Finished: its JSON is what the others look for now. A claim ended by an interruption
   // keeps its file, so that no two processes ever hold the same run's lock on two files.
-  if (dist::is_main()) std::filesystem::remove(claim_path(run.file));
+  if (distributed::is_main()) std::filesystem::remove(claim_path(run.file));
   save();
 }
 
@@ -324,14 +326,14 @@ void Plan::save() {
   // finished too (their JSON is written before their summary): the last to write lists every
   // finished run. They are listed here only: whether to train a run is decided by claims.
   std::optional<FileLock> one_writer;
-  if (dist::is_main())
+  if (distributed::is_main())
     one_writer.emplace(
         (std::filesystem::path(summary_path_).parent_path() / ".summary.lock").string(), true);
   std::vector<json> listed;
   for (size_t i = 0; i < runs_.size(); ++i)
     if (!entries_[i].is_null())
       listed.push_back(entries_[i]);
-    else if (dist::is_main())
+    else if (distributed::is_main())
       if (const json done = finished_run(runs_[i].config, runs_[i].file); !done.is_null())
         listed.push_back(entry(i, done));
   summary_["runs"] = listed;

@@ -15,7 +15,7 @@ void add_data_flags(CLI::App& app, text::LMDataOptions& d);
 // An option whose value is a name from an enum's table, converted once, here.
 template <class E, size_t N>
 CLI::Option* add_enum_option(CLI::App& app, const std::string& flag, E& value,
-                             const NameTable<E, N>& table, const std::string& help) {
+                             const base::NameTable<E, N>& table, const std::string& help) {
   std::map<std::string, E> names;
   std::string choices;
   for (const auto& [v, name] : table)
@@ -27,7 +27,7 @@ CLI::Option* add_enum_option(CLI::App& app, const std::string& flag, E& value,
           flag, [&value, names](const std::string& name) { value = names.at(name); },
           help.empty() ? choices : choices + " (" + help + ")")
       ->check(CLI::IsMember(names))
-      ->default_str(name_of(table, value));
+      ->default_str(base::name_of(table, value));
 }
 
 // "--flag value ..." for every option, with the values in effect (defaults included).

@@ -18,6 +18,7 @@
 #include "apps/programs.hpp"
 #include "apps/validators.hpp"
 #include "base/build_info.hpp"
+#include "base/files.hpp"
 #include "text/ngram.hpp"
 #include "train/trainer.hpp"
 
@@ -84,7 +85,7 @@ int tg::apps::ngram_main(int argc, char** argv) {
   train::add_data_flags(app, data_options);
   CLI11_PARSE(app, argc, argv);
   return cli::guarded_main("ngram", [&] {
-    check_writable(results, "--results");
+    base::check_writable(results, "--results");
     std::fprintf(stderr, "ngram %s\n", train::describe_flags(app).c_str());
     const text::LMData data = train::load_data(data_options);
     const auto start = std::chrono::steady_clock::now();
@@ -103,7 +104,7 @@ int tg::apps::ngram_main(int argc, char** argv) {
     const double valid = ppl(valid_nll), test = ppl(test_nll);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const std::string name = name_of(text::kNgramSmoothingNames, smoothing);
+    const std::string name = base::name_of(text::kNgramSmoothingNames, smoothing);
     nlohmann::json out = {
         {"program", "ngram"},
         {"version", base::version()},
@@ -115,7 +116,7 @@ int tg::apps::ngram_main(int argc, char** argv) {
            data_options.corpus_file.empty() ? data_options.corpus : data_options.corpus_file},
           {"split", data_options.split},
           {"min_count", data_options.min_count},
-          {"vocab_counts", name_of(text::kVocabCountsNames, data_options.vocab_counts)},
+          {"vocab_counts", base::name_of(text::kVocabCountsNames, data_options.vocab_counts)},
           {"train_fraction", data_options.train_fraction}}},
         {"data",
          {{"description", data.description},
@@ -128,7 +129,7 @@ int tg::apps::ngram_main(int argc, char** argv) {
         {"seconds", seconds}};
     if (!mix_with.empty()) out["mixture"] = mix(mix_with, data, valid_nll, test_nll);
     if (!results.empty()) {
-      atomic_write(results, [&](std::ostream& o) {
+      base::atomic_write(results, [&](std::ostream& o) {
         o << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       });
       std::fprintf(stderr, "wrote %s\n", results.c_str());

@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "autograd/io.hpp"
+#include "base/files.hpp"
+#include "base/process.hpp"
 #include "train/significance.hpp"
 
 namespace tg::report::detail {
@@ -49,14 +51,14 @@ std::string plot(const fs::path& root, const fs::path& sub, const std::string& n
   const fs::path dir = root / sub;
   const fs::path dat = dir / (name + ".dat"), gp = dir / (name + ".gp"),
                  png = dir / (name + ".png");
-  atomic_write(dat.string(), [&](std::ostream& o) { o << data; });
-  atomic_write(gp.string(), [&](std::ostream& o) {
+  base::atomic_write(dat.string(), [&](std::ostream& o) { o << data; });
+  base::atomic_write(gp.string(), [&](std::ostream& o) {
     o << "set terminal pngcairo size 900," << height << " font ',11'\n"
       << kPlotHeader << "set output '" << name << ".png.tmp'\n"
       << script;
   });
   const bool drawn =
-      run_program({"gnuplot", name + ".gp"}, ProgramOutput::discard, dir.string()) == 0;
+      base::run_program({"gnuplot", name + ".gp"}, base::ProgramOutput::discard, dir.string()) == 0;
   std::error_code ec;
   fs::remove(dat, ec);
   fs::remove(gp, ec);
@@ -81,7 +83,7 @@ std::optional<std::pair<double, double>> near_best_range(const std::vector<doubl
 
 bool have_gnuplot() {
   try {
-    return run_program({"gnuplot", "--version"}, ProgramOutput::discard) == 0;
+    return base::run_program({"gnuplot", "--version"}, base::ProgramOutput::discard) == 0;
   } catch (const std::exception&) {
     return false;
   }

@@ -12,6 +12,7 @@
 #include "apps/report_common.hpp"
 #include "apps/report_plots.hpp"
 #include "autograd/io.hpp"
+#include "base/files.hpp"
 #include "train/significance.hpp"
 
 namespace tg::report {
@@ -995,7 +996,7 @@ std::string render(const std::string& results_dir, bool plots) {
   }
   md << compute_table;
   const std::string text = md.str();
-  atomic_write((dir / "REPORT.md").string(), [&](std::ostream& o) { o << text; });
+  base::atomic_write((dir / "REPORT.md").string(), [&](std::ostream& o) { o << text; });
   return text;
 }
 

@@ -11,7 +11,8 @@
 #include "apps/programs.hpp"
 #include "apps/validators.hpp"
 #include "autograd/io.hpp"
-#include "dist/distributed.hpp"
+#include "base/files.hpp"
+#include "distributed/distributed.hpp"
 #include "text/corpus.hpp"
 #include "text/similarity.hpp"
 #include "text/vectors.hpp"
@@ -107,7 +108,7 @@ int tg::apps::word2vec_main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   return cli::guarded_main("word2vec", [&] {
     // word2vec is multi-threaded, not data-parallel: under mpirun rank 0 does the work alone.
-    if (!dist::is_main()) return 0;
+    if (!distributed::is_main()) return 0;
     if (train->parsed()) {
       o.cbow = cbow == 1;
       std::fprintf(
@@ -122,7 +123,7 @@ int tg::apps::word2vec_main(int argc, char** argv) {
         throw std::invalid_argument(
             "--output " + output +
             " is the --input file: writing the vectors would destroy the corpus");
-      check_writable(output, "--output");
+      base::check_writable(output, "--output");
       const text::Tokens tokens = text::read_plain_file(input);
       if (tokens.empty()) throw std::runtime_error(input + ": no tokens");
       train::LiveLine line;
@@ -153,7 +154,7 @@ int tg::apps::word2vec_main(int argc, char** argv) {
                                  : split == "valid" ? s.valid
                                  : split == "test"  ? s.test
                                                     : all;
-      atomic_write(export_output, [&](std::ostream& out) {
+      base::atomic_write(export_output, [&](std::ostream& out) {
         for (size_t i = 0; i < part.size(); ++i)
           out << part[i] << ((i + 1) % 1000 == 0 ? '\n' : ' ');
         out << '\n';

@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
       save_safetensors(dump, f);
     }
     optim::Adam opt(optim::decay_groups(*model, c.weight_decay), {.lr = c.lr}, true);
-    const std::unique_ptr<dist::GradientSync> sync = train::make_gradient_sync(c, *model);
+    const std::unique_ptr<distributed::GradientSync> sync = train::make_gradient_sync(c, *model);
     std::vector<double> seconds, losses;
     double timed_comm = 0.0, timed_stop_check = 0.0;
     auto& gemm = detail::gemm_counter;
@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
         {"losses", losses},
         {"median_step_s", median},
         {"tokens_per_s", static_cast<double>(c.batch * t) / median},
-        {"ranks", dist::size()},
+        {"ranks", distributed::size()},
         {"comm_overlap", c.comm_overlap},
         {"threading", threading_backend()},
         {"blas_kernel", blas_kernel()},

@@ -11,7 +11,7 @@ install(TARGETS ${libraries} EXPORT tapegradTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tapegrad)
 set_target_properties(tapegrad PROPERTIES EXPORT_NAME tapegrad)
-foreach(folder base autograd nn optim text dist train apps)
+foreach(folder base autograd nn optim text distributed train apps)
   if(TARGET tapegrad_${folder})
     install(DIRECTORY ${PROJECT_SOURCE_DIR}/${folder}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tapegrad/${folder}
             FILES_MATCHING PATTERN "*.hpp")

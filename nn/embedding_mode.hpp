@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "autograd/enum_names.hpp"
 #include "autograd/tensor.hpp"
+#include "base/enum_names.hpp"
 
 namespace tg::nn {
 
@@ -24,17 +24,17 @@ inline bool is_frozen(EmbeddingMode m) {
   return m == EmbeddingMode::frozen_random || m == EmbeddingMode::frozen_pretrained;
 }
 
-inline constexpr NameTable<EmbeddingMode, 4> kEmbeddingModeNames{
+inline constexpr base::NameTable<EmbeddingMode, 4> kEmbeddingModeNames{
     {{EmbeddingMode::learned, "learned"},
      {EmbeddingMode::frozen_random, "frozen-random"},
      {EmbeddingMode::frozen_pretrained, "frozen-pretrained"},
      {EmbeddingMode::finetune_pretrained, "finetune-pretrained"}}};
 
 inline std::string to_string(EmbeddingMode m) {
-  return name_of(kEmbeddingModeNames, m);
+  return base::name_of(kEmbeddingModeNames, m);
 }
 inline EmbeddingMode parse_embedding_mode(const std::string& s) {
-  return parse_name(kEmbeddingModeNames, s, "embedding mode");
+  return base::parse_name(kEmbeddingModeNames, s, "embedding mode");
 }
 
 }  // namespace tg::nn

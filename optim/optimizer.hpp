@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "autograd/autograd.hpp"
-#include "autograd/enum_names.hpp"
+#include "base/enum_names.hpp"
 #include "nn/module.hpp"
 
 namespace tg::optim {
@@ -32,7 +32,7 @@ std::vector<ParamGroup> single_group(const nn::Module& model, float weight_decay
 //   none    neither: tied and untied models decay the same parameters;
 //   all     both, as nanoGPT does.
 enum class TableDecay { output, none, all };
-inline constexpr NameTable<TableDecay, 3> kTableDecayNames{
+inline constexpr base::NameTable<TableDecay, 3> kTableDecayNames{
     {{TableDecay::output, "output"}, {TableDecay::none, "none"}, {TableDecay::all, "all"}}};
 
 // Two groups, as in GPT-2/nanoGPT: matrices (rank >= 2) decay; biases and norm scales do not;

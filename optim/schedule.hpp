@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "autograd/enum_names.hpp"
+#include "base/enum_names.hpp"
 
 namespace tg::optim {
 
@@ -32,9 +32,10 @@ struct InverseDecay {
 };
 
 enum class ScheduleKind { constant, cosine, inverse };
-inline constexpr NameTable<ScheduleKind, 3> kScheduleNames{{{ScheduleKind::constant, "constant"},
-                                                            {ScheduleKind::cosine, "cosine"},
-                                                            {ScheduleKind::inverse, "inverse"}}};
+inline constexpr base::NameTable<ScheduleKind, 3> kScheduleNames{
+    {{ScheduleKind::constant, "constant"},
+     {ScheduleKind::cosine, "cosine"},
+     {ScheduleKind::inverse, "inverse"}}};
 
 // The schedule a training run uses: "constant" (after warm-up), "cosine" (warm-up + cosine)
 // or "inverse" (Bengio).

@@ -55,7 +55,7 @@ LMData load_lm_data(const LMDataOptions& o) {
     d << " (" << o.train_fraction * 100 << "% of " << data.train_full << ")";
   d << ", valid " << data.valid.size() << ", test " << data.test.size() << "; vocabulary "
     << data.vocab.size() << " (frequency >= " << o.min_count << " on "
-    << name_of(kVocabCountsNames, o.vocab_counts) << " tokens, the rest -> <unk>)";
+    << base::name_of(kVocabCountsNames, o.vocab_counts) << " tokens, the rest -> <unk>)";
   data.description = d.str();
   return data;
 }

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "autograd/enum_names.hpp"
+#include "base/enum_names.hpp"
 #include "text/corpus.hpp"
 #include "text/vocab.hpp"
 
@@ -17,7 +17,7 @@ namespace tg::text {
 // Which tokens the word frequencies (for --min-count) are counted on: the whole corpus, as
 // Bengio et al. did, or the training split only.
 enum class VocabCounts { all, train };
-inline constexpr NameTable<VocabCounts, 2> kVocabCountsNames{
+inline constexpr base::NameTable<VocabCounts, 2> kVocabCountsNames{
     {{VocabCounts::all, "all"}, {VocabCounts::train, "train"}}};
 
 struct LMDataOptions {

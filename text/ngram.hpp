@@ -15,13 +15,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "autograd/enum_names.hpp"
+#include "base/enum_names.hpp"
 #include "text/lm_data.hpp"
 
 namespace tg::text {
 
 enum class NgramSmoothing { kneser_ney, jelinek_mercer };
-inline constexpr NameTable<NgramSmoothing, 2> kNgramSmoothingNames{
+inline constexpr base::NameTable<NgramSmoothing, 2> kNgramSmoothingNames{
     {{NgramSmoothing::kneser_ney, "kneser-ney"},
      {NgramSmoothing::jelinek_mercer, "jelinek-mercer"}}};
 

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "autograd/io.hpp"
+#include "base/files.hpp"
 
 namespace tg::text {
 
@@ -84,7 +85,7 @@ void save_vectors(const std::string& path, const std::vector<std::string>& words
       throw std::invalid_argument("save_vectors: word '" + w +
                                   "' is empty or contains white space");
   const size_t dim = matrix.size(1);
-  atomic_write(path, [&](std::ostream& out) {
+  base::atomic_write(path, [&](std::ostream& out) {
     out << words.size() << ' ' << dim << '\n';
     char buf[32];
     for (size_t r = 0; r < words.size(); ++r) {

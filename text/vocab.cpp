@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "autograd/io.hpp"
+#include "base/files.hpp"
 
 namespace tg::text {
 
@@ -56,7 +57,7 @@ std::vector<int32_t> Vocabulary::encode(const Tokens& tokens) const {
 }
 
 void Vocabulary::save(const std::string& path) const {
-  atomic_write(path, [&](std::ostream& out) {
+  base::atomic_write(path, [&](std::ostream& out) {
     out << "tapegrad-vocab " << words_.size() << "\n";
     for (size_t i = 0; i < words_.size(); ++i) out << words_[i] << '\t' << counts_[i] << '\n';
   });

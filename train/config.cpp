@@ -4,7 +4,7 @@
 #include <thread>
 #include <vector>
 
-#include "dist/distributed.hpp"
+#include "distributed/distributed.hpp"
 #include "train/models.hpp"
 
 namespace tg::train {
@@ -25,13 +25,13 @@ json TrainConfig::to_json() const {
             {"vectors", m.vectors},
             {"tied", m.tied},
             {"dropout", m.dropout},
-            {"optimizer", name_of(kOptimizerNames, optimizer)},
+            {"optimizer", base::name_of(kOptimizerNames, optimizer)},
             {"lr", lr},
             {"weight_decay", weight_decay},
-            {"table_decay", name_of(optim::kTableDecayNames, table_decay)},
+            {"table_decay", base::name_of(optim::kTableDecayNames, table_decay)},
             {"momentum", momentum},
             {"clip", clip},
-            {"schedule", name_of(optim::kScheduleNames, schedule)},
+            {"schedule", base::name_of(optim::kScheduleNames, schedule)},
             {"warmup", warmup},
             {"min_lr_ratio", min_lr_ratio},
             {"lr_decay", lr_decay},
@@ -48,7 +48,7 @@ json TrainConfig::to_json() const {
             {"corpus", data.corpus_file.empty() ? data.corpus : data.corpus_file},
             {"split", data.split},
             {"min_count", data.min_count},
-            {"vocab_counts", name_of(text::kVocabCountsNames, data.vocab_counts)},
+            {"vocab_counts", base::name_of(text::kVocabCountsNames, data.vocab_counts)},
             {"train_fraction", data.train_fraction}};
   if (!m.options.empty()) j["model_options"] = m.options;
   return j;
@@ -70,9 +70,9 @@ void TrainConfig::validate() const {
     bad("--threads " + std::to_string(threads) + " is more than the " + std::to_string(cores) +
         " cores of this machine: the threads would wait on each other and training would crawl");
   if (!(bucket_mb > 0.0f)) bad("--bucket-mb must be positive");
-  if (batch < static_cast<size_t>(dist::size()))
+  if (batch < static_cast<size_t>(distributed::size()))
     bad("--batch " + std::to_string(batch) + " is smaller than the number of MPI ranks (" +
-        std::to_string(dist::size()) + "): every rank needs at least one row of each batch");
+        std::to_string(distributed::size()) + "): every rank needs at least one row of each batch");
 }
 
 std::string config_differences(const json& a, const json& b, std::string_view a_name,

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "autograd/enum_names.hpp"
+#include "base/enum_names.hpp"
 #include "nn/embedding_mode.hpp"
 #include "optim/optimizer.hpp"
 #include "optim/schedule.hpp"
@@ -17,7 +17,7 @@
 namespace tg::train {
 
 enum class OptimizerKind { adamw, adam, sgd, lazy_adam };
-inline constexpr NameTable<OptimizerKind, 4> kOptimizerNames{
+inline constexpr base::NameTable<OptimizerKind, 4> kOptimizerNames{
     {{OptimizerKind::adamw, "adamw"},
      {OptimizerKind::adam, "adam"},
      {OptimizerKind::sgd, "sgd"},

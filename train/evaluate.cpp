@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "dist/distributed.hpp"
+#include "distributed/distributed.hpp"
 
 namespace tg::train {
 
@@ -56,8 +56,8 @@ void for_each_batch(nn::LanguageModel& model, const std::vector<EvalBatch>& batc
   NoGrad no_grad;
   const bool was_training = model.training();
   model.eval();
-  for (size_t b = static_cast<size_t>(dist::rank()); b < batches.size();
-       b += static_cast<size_t>(dist::size()))
+  for (size_t b = static_cast<size_t>(distributed::rank()); b < batches.size();
+       b += static_cast<size_t>(distributed::size()))
     fn(batches[b]);
   model.train(was_training);
 }
@@ -75,7 +75,7 @@ double evaluate_nll(nn::LanguageModel& model, const text::LMData& data, const te
     sums[0] += static_cast<double>(model.loss(inputs, targets).item()) * n;
     sums[1] += n;
   });
-  dist::sum(sums, 2);
+  distributed::sum(sums, 2);
   if (sums[1] == 0) throw std::invalid_argument("evaluation range has no predictable tokens");
   return sums[0] / sums[1];
 }
@@ -101,7 +101,7 @@ std::vector<double> token_nll(nn::LanguageModel& model, const text::LMData& data
         nll[batch.starts[r] + i - first] = std::log(sum) + top - row[target];
       }
   });
-  dist::sum(nll.data(), nll.size());  // each rank filled its own batches' slots
+  distributed::sum(nll.data(), nll.size());  // each rank filled its own batches' slots
   return nll;
 }
 

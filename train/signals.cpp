@@ -4,7 +4,7 @@
 #include <cstring>
 #include <exception>
 
-#include "dist/distributed.hpp"
+#include "distributed/distributed.hpp"
 
 namespace tg::train {
 
@@ -58,9 +58,9 @@ void clear_stop_signal() {
 
 int agreed_stop_signal() {
   const int signal = pending_stop_signal();
-  if (dist::size() == 1) return signal;
+  if (distributed::size() == 1) return signal;
   double any = signal;
-  dist::sum(&any, 1);
+  distributed::sum(&any, 1);
   return any > 0 ? (signal ? signal : SIGTERM) : 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include "autograd/simd_kernels.hpp"
 #include "base/build_info.hpp"
+#include "base/files.hpp"
 #include "optim/checkpoint.hpp"
 #include "text/vectors.hpp"
 #include "train/evaluate.hpp"
@@ -37,7 +38,7 @@ void write_token_nll(const std::string& path, const std::string& fingerprint,
   };
   const json out = {
       {"data_fingerprint", fingerprint}, {"valid", as_floats(valid)}, {"test", as_floats(test)}};
-  atomic_write(path, [&](std::ostream& o) { o << out.dump() << "\n"; });
+  base::atomic_write(path, [&](std::ostream& o) { o << out.dump() << "\n"; });
 }
 
 double now_s() {
@@ -73,9 +74,9 @@ double median(std::vector<double> v) {
 // a run fails in its first second rather than its last, and sets the process-wide switches.
 const TrainConfig& prepared(const TrainConfig& c, const text::LMData& data) {
   c.validate();
-  check_writable(c.results, "--results");
-  check_writable(c.checkpoint, "--checkpoint");
-  check_writable(c.token_nll, "--token-nll");
+  base::check_writable(c.results, "--results");
+  base::check_writable(c.checkpoint, "--checkpoint");
+  base::check_writable(c.token_nll, "--token-nll");
   // A window needs context + 1 tokens and an epoch at least two windows (Batcher); checked
   // here too, before a model with a position table this long is allocated.
   if (2 * c.model.context + 1 > data.train.size())
@@ -141,7 +142,7 @@ Generator::State TrainState::from_json(const json& j) {
 
 text::LMData load_data(const text::LMDataOptions& options) {
   std::optional<text::LMData> data;
-  dist::rank0_first([&] { data.emplace(text::load_lm_data(options)); });
+  distributed::rank0_first([&] { data.emplace(text::load_lm_data(options)); });
   return std::move(*data);
 }
 
@@ -188,17 +189,17 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const TrainConfig& c,
   throw std::logic_error("make_optimizer: unhandled optimizer");
 }
 
-std::unique_ptr<dist::GradientSync> make_gradient_sync(const TrainConfig& c,
-                                                       const nn::LanguageModel& model) {
-  if (dist::size() == 1) return nullptr;
-  return std::make_unique<dist::GradientSync>(
+std::unique_ptr<distributed::GradientSync> make_gradient_sync(const TrainConfig& c,
+                                                              const nn::LanguageModel& model) {
+  if (distributed::size() == 1) return nullptr;
+  return std::make_unique<distributed::GradientSync>(
       model.trainable_parameters(),
-      dist::SyncOptions{.bucket_bytes = static_cast<size_t>(c.bucket_mb * 1048576.0f),
-                        .overlap = c.comm_overlap});
+      distributed::SyncOptions{.bucket_bytes = static_cast<size_t>(c.bucket_mb * 1048576.0f),
+                               .overlap = c.comm_overlap});
 }
 
 double forward_backward(nn::LanguageModel& model, const Ids& inputs, const Ids& targets,
-                        dist::GradientSync* sync) {
+                        distributed::GradientSync* sync) {
   if (!sync) {
     const Tensor loss = model.loss(inputs, targets);
     backward(loss);
@@ -206,7 +207,7 @@ double forward_backward(nn::LanguageModel& model, const Ids& inputs, const Ids& 
   }
   // This rank's rows; its gradient counts in proportion to its share of the batch.
   const size_t rows = inputs.shape[0];
-  const auto [begin, end] = dist::shard(rows);
+  const auto [begin, end] = distributed::shard(rows);
   const double share = static_cast<double>(end - begin) / static_cast<double>(rows);
   double l = 0.0;
   if (end > begin) {
@@ -216,7 +217,7 @@ double forward_backward(nn::LanguageModel& model, const Ids& inputs, const Ids& 
   } else {
     sync->contribute_nothing();
   }
-  return dist::sum(l);  // the same on every rank
+  return distributed::sum(l);  // the same on every rank
 }
 
 Trainer::Trainer(const TrainConfig& config, const text::LMData& data, TrainHooks hooks)
@@ -237,7 +238,7 @@ Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
              std::string("OpenBLAS ") + blas_kernel() + ", " + threading_backend() + " threads"},
             // With "blas", what a bit-for-bit comparison of two runs needs to be the same.
             {"simd", detail::simd_isa()},
-            {"mpi_ranks", dist::size()}}),
+            {"mpi_ranks", distributed::size()}}),
       model_(model ? std::move(model) : build_model(c_, data, &out_)),
       opt_(make_optimizer(c_, *model_)),
       params_(model_->named_parameters()),
@@ -250,7 +251,7 @@ Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
       epoch_valid_{data.valid.begin,
                    c_.valid_limit > 0 ? std::min(data.valid.end, data.valid.begin + c_.valid_limit)
                                       : data.valid.end},
-      chatty_(!c_.quiet && c_.label.empty() && dist::is_main()),
+      chatty_(!c_.quiet && c_.label.empty() && distributed::is_main()),
       prefix_(c_.label.empty() ? "" : "[" + c_.label + "] "),
       skip_(std::min<long>(5, total_ / 10)),
       wall_start_(now_s()) {
@@ -264,14 +265,15 @@ Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
   out_["tokens_per_step"] = c_.batch * batcher_.predictions();
   state_.epoch_gen_state = data_gen_.state();
   if (!c_.resume.empty()) load_checkpoint(c_.resume);
-  if (dist::size() > 1) {
+  if (distributed::size() > 1) {
     // Every rank built the same model from the same seed; rank 0's copy is authoritative anyway.
-    for (const auto& [n, p] : params_) dist::broadcast(Tensor(p).data(), p.numel());
+    for (const auto& [n, p] : params_) distributed::broadcast(Tensor(p).data(), p.numel());
     // Each rank drops out different units of its own rows: its own stream, derived from the
     // (saved or initial) state of rank 0's.
-    if (dist::rank() > 0) {
+    if (distributed::rank() > 0) {
       Generator::State s = model_->dropout_generator().state();
-      Generator derived(s.s[0] ^ (0x9E3779B97F4A7C15ull * static_cast<uint64_t>(dist::rank())));
+      Generator derived(s.s[0] ^
+                        (0x9E3779B97F4A7C15ull * static_cast<uint64_t>(distributed::rank())));
       model_->dropout_generator().set_state(derived.state());
     }
     sync_ = make_gradient_sync(c_, *model_);
@@ -281,7 +283,7 @@ Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
 Trainer::~Trainer() = default;
 
 void Trainer::save_checkpoint(const std::string& path) const {
-  if (!dist::is_main()) return;  // only rank 0 writes results and checkpoints
+  if (!distributed::is_main()) return;  // only rank 0 writes results and checkpoints
   // A checkpoint is only ever of finite parameters: after a divergence the last good one stays.
   if (!all_finite(params_))
     throw std::runtime_error(
@@ -337,7 +339,7 @@ void Trainer::load_checkpoint(const std::string& path) {
   if (state_.batch_in_epoch > static_cast<size_t>(per_epoch_))
     throw std::runtime_error(path + ": batch " + std::to_string(state_.batch_in_epoch) +
                              " of an epoch of " + std::to_string(per_epoch_) + " batches");
-  if (!c_.quiet && dist::is_main())
+  if (!c_.quiet && distributed::is_main())
     std::fprintf(stderr, "%sresumed from %s at step %ld (epoch %zu, batch %zu)%s\n",
                  prefix_.c_str(), path.c_str(), state_.step, state_.epoch + 1,
                  state_.batch_in_epoch,
@@ -409,13 +411,13 @@ void Trainer::interrupt(int signal) {
   out_["evals"] = state_.evals;
   out_["train_seconds"] = state_.train_seconds;
   out_["wall_s"] = wall_seconds();
-  if (!c_.results.empty() && dist::is_main()) {
-    atomic_write(c_.results, [&](std::ostream& o) { o << dump(out_, 2) << "\n"; });
+  if (!c_.results.empty() && distributed::is_main()) {
+    base::atomic_write(c_.results, [&](std::ostream& o) { o << dump(out_, 2) << "\n"; });
     saved += std::string(saved.empty() ? "" : ", ") + "partial results " + c_.results;
   }
   // The other ranks wait for rank 0's files: a rank that exits first makes mpirun end the job,
   // rank 0's save included.
-  if (dist::size() > 1) dist::barrier();
+  if (distributed::size() > 1) distributed::barrier();
   clear_stop_signal();  // handled here: the StopSignalScope does not raise it again
   throw Interrupted(
       signal,
@@ -547,7 +549,7 @@ RunResult Trainer::finish() {
                         {"nll_sums", block_sums(test_nll, kTestBlockTokens)}};
   if (!c_.token_nll.empty()) {
     const std::vector<double> valid_nll = token_nll(*model_, data_, data_.valid, c_.eval_batch);
-    if (dist::is_main()) write_token_nll(c_.token_nll, fingerprint_, valid_nll, test_nll);
+    if (distributed::is_main()) write_token_nll(c_.token_nll, fingerprint_, valid_nll, test_nll);
   }
   out["train_ppl"] = std::exp(evaluate_nll(*model_, data_, train_probe, c_.eval_batch));
   out["valid_ppl"] = r.valid_ppl;
@@ -577,8 +579,8 @@ RunResult Trainer::finish() {
     out["mpi_comm_fraction"] =
         state_.train_seconds > 0 ? sync_->stats().comm_seconds / state_.train_seconds : 0.0;
   }
-  if (!c_.results.empty() && dist::is_main())
-    atomic_write(c_.results, [&](std::ostream& o) { o << dump(out, 2) << "\n"; });
+  if (!c_.results.empty() && distributed::is_main())
+    base::atomic_write(c_.results, [&](std::ostream& o) { o << dump(out, 2) << "\n"; });
   r.json = std::move(out);
   r.model = std::move(model_);
   return r;

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "dist/distributed.hpp"
+#include "distributed/distributed.hpp"
 #include "nn/language_model.hpp"
 #include "optim/optimizer.hpp"
 #include "optim/schedule.hpp"
@@ -82,13 +82,13 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const TrainConfig& config,
 
 // The gradient averaging for a run under mpirun (bucket size and overlap from the config);
 // null in a single process.
-std::unique_ptr<dist::GradientSync> make_gradient_sync(const TrainConfig& config,
-                                                       const nn::LanguageModel& model);
+std::unique_ptr<distributed::GradientSync> make_gradient_sync(const TrainConfig& config,
+                                                              const nn::LanguageModel& model);
 
 // Forward and backward of one global batch: in one process, or (sync given) this rank's rows
 // with the gradients averaged over all ranks. Returns the mean loss over the whole batch.
 double forward_backward(nn::LanguageModel& model, const Ids& inputs, const Ids& targets,
-                        dist::GradientSync* sync);
+                        distributed::GradientSync* sync);
 
 class Trainer {
  public:
@@ -128,7 +128,7 @@ class Trainer {
   nlohmann::json out_;
   std::unique_ptr<nn::LanguageModel> model_;
   std::unique_ptr<optim::Optimizer> opt_;
-  std::unique_ptr<dist::GradientSync> sync_;
+  std::unique_ptr<distributed::GradientSync> sync_;
   std::vector<std::pair<std::string, Tensor>> params_;
   Batcher batcher_;
   long per_epoch_, total_;

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "autograd/autograd.hpp"
+#include "base/files.hpp"
 
 using namespace tg;
 namespace fs = std::filesystem;
@@ -125,18 +126,18 @@ BOOST_AUTO_TEST_CASE(rejects_huge_claims_before_allocating) {
 BOOST_AUTO_TEST_CASE(atomic_write_keeps_the_old_file_when_writing_fails) {
   TempDir dir;
   const std::string p = dir.file("result.json");
-  atomic_write(p, [](std::ostream& out) { out << "old"; });
-  BOOST_CHECK_THROW(atomic_write(p,
-                                 [](std::ostream& out) {
-                                   out << "half";
-                                   throw std::runtime_error("crash mid-write");
-                                 }),
+  base::atomic_write(p, [](std::ostream& out) { out << "old"; });
+  BOOST_CHECK_THROW(base::atomic_write(p,
+                                       [](std::ostream& out) {
+                                         out << "half";
+                                         throw std::runtime_error("crash mid-write");
+                                       }),
                     std::runtime_error);
   BOOST_TEST(slurp(p) == "old");
   size_t files = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path)) ++files;
   BOOST_TEST(files == 1u);  // no temporary left behind
-  BOOST_CHECK_THROW(atomic_write(dir.file("no/such/dir/x"), [](std::ostream& o) { o << 1; }),
+  BOOST_CHECK_THROW(base::atomic_write(dir.file("no/such/dir/x"), [](std::ostream& o) { o << 1; }),
                     std::runtime_error);
 }
 

@@ -177,11 +177,11 @@ BOOST_AUTO_TEST_CASE(schedules) {
   BOOST_TEST(s(500) == 0.1f);
   const optim::InverseDecay bengio{0.1f, 1e-3f};
   BOOST_TEST(bengio(1000) == 0.05f, boost::test_tools::tolerance(1e-6f));
-  BOOST_TEST(name_of(optim::kScheduleNames, optim::ScheduleKind::inverse) == "inverse");
-  BOOST_TEST(
-      (parse_name(optim::kScheduleNames, "cosine", "--schedule") == optim::ScheduleKind::cosine));
+  BOOST_TEST(base::name_of(optim::kScheduleNames, optim::ScheduleKind::inverse) == "inverse");
+  BOOST_TEST((base::parse_name(optim::kScheduleNames, "cosine", "--schedule") ==
+              optim::ScheduleKind::cosine));
   try {
-    parse_name(optim::kScheduleNames, "linear", "--schedule");
+    base::parse_name(optim::kScheduleNames, "linear", "--schedule");
     BOOST_FAIL("an unknown schedule was accepted");
   } catch (const std::invalid_argument& e) {
     BOOST_TEST(std::string(e.what()) ==

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "dist/distributed.hpp"
+#include "distributed/distributed.hpp"
 #include "train/toy_data.hpp"
 #include "train/trainer.hpp"
 
@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 
 struct StartMPI {
-  StartMPI() { dist::init(); }
+  StartMPI() { distributed::init(); }
 };
 BOOST_TEST_GLOBAL_FIXTURE(StartMPI);
 
@@ -29,7 +29,7 @@ const text::LMData& toy() {
 train::TrainConfig tiny(const std::string& model, bool tied, const std::string& optimizer) {
   train::TrainConfig c;
   c.model.name = model, c.model.tied = tied;
-  c.optimizer = parse_name(train::kOptimizerNames, optimizer, "optimizer");
+  c.optimizer = base::parse_name(train::kOptimizerNames, optimizer, "optimizer");
   c.model.d_model = 16, c.model.layers = 1, c.model.heads = 2, c.model.context = 16,
   c.model.ngram = 3, c.model.hidden = 16;
   c.batch = 7;  // an odd batch: ranks hold 3 and 4 rows, weighted accordingly
@@ -58,16 +58,17 @@ double max_diff(const std::vector<std::vector<float>>& a,
 void require_same_on_every_rank(const std::vector<std::vector<float>>& params) {
   for (const auto& p : params) {
     std::vector<float> rank0 = p;
-    dist::broadcast(rank0.data(), rank0.size());
+    distributed::broadcast(rank0.data(), rank0.size());
     BOOST_TEST(p == rank0, boost::test_tools::per_element());
   }
 }
 
 // A path every rank agrees on: rank 0's process id.
 std::string shared_temp(const std::string& name) {
-  const double pid = dist::sum(dist::is_main() ? static_cast<double>(::getpid()) : 0.0);
+  const double pid =
+      distributed::sum(distributed::is_main() ? static_cast<double>(::getpid()) : 0.0);
   return (fs::temp_directory_path() /
-          ("tapegrad_dist_" + std::to_string(static_cast<long>(pid)) + "_" + name))
+          ("tapegrad_distributed_" + std::to_string(static_cast<long>(pid)) + "_" + name))
       .string();
 }
 
@@ -76,7 +77,7 @@ std::string shared_temp(const std::string& name) {
 BOOST_AUTO_TEST_SUITE(distributed_training)
 
 BOOST_AUTO_TEST_CASE(two_ranks_equal_one_process_on_the_combined_batch) {
-  BOOST_REQUIRE_MESSAGE(dist::size() == 2, "run this suite with mpirun -np 2 (CTest does)");
+  BOOST_REQUIRE_MESSAGE(distributed::size() == 2, "run this suite with mpirun -np 2 (CTest does)");
   // Untied: row-sparse embedding gradients exchanged; tied: one dense table. With SGD the two
   // runs differ only by float rounding. Adam divides by sqrt(v): a gradient entry near zero
   // whose rounding differs can move by a visible fraction of lr, hence a looser bound there.
@@ -97,7 +98,7 @@ BOOST_AUTO_TEST_CASE(two_ranks_equal_one_process_on_the_combined_batch) {
       const auto initial = parameters(*train::build_model(c, toy()));
       std::vector<std::vector<float>> single;
       {
-        dist::SingleProcess alone;
+        distributed::SingleProcess alone;
         single = parameters(*train::train_language_model(c, toy()).model);
       }
       const train::RunResult r = train::train_language_model(c, toy());
@@ -125,7 +126,7 @@ BOOST_AUTO_TEST_CASE(a_two_rank_checkpoint_resumes_on_one_rank_or_two) {
     if (step == 10) throw std::runtime_error("stop here");
   };
   BOOST_CHECK_THROW(train::train_language_model(c, toy(), stop), std::runtime_error);
-  dist::barrier();
+  distributed::barrier();
   c.resume = c.checkpoint;
   c.checkpoint.clear();
 
@@ -133,12 +134,12 @@ BOOST_AUTO_TEST_CASE(a_two_rank_checkpoint_resumes_on_one_rank_or_two) {
   BOOST_TEST(max_diff(two_ranks, straight) == 0.0);  // same ranks, same data, same order: same bits
   std::vector<std::vector<float>> one_rank;
   {
-    dist::SingleProcess alone;
+    distributed::SingleProcess alone;
     one_rank = parameters(*train::train_language_model(c, toy()).model);
   }
   BOOST_TEST(max_diff(one_rank, straight) < 2e-5);
-  dist::barrier();
-  if (dist::is_main()) fs::remove(c.resume);
+  distributed::barrier();
+  if (distributed::is_main()) fs::remove(c.resume);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

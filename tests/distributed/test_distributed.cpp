@@ -4,14 +4,14 @@
 #include <boost/test/unit_test.hpp>
 
 #include "autograd/autograd.hpp"
-#include "dist/distributed.hpp"
+#include "distributed/distributed.hpp"
 
 using namespace tg;
 
 namespace {
 
 struct StartMPI {
-  StartMPI() { dist::init(); }
+  StartMPI() { distributed::init(); }
 };
 BOOST_TEST_GLOBAL_FIXTURE(StartMPI);
 
@@ -23,21 +23,21 @@ Tensor toy_loss(const Tensor& table, const Tensor& w, const std::vector<int32_t>
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(distributed)
+BOOST_AUTO_TEST_SUITE(distributed_suite)
 
 BOOST_AUTO_TEST_CASE(runs_with_two_ranks) {
-  BOOST_REQUIRE(dist::built_with_mpi());
-  BOOST_REQUIRE_MESSAGE(dist::size() == 2, "run this suite with mpirun -np 2 (CTest does)");
-  const auto [begin, end] = dist::shard(7);
-  BOOST_TEST(end - begin == (dist::rank() == 0 ? 3u : 4u));
-  BOOST_TEST(dist::sum(static_cast<double>(dist::rank() + 1)) == 3.0);
+  BOOST_REQUIRE(distributed::built_with_mpi());
+  BOOST_REQUIRE_MESSAGE(distributed::size() == 2, "run this suite with mpirun -np 2 (CTest does)");
+  const auto [begin, end] = distributed::shard(7);
+  BOOST_TEST(end - begin == (distributed::rank() == 0 ? 3u : 4u));
+  BOOST_TEST(distributed::sum(static_cast<double>(distributed::rank() + 1)) == 3.0);
 }
 
 BOOST_AUTO_TEST_CASE(sparse_rows_are_merged_and_dense_gradients_averaged) {
   Tensor table = Tensor::zeros({10, 3}, true), w = Tensor::zeros({4}, true);
-  dist::GradientSync sync({table, w});
+  distributed::GradientSync sync({table, w});
   // Rank 0 looks up rows 0 and 5, rank 1 rows 1, 5, 5; both hold half of the batch.
-  const bool first = dist::rank() == 0;
+  const bool first = distributed::rank() == 0;
   const std::vector<int32_t> ids =
       first ? std::vector<int32_t>{0, 5} : std::vector<int32_t>{1, 5, 5};
   for (int step = 0; step < 2; ++step) {  // the first step plans the buckets, the second overlaps
@@ -58,11 +58,11 @@ BOOST_AUTO_TEST_CASE(sparse_rows_are_merged_and_dense_gradients_averaged) {
 
 BOOST_AUTO_TEST_CASE(many_rows_are_reduced_densely_but_stay_row_sparse) {
   Tensor table = Tensor::zeros({4, 2}, true), w = Tensor::zeros({3}, true);
-  dist::GradientSync sync({table, w});
+  distributed::GradientSync sync({table, w});
   // 5 looked-up rows in all: their lists would cost more than the 4-row table, so the table is
   // reduced densely; row 3, which no rank looked up, must still have no gradient.
   const std::vector<int32_t> ids =
-      dist::rank() == 0 ? std::vector<int32_t>{0, 1, 2} : std::vector<int32_t>{0, 1};
+      distributed::rank() == 0 ? std::vector<int32_t>{0, 1, 2} : std::vector<int32_t>{0, 1};
   sync.backward(toy_loss(table, w, ids, 1.0f), 0.5);
   BOOST_TEST(sync.stats().dense_fallbacks == 1u);
   BOOST_TEST(!table.has_dense_grad());
@@ -76,10 +76,10 @@ BOOST_AUTO_TEST_CASE(many_rows_are_reduced_densely_but_stay_row_sparse) {
 
 BOOST_AUTO_TEST_CASE(a_rank_without_rows_contributes_zeros) {
   Tensor table = Tensor::zeros({10, 3}, true), w = Tensor::zeros({4}, true);
-  dist::GradientSync sync({table, w});
+  distributed::GradientSync sync({table, w});
   for (int step = 0; step < 2; ++step) {
     table.zero_grad(), w.zero_grad();
-    if (dist::rank() == 0)
+    if (distributed::rank() == 0)
       sync.backward(toy_loss(table, w, {7}, 5.0f), 1.0);
     else
       sync.contribute_nothing();
@@ -91,7 +91,7 @@ BOOST_AUTO_TEST_CASE(a_rank_without_rows_contributes_zeros) {
 
 BOOST_AUTO_TEST_CASE(overlapped_buckets_match_reducing_after_backward) {
   // A small MLP with many parameters in tiny buckets, so that reductions start mid-backward.
-  Generator gen(11 + static_cast<uint64_t>(dist::rank()));  // different data on each rank
+  Generator gen(11 + static_cast<uint64_t>(distributed::rank()));  // different data on each rank
   const Tensor x = randn({5, 6}, gen);
   std::vector<std::vector<float>> results[2];
   for (int overlap = 0; overlap < 2; ++overlap) {
@@ -100,12 +100,12 @@ BOOST_AUTO_TEST_CASE(overlapped_buckets_match_reducing_after_backward) {
     for (int layer = 0; layer < 4; ++layer)
       params.push_back(randn({6, 6}, init, 0.3f, true)),
           params.push_back(randn({6}, init, 0.1f, true));
-    dist::GradientSync sync(params, {.bucket_bytes = 64, .overlap = overlap == 1});
+    distributed::GradientSync sync(params, {.bucket_bytes = 64, .overlap = overlap == 1});
     for (int step = 0; step < 3; ++step) {
       for (Tensor& p : params) p.zero_grad();
       Tensor h = x;
       for (size_t l = 0; l < params.size(); l += 2) h = tanh(linear(h, params[l], params[l + 1]));
-      sync.backward(sum(h * h), dist::rank() == 0 ? 0.25 : 0.75);
+      sync.backward(sum(h * h), distributed::rank() == 0 ? 0.25 : 0.75);
     }
     for (const Tensor& p : params) results[overlap].emplace_back(p.grad().begin(), p.grad().end());
   }
@@ -114,7 +114,7 @@ BOOST_AUTO_TEST_CASE(overlapped_buckets_match_reducing_after_backward) {
   // And every rank holds the same averaged gradient.
   for (auto& g : results[1]) {
     std::vector<float> rank0 = g;
-    dist::broadcast(rank0.data(), rank0.size());
+    distributed::broadcast(rank0.data(), rank0.size());
     BOOST_TEST(g == rank0, boost::test_tools::per_element());
   }
 }

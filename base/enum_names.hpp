@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-namespace tg {
+namespace tg::base {
 
 template <class E, size_t N>
 using NameTable = std::array<std::pair<E, const char*>, N>;
@@ -32,4 +32,4 @@ E parse_name(const NameTable<E, N>& table, std::string_view text, std::string_vi
                               "' (use " + choices + ")");
 }
 
-}  // namespace tg
+}  // namespace tg::base

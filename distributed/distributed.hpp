@@ -23,7 +23,7 @@
 
 #include "autograd/autograd.hpp"
 
-namespace tg::dist {
+namespace tg::distributed {
 
 // Starts MPI if this process was launched by mpirun/mpiexec (and tapegrad was built with
 // MPI); otherwise the run is one process. Idempotent; finalises at exit.
@@ -106,4 +106,4 @@ class GradientSync {
   SyncStats stats_;
 };
 
-}  // namespace tg::dist
+}  // namespace tg::distributed

@@ -1,4 +1,4 @@
-#include "dist/distributed.hpp"
+#include "distributed/distributed.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -13,7 +13,7 @@
 #include <mpi.h>
 #endif
 
-namespace tg::dist {
+namespace tg::distributed {
 
 namespace {
 
@@ -499,4 +499,4 @@ void GradientSync::contribute_nothing() {
 
 #endif
 
-}  // namespace tg::dist
+}  // namespace tg::distributed

@@ -1,0 +1,175 @@
+#include "base/files.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <streambuf>
+#include <vector>
+
+namespace tg::base {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw std::runtime_error(path + ": " + what);
+}
+
+}  // namespace
+
+namespace {
+
+// A symlink is followed, so that its target is replaced and the link stays.
+std::filesystem::path write_target(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path target(path);
+  for (int hops = 0; hops < 40 && fs::is_symlink(target, ec); ++hops) {
+    const fs::path next = fs::read_symlink(target, ec);
+    if (ec) break;
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  return target;
+}
+
+// Temporary files "<name>.tmp.<pid>" left by writers that were killed (their pid is gone).
+void remove_stale_temporaries(const std::filesystem::path& target) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  const std::string prefix = target.filename().string() + ".tmp.";
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string pid_text = name.substr(prefix.size());
+    if (pid_text.find_first_not_of("0123456789") != std::string::npos || pid_text.size() > 9)
+      continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(pid_text));
+    if (pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH) fs::remove(it->path(), ec);
+  }
+}
+
+}  // namespace
+
+void check_writable(const std::string& path, const std::string& what) {
+  namespace fs = std::filesystem;
+  if (path.empty()) return;
+  const fs::path target = write_target(path);
+  const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  std::error_code ec;
+  const auto dir_status = fs::status(dir, ec);
+  if (!fs::exists(dir_status))
+    throw std::invalid_argument(what + " " + path + ": the folder " + dir.string() +
+                                " does not exist");
+  if (!fs::is_directory(dir_status))
+    throw std::invalid_argument(what + " " + path + ": " + dir.string() + " is not a folder");
+  if (fs::is_directory(fs::status(target, ec)))
+    throw std::invalid_argument(what + " " + path + ": is a folder, not a file name");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw std::invalid_argument(what + " " + path + ": cannot write in " + dir.string() + ": " +
+                                std::strerror(errno));
+}
+
+namespace {
+
+// An output stream buffer over a file descriptor that keeps the errno of a failed write, so
+// that the error says "No space left on device" or "File too large", not "write failed".
+class FdBuffer : public std::streambuf {
+ public:
+  explicit FdBuffer(int fd) : fd_(fd), buffer_(1 << 16) {
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+  }
+  int error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (!drain()) return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(c);
+      pbump(1);
+    }
+    return traits_type::not_eof(c);
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    if (n <= epptr() - pptr()) {
+      std::memcpy(pptr(), s, static_cast<size_t>(n));
+      pbump(static_cast<int>(n));
+      return n;
+    }
+    return drain() && write_all(s, static_cast<size_t>(n)) ? n : 0;
+  }
+  int sync() override { return drain() ? 0 : -1; }
+
+ private:
+  bool drain() {
+    const size_t n = static_cast<size_t>(pptr() - pbase());
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+    return n == 0 || write_all(buffer_.data(), n);
+  }
+  bool write_all(const char* p, size_t n) {
+    while (n > 0) {
+      const ssize_t written = ::write(fd_, p, n);
+      if (written < 0) {
+        if (errno == EINTR) continue;
+        error_ = errno;
+        return false;
+      }
+      p += written, n -= static_cast<size_t>(written);
+    }
+    return true;
+  }
+  int fd_, error_ = 0;
+  std::vector<char> buffer_;
+};
+
+}  // namespace
+
+void atomic_write(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  namespace fs = std::filesystem;
+  const fs::path target = write_target(path);
+  remove_stale_temporaries(target);
+  const fs::path temp =
+      target.parent_path() / (target.filename().string() + ".tmp." + std::to_string(::getpid()));
+  auto discard = [&temp] {
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+  };
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0)
+    fail(path,
+         "cannot open temporary file " + temp.string() + " for writing: " + std::strerror(errno));
+  int error = 0;
+  {
+    FdBuffer buffer(fd);
+    std::ostream out(&buffer);
+    try {
+      write(out);
+    } catch (...) {
+      ::close(fd);
+      discard();
+      throw;
+    }
+    out.flush();
+    if (!out) error = buffer.error() ? buffer.error() : EIO;
+  }
+  // fsync so that a crash after the rename cannot leave an empty file in place.
+  if (error == 0 && ::fsync(fd) != 0) error = errno;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error != 0) {
+    discard();
+    fail(path, std::string("write failed: ") + std::strerror(error));
+  }
+  std::error_code ec;
+  fs::rename(temp, target, ec);
+  if (ec) {
+    const std::string reason = ec.message();
+    discard();
+    fail(path, "cannot rename temporary file into place: " + reason);
+  }
+}
+
+}  // namespace tg::base
