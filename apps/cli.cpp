@@ -17,7 +17,7 @@
 #include "distributed/distributed.hpp"
 #include "train/signals.hpp"
 
-namespace tg::cli {
+namespace tg::apps {
 
 namespace {
 
@@ -86,4 +86,4 @@ int guarded_main(const char* program, const std::function<int()>& body) {
   }
 }
 
-}  // namespace tg::cli
+}  // namespace tg::apps

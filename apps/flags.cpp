@@ -6,7 +6,7 @@
 
 #include "train/models.hpp"
 
-namespace tg::train {
+namespace tg::apps {
 
 void add_data_flags(CLI::App& app, text::LMDataOptions& d) {
   app.add_option("--corpus", d.corpus, "built-in corpus: brown (Bengio et al. 2003 protocol)")
@@ -17,22 +17,22 @@ void add_data_flags(CLI::App& app, text::LMDataOptions& d) {
       ->capture_default_str();
   app.add_option("--min-count", d.min_count, "rarer words map to <unk>")
       ->capture_default_str()
-      ->check(cli::positive());
+      ->check(positive());
   add_enum_option(app, "--vocab-counts", d.vocab_counts, text::kVocabCountsNames,
                   "count word frequencies on all tokens (Bengio) or the training split only");
   app.add_option("--train-fraction", d.train_fraction,
                  "use the first fraction of the training split")
       ->capture_default_str()
-      ->check(cli::number_in(0.0, 1.0, false, false) & cli::positive(false));
+      ->check(number_in(0.0, 1.0, false, false) & positive(false));
 }
 
-void add_training_flags(CLI::App& app, TrainConfig& c) {
-  ModelConfig& m = c.model;
-  app.add_option("--model", m.name, "a registered model: " + model_help())
+void add_training_flags(CLI::App& app, train::TrainConfig& c) {
+  train::ModelConfig& m = c.model;
+  app.add_option("--model", m.name, "a registered model: " + train::model_help())
       ->capture_default_str()
       ->check(CLI::Validator(
           [](std::string& name) {
-            return has_model(name) ? std::string() : unknown_model_message(name);
+            return train::has_model(name) ? std::string() : train::unknown_model_message(name);
           },
           "MODEL"));
   app.add_option_function<std::vector<std::string>>(
@@ -49,22 +49,22 @@ void add_training_flags(CLI::App& app, TrainConfig& c) {
       ->type_name("KEY=VALUE");
   app.add_option("--d-model", m.d_model, "embedding / residual width")
       ->capture_default_str()
-      ->check(cli::positive());
+      ->check(positive());
   app.add_option("--layers", m.layers, "GPT: transformer blocks")
       ->capture_default_str()
-      ->check(cli::positive());
+      ->check(positive());
   app.add_option("--heads", m.heads, "GPT: attention heads")
       ->capture_default_str()
-      ->check(cli::positive());
+      ->check(positive());
   app.add_option("--context", m.context, "tokens per training window (GPT: its context size)")
       ->capture_default_str()
-      ->check(cli::number_in(1, 1e6, false, true));
+      ->check(number_in(1, 1e6, false, true));
   app.add_option("--ngram", m.ngram, "NPLM: n (predicts from n-1 words)")
       ->capture_default_str()
-      ->check(cli::number_in(2, 64, false, true));
+      ->check(number_in(2, 64, false, true));
   app.add_option("--hidden", m.hidden, "NPLM: hidden units")
       ->capture_default_str()
-      ->check(cli::positive());
+      ->check(positive());
   app.add_flag("--direct", m.direct, "NPLM: direct input-to-output connections");
   add_enum_option(app, "--embedding", m.embedding, nn::kEmbeddingModeNames, "");
   app.add_option("--vectors", m.vectors, "word2vec file (text or binary) for the pretrained modes")
@@ -72,73 +72,69 @@ void add_training_flags(CLI::App& app, TrainConfig& c) {
   app.add_flag("--tied", m.tied, "output matrix = token embedding (GPT-2 style)");
   app.add_option("--dropout", m.dropout, "dropout probability")
       ->capture_default_str()
-      ->check(cli::number_in(0.0, 1.0, true));
-  add_enum_option(app, "--optimizer", c.optimizer, kOptimizerNames, "");
-  app.add_option("--lr", c.lr, "peak learning rate")
-      ->capture_default_str()
-      ->check(cli::positive(false));
+      ->check(number_in(0.0, 1.0, true));
+  add_enum_option(app, "--optimizer", c.optimizer, train::kOptimizerNames, "");
+  app.add_option("--lr", c.lr, "peak learning rate")->capture_default_str()->check(positive(false));
   app.add_option("--weight-decay", c.weight_decay,
                  "AdamW: on matrices, not embeddings/biases/norms")
       ->capture_default_str()
-      ->check(cli::non_negative(false));
+      ->check(non_negative(false));
   add_enum_option(app, "--table-decay", c.table_decay, optim::kTableDecayNames,
                   "AdamW: which vocabulary matrices decay: the untied output only, none, or "
                   "the token table as well (none makes tied and untied decay alike)");
   app.add_option("--momentum", c.momentum, "SGD momentum")
       ->capture_default_str()
-      ->check(cli::number_in(0.0, 1.0, true));
+      ->check(number_in(0.0, 1.0, true));
   app.add_option("--warmup", c.warmup, "linear warm-up steps")
       ->capture_default_str()
-      ->check(cli::non_negative());
+      ->check(non_negative());
   add_enum_option(app, "--schedule", c.schedule, optim::kScheduleNames,
                   "inverse: Bengio's lr/(1+r t)");
   app.add_option("--min-lr-ratio", c.min_lr_ratio, "cosine floor as a fraction of --lr")
       ->capture_default_str()
-      ->check(cli::number_in(0.0, 1.0));
+      ->check(number_in(0.0, 1.0));
   app.add_option("--lr-decay", c.lr_decay, "r of the inverse schedule")
       ->capture_default_str()
-      ->check(cli::non_negative(false));
+      ->check(non_negative(false));
   app.add_option("--clip", c.clip, "global gradient-norm clip (0 = off)")
       ->capture_default_str()
-      ->check(cli::non_negative(false));
+      ->check(non_negative(false));
   app.add_option("--epochs", c.epochs, "passes over the training split")
       ->capture_default_str()
-      ->check(cli::non_negative());
+      ->check(non_negative());
   app.add_option("--steps", c.steps, "train this many steps instead of --epochs")
       ->capture_default_str()
-      ->check(cli::non_negative());
-  app.add_option("--batch", c.batch, "windows per step")
-      ->capture_default_str()
-      ->check(cli::positive());
+      ->check(non_negative());
+  app.add_option("--batch", c.batch, "windows per step")->capture_default_str()->check(positive());
   app.add_option("--patience", c.patience,
                  "early stopping: epochs without a better validation loss (0 = off)")
       ->capture_default_str()
-      ->check(cli::non_negative());
+      ->check(non_negative());
   app.add_option("--valid-limit", c.valid_limit,
                  "per-epoch validation on the first N valid tokens (0 = all)")
       ->capture_default_str()
-      ->check(cli::non_negative());
+      ->check(non_negative());
   app.add_option("--eval-every", c.eval_every, "also report validation perplexity every N steps")
       ->capture_default_str()
-      ->check(cli::non_negative());
+      ->check(non_negative());
   app.add_option("--seed", c.seed, "random seed (initialisation, batches, dropout)")
       ->capture_default_str()
-      ->check(cli::non_negative());
+      ->check(non_negative());
   app.add_option("--threads", c.threads, "OpenBLAS threads")
       ->capture_default_str()
-      ->check(cli::positive());
+      ->check(positive());
   app.add_flag("--detect-anomaly", c.detect_anomaly,
                "stop at the first op that produces NaN/inf, naming it");
   app.add_option("--bucket-mb", c.bucket_mb, "MPI: gradient bucket size in MiB")
       ->capture_default_str()
-      ->check(cli::positive(false));
+      ->check(positive(false));
   app.add_flag("--no-comm-overlap{false}", c.comm_overlap,
                "MPI: reduce gradients after backward, not during it");
   app.add_option("--checkpoint", c.checkpoint,
                  "save model + optimizer + training state here (safetensors)");
   app.add_option("--checkpoint-every", c.checkpoint_every, "also save every N steps")
       ->capture_default_str()
-      ->check(cli::non_negative());
+      ->check(non_negative());
   app.add_option("--resume", c.resume, "continue from a checkpoint")->check(CLI::ExistingFile);
   app.add_option("--results", c.results, "write the results JSON here");
   app.add_option("--token-nll", c.token_nll,
@@ -162,4 +158,4 @@ std::string describe_flags(const CLI::App& app) {
   return out;
 }
 
-}  // namespace tg::train
+}  // namespace tg::apps

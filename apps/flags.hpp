@@ -8,9 +8,9 @@
 
 #include "train/trainer.hpp"
 
-namespace tg::train {
+namespace tg::apps {
 
-void add_training_flags(CLI::App& app, TrainConfig& c);
+void add_training_flags(CLI::App& app, train::TrainConfig& c);
 void add_data_flags(CLI::App& app, text::LMDataOptions& d);
 // An option whose value is a name from an enum's table, converted once, here.
 template <class E, size_t N>
@@ -33,4 +33,4 @@ CLI::Option* add_enum_option(CLI::App& app, const std::string& flag, E& value,
 // "--flag value ..." for every option, with the values in effect (defaults included).
 std::string describe_flags(const CLI::App& app);
 
-}  // namespace tg::train
+}  // namespace tg::apps

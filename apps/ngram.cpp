@@ -68,25 +68,25 @@ int tg::apps::ngram_main(int argc, char** argv) {
   CLI::App app{
       "ngram: Kneser-Ney and deleted-interpolation n-gram baselines, perplexity as train_lm "
       "reports it"};
-  cli::add_version_flag(app);
+  apps::add_version_flag(app);
   text::LMDataOptions data_options;
   text::NgramSmoothing smoothing = text::NgramSmoothing::kneser_ney;
   size_t order = 5;
   std::string results, mix_with;
-  train::add_enum_option(app, "--smoothing", smoothing, text::kNgramSmoothingNames, "");
+  apps::add_enum_option(app, "--smoothing", smoothing, text::kNgramSmoothingNames, "");
   app.add_option("--order", order, "n: predicts from the n-1 words before")
       ->capture_default_str()
-      ->check(cli::number_in(2, 6, false, true));
+      ->check(apps::number_in(2, 6, false, true));
   app.add_option("--results", results, "write the results JSON here");
   app.add_option("--mix-with", mix_with,
                  "also report the mixture with a model's per-token losses (train_lm --token-nll "
                  "on the same data), its weight fitted on the validation split")
       ->check(CLI::ExistingFile);
-  train::add_data_flags(app, data_options);
+  apps::add_data_flags(app, data_options);
   CLI11_PARSE(app, argc, argv);
-  return cli::guarded_main("ngram", [&] {
+  return apps::guarded_main("ngram", [&] {
     base::check_writable(results, "--results");
-    std::fprintf(stderr, "ngram %s\n", train::describe_flags(app).c_str());
+    std::fprintf(stderr, "ngram %s\n", apps::describe_flags(app).c_str());
     const text::LMData data = train::load_data(data_options);
     const auto start = std::chrono::steady_clock::now();
     const bool kn = smoothing == text::NgramSmoothing::kneser_ney;

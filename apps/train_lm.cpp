@@ -16,9 +16,9 @@ using namespace tg;
 int tg::apps::train_lm_main(int argc, char** argv) {
   CLI::App app{
       "train_lm: train a next-word model (GPT or Bengio et al.'s NPLM) and report perplexity"};
-  cli::add_version_flag(app);
+  apps::add_version_flag(app);
   train::TrainConfig c;
-  train::add_training_flags(app, c);
+  apps::add_training_flags(app, c);
   size_t sample = 0, top_k = 40;
   std::string prompt = "The";
   float temperature = 1.0f;
@@ -27,13 +27,13 @@ int tg::apps::train_lm_main(int argc, char** argv) {
   app.add_option("--prompt", prompt, "words to start sampling from")->capture_default_str();
   app.add_option("--temperature", temperature, "sampling temperature")
       ->capture_default_str()
-      ->check(cli::positive(false));
+      ->check(apps::positive(false));
   app.add_option("--top-k", top_k, "sample among the k most likely tokens (0 = all)")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  return cli::guarded_main("train_lm", [&] {
+  return apps::guarded_main("train_lm", [&] {
     c.validate();
-    std::fprintf(stderr, "train_lm %s\n", train::describe_flags(app).c_str());
+    std::fprintf(stderr, "train_lm %s\n", apps::describe_flags(app).c_str());
     const text::LMData data = train::load_data(c.data);
     train::RunResult r = train::train_language_model(c, data);
     std::printf(

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-namespace tg::cli {
+namespace tg::apps {
 
 // The value as a finite number (a whole one when `integer`), or an error text.
 inline bool parse_number(const std::string& text, bool integer, double& value, std::string& error) {
@@ -70,4 +70,4 @@ inline CLI::Validator non_negative(bool integer = true) {
   return sign_check(true, integer);
 }
 
-}  // namespace tg::cli
+}  // namespace tg::apps

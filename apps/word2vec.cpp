@@ -29,7 +29,7 @@ std::string data_file(const std::string& name) {
 
 int tg::apps::word2vec_main(int argc, char** argv) {
   CLI::App app{"word2vec: skip-gram / CBOW with negative sampling, and evaluation of word vectors"};
-  cli::add_version_flag(app);
+  apps::add_version_flag(app);
   app.require_subcommand(1);
   text::Word2VecOptions o;
   std::string input, output;
@@ -41,32 +41,32 @@ int tg::apps::word2vec_main(int argc, char** argv) {
   train->add_option("--output", output, "where to write the vectors")->required();
   train->add_option("--size", o.size, "vector dimension")
       ->capture_default_str()
-      ->check(cli::positive());
+      ->check(apps::positive());
   train->add_option("--window", o.window, "max context distance")
       ->capture_default_str()
-      ->check(cli::positive());
+      ->check(apps::positive());
   train
       ->add_option("--negative", o.negative,
                    "negative samples per pair (the only output layer: at least 1)")
       ->capture_default_str()
-      ->check(cli::positive());
+      ->check(apps::positive());
   train->add_option("--sample", o.sample, "sub-sampling threshold (0 = off)")
       ->capture_default_str()
-      ->check(cli::non_negative(false));
-  train->add_option("--iter", o.iter, "epochs")->capture_default_str()->check(cli::positive());
+      ->check(apps::non_negative(false));
+  train->add_option("--iter", o.iter, "epochs")->capture_default_str()->check(apps::positive());
   train->add_option("--min-count", o.min_count, "drop words rarer than this")
       ->capture_default_str();
   train->add_option("--alpha", o.alpha,
                     "starting learning rate (default 0.05 CBOW, 0.025 skip-gram)");
   train->add_option("--cbow", cbow, "1 = CBOW, 0 = skip-gram")
       ->capture_default_str()
-      ->check(cli::number_in(0, 1, false, true));
+      ->check(apps::number_in(0, 1, false, true));
   train->add_option("--binary", binary, "1 = binary output, 0 = text")
       ->capture_default_str()
-      ->check(cli::number_in(0, 1, false, true));
+      ->check(apps::number_in(0, 1, false, true));
   train->add_option("--threads", o.threads, "worker threads (1 = deterministic)")
       ->capture_default_str()
-      ->check(cli::positive());
+      ->check(apps::positive());
   train->add_option("--seed", o.seed, "random seed")->capture_default_str();
 
   std::string vectors, wordsim = data_file("wordsim353.tsv"), simlex = data_file("simlex999.txt"),
@@ -106,7 +106,7 @@ int tg::apps::word2vec_main(int argc, char** argv) {
   exporter->add_option("--output", export_output, "file to write")->required();
 
   CLI11_PARSE(app, argc, argv);
-  return cli::guarded_main("word2vec", [&] {
+  return apps::guarded_main("word2vec", [&] {
     // word2vec is multi-threaded, not data-parallel: under mpirun rank 0 does the work alone.
     if (!distributed::is_main()) return 0;
     if (train->parsed()) {

@@ -26,7 +26,7 @@ using namespace tg;
 int main(int argc, char** argv) {
   apps::start_program(argv);
   CLI::App app{"bench_train: training-step throughput on Brown"};
-  cli::add_version_flag(app);
+  apps::add_version_flag(app);
   train::TrainConfig c;
   c.model.dropout = 0.0f;  // both sides deterministic and comparable
   size_t steps = 20, warmup_steps = 3;
@@ -40,23 +40,23 @@ int main(int argc, char** argv) {
                              {"--hidden", &c.model.hidden},
                              {"--batch", &c.batch},
                              {"--threads", &c.threads}})
-    app.add_option(flag, *value)->capture_default_str()->check(cli::positive());
+    app.add_option(flag, *value)->capture_default_str()->check(apps::positive());
   app.add_flag("--tied", c.model.tied);
-  app.add_option("--lr", c.lr)->capture_default_str()->check(cli::positive(false));
+  app.add_option("--lr", c.lr)->capture_default_str()->check(apps::positive(false));
   app.add_option("--steps", steps, "timed steps")
       ->capture_default_str()
-      ->check(cli::number_in(1, 1e9, false, true));
+      ->check(apps::number_in(1, 1e9, false, true));
   app.add_option("--warmup-steps", warmup_steps, "untimed steps first")
       ->capture_default_str()
-      ->check(cli::number_in(0, 1e9, false, true));
+      ->check(apps::number_in(0, 1e9, false, true));
   app.add_flag("--no-comm-overlap{false}", c.comm_overlap, "MPI: reduce gradients after backward");
   app.add_option("--bucket-mb", c.bucket_mb, "MPI: gradient bucket size in MiB")
       ->capture_default_str()
-      ->check(cli::positive(false));
-  train::add_data_flags(app, c.data);
+      ->check(apps::positive(false));
+  apps::add_data_flags(app, c.data);
   app.add_option("--dump", dump, "write initial parameters and the batches here (safetensors)");
   CLI11_PARSE(app, argc, argv);
-  return cli::guarded_main("bench_train", [&] {
+  return apps::guarded_main("bench_train", [&] {
     set_num_threads(static_cast<int>(c.threads));
     const text::LMData data = train::load_data(c.data);
     auto model = train::build_model(c, data);

@@ -1,7 +1,7 @@
 # `cmake --install build [--prefix DIR]` installs the libraries, their headers (under
 # include/tapegrad, included as "nn/gpt.hpp" etc.), the programs, and a CMake package:
 #   find_package(tapegrad CONFIG REQUIRED)
-#   target_link_libraries(my_program PRIVATE tapegrad::tapegrad)   # or tapegrad::apps
+#   target_link_libraries(my_program PRIVATE tapegrad::tapegrad)   # or tapegrad::apps, tapegrad::experiments
 include(CMakePackageConfigHelpers)
 set(TAPEGRAD_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/tapegrad)
 
@@ -11,14 +11,14 @@ install(TARGETS ${libraries} EXPORT tapegradTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tapegrad)
 set_target_properties(tapegrad PROPERTIES EXPORT_NAME tapegrad)
-foreach(folder base autograd nn optim text distributed train apps)
+foreach(folder base autograd nn optim text distributed train apps experiments)
   if(TARGET tapegrad_${folder})
     install(DIRECTORY ${PROJECT_SOURCE_DIR}/${folder}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tapegrad/${folder}
             FILES_MATCHING PATTERN "*.hpp")
   endif()
 endforeach()
 if(TAPEGRAD_BUILD_APPS)
-  install(TARGETS train_lm word2vec exp_embeddings exp_data_size exp_lifecycle report ngram
+  install(TARGETS train_lm word2vec ngram exp_embeddings exp_data_size exp_lifecycle report
           RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 install(EXPORT tapegradTargets NAMESPACE tapegrad:: DESTINATION ${TAPEGRAD_CMAKE_DIR})

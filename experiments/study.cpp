@@ -1,4 +1,4 @@
-#include "apps/experiment.hpp"
+#include "experiments/study.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -25,7 +25,7 @@
 #include "train/progress.hpp"
 #include "train/significance.hpp"
 
-namespace tg::study {
+namespace tg::experiments {
 
 using nlohmann::json;
 
@@ -370,4 +370,4 @@ json aggregate(const std::vector<json>& runs, const std::vector<std::string>& ke
   return rows;
 }
 
-}  // namespace tg::study
+}  // namespace tg::experiments

@@ -8,13 +8,13 @@
 #include <sstream>
 
 #include "apps/cli.hpp"
-#include "apps/exp_flags.hpp"
-#include "apps/experiment.hpp"
 #include "apps/flags.hpp"
-#include "apps/programs.hpp"
-#include "apps/report_render.hpp"
 #include "autograd/io.hpp"
 #include "distributed/distributed.hpp"
+#include "experiments/flags.hpp"
+#include "experiments/programs.hpp"
+#include "experiments/report_render.hpp"
+#include "experiments/study.hpp"
 #include "text/similarity.hpp"
 #include "text/vectors.hpp"
 
@@ -52,13 +52,13 @@ std::vector<std::string> neighbours(const text::VectorIndex& index, const std::s
 }
 }  // namespace
 
-int tg::apps::exp_lifecycle_main(int argc, char** argv) {
+int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
   CLI::App app{"exp_lifecycle: the life cycle of an embedding table"};
-  cli::add_version_flag(app);
+  apps::add_version_flag(app);
   train::TrainConfig base;
-  train::add_training_flags(app, base);
-  study::CommonFlags f;
-  study::add_common_flags(app, f, "results/lifecycle");
+  apps::add_training_flags(app, base);
+  experiments::CommonFlags f;
+  experiments::add_common_flags(app, f, "results/lifecycle");
   std::string modes = "learned,learned-tied", probes_flag = "cat,dog,king,money,said,Monday";
   size_t k = 5;
   app.add_option("--modes", modes, "learned and/or learned-tied")->capture_default_str();
@@ -66,15 +66,15 @@ int tg::apps::exp_lifecycle_main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--neighbours", k, "neighbours per probe word")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  return cli::guarded_main("exp_lifecycle", [&] {
-    std::fprintf(stderr, "exp_lifecycle %s\n", train::describe_flags(app).c_str());
-    const auto mode_list = study::parse_modes(modes);
+  return apps::guarded_main("exp_lifecycle", [&] {
+    std::fprintf(stderr, "exp_lifecycle %s\n", apps::describe_flags(app).c_str());
+    const auto mode_list = experiments::parse_modes(modes);
     for (const auto& m : mode_list)
       if (m.embedding != "learned")
         throw std::invalid_argument(
             "--modes: exp_lifecycle studies learned tables (learned, learned-tied)");
-    const std::vector<std::string> probes = study::split_commas(probes_flag);
-    study::make_dirs(f.out);
+    const std::vector<std::string> probes = experiments::split_commas(probes_flag);
+    experiments::make_dirs(f.out);
     const text::LMData data = train::load_data(base.data);
     std::fprintf(stderr, "%s\n", data.description.c_str());
     const size_t vocab = data.vocab.size();
@@ -91,7 +91,7 @@ int tg::apps::exp_lifecycle_main(int argc, char** argv) {
     // Only rank 0 trains word2vec, so only its log has the scores: look them up with value()
     // (operator[] on a const json with a missing key is undefined behaviour, which aborted
     // rank 1 under the sanitizers and read garbage without them).
-    const json w2v_log = study::pretrain_word2vec(data, w2v, f.out + "/word2vec.bin");
+    const json w2v_log = experiments::pretrain_word2vec(data, w2v, f.out + "/word2vec.bin");
     const text::WordVectors vectors = text::load_vectors(f.out + "/word2vec.bin");
     const text::VectorIndex w2v_index(vectors.words, vectors.matrix);
 
@@ -181,15 +181,15 @@ int tg::apps::exp_lifecycle_main(int argc, char** argv) {
         results["lifecycle"] = {
             {"rows_per_step_mean", steps ? rows_sum / static_cast<double>(steps) : 0.0},
             {"wordsim_input",
-             text::evaluate_similarity(after, study::data_path("wordsim353.tsv")).spearman},
+             text::evaluate_similarity(after, experiments::data_path("wordsim353.tsv")).spearman},
             {"wordsim_output",
-             text::evaluate_similarity(output, study::data_path("wordsim353.tsv")).spearman},
+             text::evaluate_similarity(output, experiments::data_path("wordsim353.tsv")).spearman},
             {"neighbours", probe_rows}};
       };
       const std::string label = c.model.name + " " + mode.name;
-      const json r =
-          study::run_one(c, data, label, f.out + "/" + c.model.name + "_" + mode.name + ".json",
-                         hooks, "lifecycle");
+      const json r = experiments::run_one(c, data, label,
+                                          f.out + "/" + c.model.name + "_" + mode.name + ".json",
+                                          hooks, "lifecycle");
       json rows_per_epoch = json::array(), drift = json::array();
       for (const auto& e : r.at("epochs")) {
         rows_per_epoch.push_back(e.at("rows_touched"));
@@ -211,12 +211,12 @@ int tg::apps::exp_lifecycle_main(int argc, char** argv) {
                       {"wordsim_output", life.at("wordsim_output")},
                       {"neighbours", life.at("neighbours")}});
       summary["runs"] = runs;
-      study::write_json(f.out + "/summary.json", summary);
+      experiments::write_json(f.out + "/summary.json", summary);
     }
     // Rank 0 alone holds the full results (the others' output is silenced anyway): rendering
     // on another rank failed at the end of an MPI run.
     if (!distributed::is_main()) return 0;
-    std::printf("%s", report::lifecycle_section(summary).c_str());
+    std::printf("%s", experiments::lifecycle_section(summary).c_str());
     std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());
     return 0;
   });

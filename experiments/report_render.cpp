@@ -1,4 +1,4 @@
-#include "apps/report_render.hpp"
+#include "experiments/report_render.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,13 +9,13 @@
 #include <map>
 #include <sstream>
 
-#include "apps/report_common.hpp"
-#include "apps/report_plots.hpp"
 #include "autograd/io.hpp"
 #include "base/files.hpp"
+#include "experiments/report_common.hpp"
+#include "experiments/report_plots.hpp"
 #include "train/significance.hpp"
 
-namespace tg::report {
+namespace tg::experiments {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -1012,4 +1012,4 @@ std::string render_report(const std::string& results_dir, bool plots) {
   }
 }
 
-}  // namespace tg::report
+}  // namespace tg::experiments

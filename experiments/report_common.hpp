@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-namespace tg::report::detail {
+namespace tg::experiments::detail {
 
 std::string fixed(double v, int decimals);  // "3.14"
 std::string thousands(double v);            // "950", "40.0k", "1.20M"
@@ -42,4 +42,4 @@ RunFiles load_run_files(const Rows& rows, const FolderFiles& folder);
 // run's wall_s counts the last one only (the oldest have wall_s alone).
 double training_seconds(const nlohmann::json& run);
 
-}  // namespace tg::report::detail
+}  // namespace tg::experiments::detail

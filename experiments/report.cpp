@@ -4,20 +4,20 @@
 #include <cstdio>
 
 #include "apps/cli.hpp"
-#include "apps/programs.hpp"
-#include "apps/report_render.hpp"
+#include "experiments/programs.hpp"
+#include "experiments/report_render.hpp"
 
-int tg::apps::report_main(int argc, char** argv) {
+int tg::experiments::report_main(int argc, char** argv) {
   CLI::App app{"report: render REPORT.md from experiment results"};
-  cli::add_version_flag(app);
+  apps::add_version_flag(app);
   std::string results = "results";
   bool no_plots = false;
   app.add_option("--results", results, "folder holding embeddings/, data_size/, lifecycle/")
       ->capture_default_str();
   app.add_flag("--no-plots", no_plots, "tables only");
   CLI11_PARSE(app, argc, argv);
-  return tg::cli::guarded_main("report", [&] {
-    tg::report::render_report(results, !no_plots);
+  return tg::apps::guarded_main("report", [&] {
+    tg::experiments::render_report(results, !no_plots);
     std::fprintf(stderr, "wrote %s/REPORT.md\n", results.c_str());
     return 0;
   });

@@ -1,11 +1,11 @@
-#include "apps/report_common.hpp"
+#include "experiments/report_common.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
 
-namespace tg::report::detail {
+namespace tg::experiments::detail {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -84,4 +84,4 @@ double training_seconds(const json& run) {
   return run.value("train_seconds", run.value("wall_s", 0.0));
 }
 
-}  // namespace tg::report::detail
+}  // namespace tg::experiments::detail

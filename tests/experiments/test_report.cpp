@@ -7,9 +7,9 @@
 #include <fstream>
 #include <tuple>
 
-#include "apps/experiment.hpp"
-#include "apps/report_plots.hpp"
-#include "apps/report_render.hpp"
+#include "experiments/report_plots.hpp"
+#include "experiments/report_render.hpp"
+#include "experiments/study.hpp"
 
 using namespace tg;
 using nlohmann::json;
@@ -71,9 +71,9 @@ BOOST_AUTO_TEST_SUITE(experiments_report)
 
 BOOST_AUTO_TEST_CASE(aggregate_mean_and_sample_std) {
   const json rows =
-      study::aggregate({run("gpt", "learned", 300, 310), run("gpt", "learned", 310, 314),
-                        run("gpt", "frozen-random", 500, 520)},
-                       {"model", "mode"}, kMetrics);
+      experiments::aggregate({run("gpt", "learned", 300, 310), run("gpt", "learned", 310, 314),
+                              run("gpt", "frozen-random", 500, 520)},
+                             {"model", "mode"}, kMetrics);
   BOOST_REQUIRE(rows.size() == 2u);
   BOOST_TEST(rows[0]["mode"] == "learned");  // first-seen order
   BOOST_TEST(rows[0]["runs"] == 2);
@@ -81,29 +81,29 @@ BOOST_AUTO_TEST_CASE(aggregate_mean_and_sample_std) {
   BOOST_TEST(rows[0]["test_ppl"]["std"].get<double>() == std::sqrt(8.0),
              boost::test_tools::tolerance(1e-12));
   BOOST_TEST(rows[1]["test_ppl"]["std"].get<double>() == 0.0);
-  BOOST_TEST(report::mean_spread(rows[0], "test_ppl") == "312.0 ± 2.8");
-  BOOST_TEST(report::mean_spread(rows[1], "test_ppl") == "520.0");
-  BOOST_TEST(report::mean_spread(rows[1], "missing") == "-");
+  BOOST_TEST(experiments::mean_spread(rows[0], "test_ppl") == "312.0 ± 2.8");
+  BOOST_TEST(experiments::mean_spread(rows[1], "test_ppl") == "520.0");
+  BOOST_TEST(experiments::mean_spread(rows[1], "missing") == "-");
 }
 
 BOOST_AUTO_TEST_CASE(tables_render_from_summary_json) {
-  json summary = {{"rows", study::aggregate({run("gpt", "learned", 300, 310),
-                                             run("nplm", "learned-tied", 400, 410)},
-                                            {"model", "mode"}, kMetrics)}};
-  const std::string table = report::embeddings_table(summary);
+  json summary = {{"rows", experiments::aggregate({run("gpt", "learned", 300, 310),
+                                                   run("nplm", "learned-tied", 400, 410)},
+                                                  {"model", "mode"}, kMetrics)}};
+  const std::string table = experiments::embeddings_table(summary);
   BOOST_TEST(table.find("| gpt | learned | 1.50M | 300.0 | 310.0 | 250.0 | 2.0 min | 5000 | 1 |") !=
                  std::string::npos,
              table);
   BOOST_TEST(table.find("| nplm | learned-tied |") != std::string::npos);
-  const std::string bengio = report::bengio_reference_table(&summary);
+  const std::string bengio = experiments::bengio_reference_table(&summary);
   BOOST_TEST(bengio.find("| 252 |") != std::string::npos);
   BOOST_TEST(bengio.find("best row of section 1a (2 epochs), gpt learned (1 run) | 310.0 |") !=
                  std::string::npos,
              bengio);
-  json longer = {
-      {"rows", study::aggregate({run("gpt", "learned", 270, 249), run("gpt", "learned", 272, 251)},
-                                {"model", "mode"}, kMetrics)}};
-  const std::string both = report::bengio_reference_table(&summary, &longer);
+  json longer = {{"rows", experiments::aggregate(
+                              {run("gpt", "learned", 270, 249), run("gpt", "learned", 272, 251)},
+                              {"model", "mode"}, kMetrics)}};
+  const std::string both = experiments::bengio_reference_table(&summary, &longer);
   BOOST_TEST(
       both.find("longer training (section 1b), gpt learned (2 runs, mean) | 250.0 ± 1.4 |") !=
           std::string::npos,
@@ -114,8 +114,8 @@ BOOST_AUTO_TEST_CASE(tables_render_from_summary_json) {
   r1["fraction"] = 0.05, r1["train_tokens"] = 40000, r2["fraction"] = 1.0,
   r2["train_tokens"] = 800000;
   size["rows"] =
-      study::aggregate({r1, r2}, {"model", "mode", "fraction", "train_tokens"}, {"test_ppl"});
-  const std::string st = report::data_size_table(size);
+      experiments::aggregate({r1, r2}, {"model", "mode", "fraction", "train_tokens"}, {"test_ppl"});
+  const std::string st = experiments::data_size_table(size);
   BOOST_TEST(st.find("| model | embedding | 5% | 100% |") != std::string::npos, st);
   BOOST_TEST(st.find("| gpt | learned | 650.0 | 310.0 |") != std::string::npos, st);
 }
@@ -128,11 +128,11 @@ BOOST_FIXTURE_TEST_CASE(report_names_a_data_size_sweep_by_its_largest_share, Res
   const json size = {
       {"fractions", {0.25, 1.0}},
       {"data", {{"f0.25", "toy: train 200 (25% of 800)"}, {"f1", "toy: train 800"}}},
-      {"rows",
-       study::aggregate({r1, r2}, {"model", "mode", "fraction", "train_tokens"}, {"test_ppl"})},
+      {"rows", experiments::aggregate({r1, r2}, {"model", "mode", "fraction", "train_tokens"},
+                                      {"test_ppl"})},
       {"runs", {r1, r2}}};
   std::ofstream(dir / "data_size" / "summary.json") << size.dump();
-  const std::string md = report::render_report(dir.string(), false);
+  const std::string md = experiments::render_report(dir.string(), false);
   const size_t section = md.find("## 2. How much data: where does pretraining help?\n\n");
   BOOST_TEST_REQUIRE(section != std::string::npos, md);
   BOOST_TEST(md.find("toy: train 800\n", section) == md.find("\n\n", section) + 2, md);
@@ -143,16 +143,16 @@ BOOST_FIXTURE_TEST_CASE(report_shows_the_longer_runs_of_a_target_folder, Results
   fs::create_directories(dir / "embeddings");
   fs::create_directories(dir / "target" / "embeddings");
   const json learned = run("gpt", "learned", 300, 310);
-  json summary = {{"rows", study::aggregate({learned}, {"model", "mode"}, kMetrics)},
+  json summary = {{"rows", experiments::aggregate({learned}, {"model", "mode"}, kMetrics)},
                   {"runs", json::array({learned})}};
   std::ofstream(dir / "embeddings" / "summary.json") << summary.dump();
   const json finetuned = run("gpt", "finetune-pretrained", 270, 247);
   json longer = {
-      {"rows", study::aggregate({finetuned}, {"model", "mode"}, kMetrics)},
+      {"rows", experiments::aggregate({finetuned}, {"model", "mode"}, kMetrics)},
       {"runs", json::array({finetuned})},
       {"base_config", {{"model", "gpt"}, {"d_model", 128}, {"epochs", 5}, {"patience", 1}}}};
   std::ofstream(dir / "target" / "embeddings" / "summary.json") << longer.dump();
-  const std::string md = report::render_report(dir.string(), false);
+  const std::string md = experiments::render_report(dir.string(), false);
   BOOST_TEST(md.find("## 1b. Longer training") != std::string::npos, md);
   BOOST_TEST(md.find("gpt, d_model 128") != std::string::npos, md);
   BOOST_TEST(md.find("| gpt | finetune-pretrained |") != std::string::npos, md);
@@ -165,14 +165,14 @@ BOOST_FIXTURE_TEST_CASE(report_calibrates_the_ngram_rows_against_the_paper, Resu
   fs::create_directories(dir / "embeddings");
   fs::create_directories(dir / "ngram");
   const json learned = run("gpt", "learned", 300, 310);
-  json summary = {{"rows", study::aggregate({learned}, {"model", "mode"}, kMetrics)},
+  json summary = {{"rows", experiments::aggregate({learned}, {"model", "mode"}, kMetrics)},
                   {"runs", json::array({learned})}};
   std::ofstream(dir / "embeddings" / "summary.json") << summary.dump();
   json kn = {{"config", {{"smoothing", "kneser-ney"}, {"order", 5}}},
              {"valid_ppl", 350.0},
              {"test_ppl", 353.1}};
   std::ofstream(dir / "ngram" / "kneser-ney_5.json") << kn.dump();
-  const std::string md = report::render_report(dir.string(), false);
+  const std::string md = experiments::render_report(dir.string(), false);
   // 353.1 / 321 (Bengio et al.'s Kneser-Ney 5-gram) = 1.100
   BOOST_TEST(md.find("| kneser-ney 5-gram | 350.0 | 353.1 | 321 | 1.100 |") != std::string::npos,
              md);
@@ -214,11 +214,11 @@ BOOST_FIXTURE_TEST_CASE(report_tests_each_mode_against_learned_with_a_block_boot
   // A third learned seed that the other rows have not run yet: compared over seeds 1 and 2
   // only (an average over seeds 1-3 would shift every difference below).
   add("learned", 3, 0.2, false);
-  json summary = {{"rows", study::aggregate(list, {"model", "mode"}, kMetrics)},
+  json summary = {{"rows", experiments::aggregate(list, {"model", "mode"}, kMetrics)},
                   {"runs", list},
                   {"base_config", {{"model", "gpt"}, {"d_model", 128}, {"epochs", 12}}}};
   std::ofstream(runs / "summary.json") << summary.dump();
-  const std::string md = report::render_report(dir.string(), false);
+  const std::string md = experiments::render_report(dir.string(), false);
   BOOST_TEST(md.find("## 1. At convergence") != std::string::npos, md);
   BOOST_TEST(md.find("| gpt | frozen-random | 15.") != std::string::npos, md);
   const size_t random_row = md.find("| gpt | frozen-random | 15.");
@@ -272,7 +272,7 @@ BOOST_FIXTURE_TEST_CASE(report_tests_each_mode_against_learned_with_a_block_boot
   // With gnuplot, the validation curves of the converged runs sit in their folder and REPORT.md
   // (in dir) links them there.
   if (fs::exists("/usr/bin/gnuplot")) {
-    const std::string with_plots = report::render_report(dir.string(), true);
+    const std::string with_plots = experiments::render_report(dir.string(), true);
     BOOST_TEST(
         with_plots.find("![valid_curves](converged/gpt/valid_curves.png)") != std::string::npos,
         with_plots);
@@ -283,7 +283,7 @@ BOOST_FIXTURE_TEST_CASE(report_tests_each_mode_against_learned_with_a_block_boot
 // The validation curves get a second panel near the best only when some curve reaches well
 // above it: 12% above the lowest point, when the highest is more than 24% above.
 BOOST_AUTO_TEST_CASE(a_zoomed_panel_only_when_a_curve_squashes_the_others) {
-  using report::detail::near_best_range;
+  using experiments::detail::near_best_range;
   BOOST_TEST(!near_best_range({}));
   BOOST_TEST(!near_best_range({300, 320, 372}));  // 24% above: the full plot shows them
   const auto zoom = near_best_range({450, 300, 310, 620});
@@ -309,10 +309,10 @@ BOOST_FIXTURE_TEST_CASE(the_setup_line_names_the_shape_the_runs_had, ResultsFold
   file["config"]["hidden"] = 96;
   std::ofstream(runs / "nplm_learned_seed1.json") << file.dump();
   std::ofstream(runs / "summary.json") << json{
-      {"rows", study::aggregate({r}, {"model", "mode"}, kMetrics)},
+      {"rows", experiments::aggregate({r}, {"model", "mode"}, kMetrics)},
       {"runs", {r}},
       {"base_config", base}}.dump();
-  const std::string md = report::render_report(dir.string(), false);
+  const std::string md = experiments::render_report(dir.string(), false);
   const size_t line = md.find("`converged/nplm/`: ");
   BOOST_TEST_REQUIRE(line != std::string::npos, md);
   const std::string setup = md.substr(line, md.find('\n', line) - line);
@@ -338,7 +338,7 @@ BOOST_FIXTURE_TEST_CASE(report_puts_the_nplm_rows_next_to_the_paper, ResultsFold
       << json({{"config", {{"smoothing", "jelinek-mercer"}, {"order", 3}}},
                {"mixture", {{"weight", 0.71}, {"valid_ppl", 280.0}, {"test_ppl", 259.56}}}})
              .dump();
-  const std::string md = report::render_report(dir.string(), false);
+  const std::string md = experiments::render_report(dir.string(), false);
   // Calibration: 330.63 / 321 = 1.030; 284.28 / (276 x 1.030) = 1.000.
   BOOST_TEST(md.find("| mlp9 | 5 | 100 | 30 | no | 1 | 9 of 2 | 300.0 | 284.3 | 276 | 1.000 |") !=
                  std::string::npos,
@@ -382,11 +382,11 @@ BOOST_FIXTURE_TEST_CASE(one_table_ranks_every_model_on_the_papers_scale, Results
     runs.push_back(r);
   }
   std::ofstream(gpt / "summary.json")
-      << json{{"rows", study::aggregate(runs, {"model", "mode"}, kMetrics)},
+      << json{{"rows", experiments::aggregate(runs, {"model", "mode"}, kMetrics)},
               {"runs", runs},
               {"base_config", {{"model", "gpt"}, {"d_model", 128}, {"epochs", 12}}}}
              .dump();
-  const std::string md = report::render_report(dir.string(), false);
+  const std::string md = experiments::render_report(dir.string(), false);
   // Ranked by test perplexity; calibrated = ours / 1.030; the paper's figure where it has one.
   const std::vector<std::string> ranked = {
       "| gpt d128, learned-tied (section 1) | 1 | 240.0 | 233.0 |  |",
@@ -445,17 +445,17 @@ BOOST_FIXTURE_TEST_CASE(report_adds_the_converged_runs_as_the_full_share_of_the_
     }
   }
   std::ofstream(dir / "converged" / "gpt" / "summary.json")
-      << json({{"rows", study::aggregate(full, {"model", "mode"}, kMetrics)},
+      << json({{"rows", experiments::aggregate(full, {"model", "mode"}, kMetrics)},
                {"runs", full},
                {"base_config", {{"model", "gpt"}, {"epochs", 12}}}})
              .dump();
   std::ofstream(dir / "converged" / "data_size" / "summary.json")
       << json({{"fractions", {0.05, 0.25}},
-               {"rows",
-                study::aggregate(sweep, {"model", "mode", "fraction", "train_tokens"}, kMetrics)},
+               {"rows", experiments::aggregate(sweep, {"model", "mode", "fraction", "train_tokens"},
+                                               kMetrics)},
                {"runs", sweep}})
              .dump();
-  const std::string md = report::render_report(dir.string(), false);
+  const std::string md = experiments::render_report(dir.string(), false);
   BOOST_TEST(md.find("## 2. How much data: where does pretraining help? (at convergence)") !=
                  std::string::npos,
              md);
@@ -501,7 +501,7 @@ BOOST_FIXTURE_TEST_CASE(report_puts_the_converged_life_cycle_before_the_short_on
   std::ofstream(dir / "lifecycle" / "summary.json") << life_cycle_summary(2, 0.1).dump();
   std::ofstream(dir / "converged" / "lifecycle" / "summary.json")
       << life_cycle_summary(7, 0.05).dump();
-  const std::string md = report::render_report(dir.string(), false);
+  const std::string md = experiments::render_report(dir.string(), false);
   const size_t converged = md.find("## 3. The life cycle of an embedding table (at convergence)");
   const size_t short_one = md.find("## 3a. The life cycle: a short budget");
   BOOST_TEST(converged != std::string::npos, md);
@@ -529,7 +529,7 @@ BOOST_FIXTURE_TEST_CASE(report_labels_a_lone_short_life_cycle, ResultsFolder) {
   std::ofstream(dir / "lifecycle" / "summary.json")
       << life_cycle_summary(2, 0.1, {{"model", "gpt"}, {"seed", 1}, {"epochs", 2}, {"patience", 0}})
              .dump();
-  const std::string md = report::render_report(dir.string(), false);
+  const std::string md = experiments::render_report(dir.string(), false);
   BOOST_TEST(md.find("## 3. The life cycle of an embedding table: a short budget\n\nNot yet run "
                      "at convergence") != std::string::npos,
              md);
@@ -539,10 +539,10 @@ BOOST_FIXTURE_TEST_CASE(report_labels_a_lone_short_life_cycle, ResultsFolder) {
 
 BOOST_FIXTURE_TEST_CASE(report_refuses_an_empty_folder_and_corrupt_json, ResultsFolder) {
   fs::create_directories(dir / "embeddings");
-  BOOST_CHECK_THROW(report::render_report(dir.string(), false), std::runtime_error);
+  BOOST_CHECK_THROW(experiments::render_report(dir.string(), false), std::runtime_error);
   std::ofstream(dir / "embeddings" / "summary.json") << "{ not json";
   try {
-    report::render_report(dir.string(), false);
+    experiments::render_report(dir.string(), false);
     BOOST_FAIL("accepted corrupt JSON");
   } catch (const std::runtime_error& e) {
     BOOST_TEST(std::string(e.what()).find("summary.json") != std::string::npos, e.what());
@@ -556,13 +556,13 @@ BOOST_FIXTURE_TEST_CASE(a_study_without_a_finished_run_gets_no_section, ResultsF
   gpt["file"] = "gpt_learned_seed1.json";
   std::ofstream(dir / "converged" / "gpt" / "gpt_learned_seed1.json") << gpt.dump();
   const auto summary = [](const json& runs) {
-    return json{{"rows", study::aggregate(runs, {"model", "mode"}, kMetrics)},
+    return json{{"rows", experiments::aggregate(runs, {"model", "mode"}, kMetrics)},
                 {"runs", runs},
                 {"base_config", {{"model", "gpt"}, {"epochs", 12}}}};
   };
   std::ofstream(dir / "converged" / "gpt" / "summary.json") << summary(json::array({gpt})).dump();
   std::ofstream(dir / "converged" / "nplm" / "summary.json") << summary(json::array()).dump();
-  const std::string md = report::render_report(dir.string(), false);
+  const std::string md = experiments::render_report(dir.string(), false);
   BOOST_TEST(md.find("| gpt | learned |") != std::string::npos, md);
   BOOST_TEST(md.find("nplm") == std::string::npos, md);
 }
@@ -596,7 +596,7 @@ BOOST_FIXTURE_TEST_CASE(a_plot_that_gnuplot_fails_to_draw_leaves_no_file, Result
   std::ofstream(dir / "lifecycle" / "summary.json") << life_cycle_summary(2, 0.1).dump();
   const std::string md = [&] {
     const PathFirst fake_gnuplot(bin);
-    return report::render_report(dir.string(), true);
+    return experiments::render_report(dir.string(), true);
   }();
   BOOST_TEST(md.find("## 3. The life cycle") != std::string::npos, md);
   BOOST_TEST(md.find("![") == std::string::npos, md);
@@ -623,7 +623,7 @@ BOOST_FIXTURE_TEST_CASE(report_adds_up_the_compute_of_the_finished_runs, Results
   write("converged/gpt/gpt_learned_seed2.json",  // still in progress
         {{"train_seconds", 900.0}, {"test_ppl", 300.0}, {"interrupted", "SIGTERM"}});
   write("converged/gpt/word2vec_d128.bin.json", {{"seconds", 30.0}});
-  const std::string md = report::render_report(dir.string(), false);
+  const std::string md = experiments::render_report(dir.string(), false);
   BOOST_TEST(md.find("| `paper_nplm/` | 1 | 2.0 h | 0 s |") != std::string::npos, md);
   BOOST_TEST(md.find("| `converged/gpt/` | 1 | 90.0 min | 30 s |") != std::string::npos, md);
   BOOST_TEST(md.find("| total | 2 | 3.5 h | 30 s |") != std::string::npos, md);
@@ -637,13 +637,13 @@ BOOST_FIXTURE_TEST_CASE(a_run_file_without_its_curve_is_an_error_not_a_crash, Re
   learned.erase("epochs");
   std::ofstream(dir / "converged" / "gpt" / "gpt_learned_seed1.json")
       << json{{"test_ppl", 280.0}}.dump();
-  const json summary = {{"rows", study::aggregate({learned}, {"model", "mode"}, kMetrics)},
+  const json summary = {{"rows", experiments::aggregate({learned}, {"model", "mode"}, kMetrics)},
                         {"runs", json::array({learned})},
                         {"base_config", {{"model", "gpt"}, {"epochs", 12}}}};
   std::ofstream(dir / "converged" / "gpt" / "summary.json") << summary.dump();
   if (!fs::exists("/usr/bin/gnuplot")) return;  // the curve is read for its plot
   try {
-    report::render_report(dir.string(), true);
+    experiments::render_report(dir.string(), true);
     BOOST_FAIL("rendered a run without its validation curve");
   } catch (const std::runtime_error& e) {
     BOOST_TEST(std::string(e.what()).find("lacks what the report needs") != std::string::npos,

@@ -6,31 +6,31 @@
 #include <sstream>
 
 #include "apps/cli.hpp"
-#include "apps/exp_flags.hpp"
-#include "apps/experiment.hpp"
 #include "apps/flags.hpp"
-#include "apps/programs.hpp"
-#include "apps/report_render.hpp"
 #include "autograd/io.hpp"
+#include "experiments/flags.hpp"
+#include "experiments/programs.hpp"
+#include "experiments/report_render.hpp"
+#include "experiments/study.hpp"
 
 using namespace tg;
 using nlohmann::json;
 
-int tg::apps::exp_embeddings_main(int argc, char** argv) {
+int tg::experiments::exp_embeddings_main(int argc, char** argv) {
   CLI::App app{"exp_embeddings: which input embedding predicts the next word better?"};
-  cli::add_version_flag(app);
+  apps::add_version_flag(app);
   train::TrainConfig base;
-  train::add_training_flags(app, base);
-  study::CommonFlags f;
-  study::add_common_flags(app, f, "results/embeddings");
+  apps::add_training_flags(app, base);
+  experiments::CommonFlags f;
+  experiments::add_common_flags(app, f, "results/embeddings");
   std::string modes = "learned,learned-tied,frozen-pretrained,finetune-pretrained,frozen-random";
   app.add_option("--modes", modes, "rows to run")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  return cli::guarded_main("exp_embeddings", [&] {
-    std::fprintf(stderr, "exp_embeddings %s\n", train::describe_flags(app).c_str());
-    const auto mode_list = study::parse_modes(modes);
-    const std::vector<std::string> models = study::split_commas(f.models);
-    study::make_dirs(f.out);
+  return apps::guarded_main("exp_embeddings", [&] {
+    std::fprintf(stderr, "exp_embeddings %s\n", apps::describe_flags(app).c_str());
+    const auto mode_list = experiments::parse_modes(modes);
+    const std::vector<std::string> models = experiments::split_commas(f.models);
+    experiments::make_dirs(f.out);
     const text::LMData data = train::load_data(base.data);
     std::fprintf(stderr, "%s\n", data.description.c_str());
 
@@ -47,9 +47,9 @@ int tg::apps::exp_embeddings_main(int argc, char** argv) {
       text::Word2VecOptions o = f.w2v;
       o.size = base.model.d_model, o.cbow = f.w2v_cbow == 1, o.seed = base.seed;
       vectors = f.out + "/word2vec_d" + std::to_string(base.model.d_model) + ".bin";
-      summary["word2vec"] = study::pretrain_word2vec(data, o, vectors);
+      summary["word2vec"] = experiments::pretrain_word2vec(data, o, vectors);
     }
-    study::Plan plan(
+    experiments::Plan plan(
         f.out + "/summary.json", summary,
         [](const json& r) {
           json e;
@@ -84,7 +84,7 @@ int tg::apps::exp_embeddings_main(int argc, char** argv) {
     for (size_t seed = 1; seed <= f.seeds; ++seed)
       for (size_t i = 0; i < plan.runs().size(); ++i)
         if (plan.runs()[i].config.seed == base.seed + seed - 1) plan.train(i, data);
-    std::printf("%s", report::embeddings_table(plan.summary()).c_str());
+    std::printf("%s", experiments::embeddings_table(plan.summary()).c_str());
     std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());
     return 0;
   });

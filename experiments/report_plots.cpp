@@ -1,4 +1,4 @@
-#include "apps/report_plots.hpp"
+#include "experiments/report_plots.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "base/process.hpp"
 #include "train/significance.hpp"
 
-namespace tg::report::detail {
+namespace tg::experiments::detail {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -219,4 +219,4 @@ std::string drift_plot(const json& life, const fs::path& root, const fs::path& s
   return plot(root, sub, "drift", data.str(), script.str());
 }
 
-}  // namespace tg::report::detail
+}  // namespace tg::experiments::detail

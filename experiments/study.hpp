@@ -11,7 +11,7 @@
 #include "text/word2vec.hpp"
 #include "train/trainer.hpp"
 
-namespace tg::study {
+namespace tg::experiments {
 
 // A row of the comparison: an embedding mode, tied or not, and which word2vec vectors.
 struct Mode {
@@ -99,4 +99,4 @@ std::vector<std::string> split_commas(const std::string& list);  // "a,b" -> {"a
 std::string data_path(const std::string& name);                  // the repository's data/ folder
 void make_dirs(const std::string& dir);
 
-}  // namespace tg::study
+}  // namespace tg::experiments

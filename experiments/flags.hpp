@@ -7,7 +7,7 @@
 #include "apps/validators.hpp"
 #include "text/word2vec.hpp"
 
-namespace tg::study {
+namespace tg::experiments {
 
 struct CommonFlags {
   std::string models = "gpt";
@@ -24,17 +24,17 @@ inline void add_common_flags(CLI::App& app, CommonFlags& f, const std::string& d
   app.add_option("--models", f.models, "comma-separated: gpt, nplm")->capture_default_str();
   app.add_option("--seeds", f.seeds, "runs per row, seeds 1..N, trained seed by seed")
       ->capture_default_str()
-      ->check(cli::positive());
+      ->check(apps::positive());
   app.add_option("--out", f.out, "folder for the JSON results")->capture_default_str();
   app.add_option("--w2v-window", f.w2v.window, "word2vec window")->capture_default_str();
   app.add_option("--w2v-negative", f.w2v.negative, "word2vec negatives")
       ->capture_default_str()
-      ->check(cli::positive());
+      ->check(apps::positive());
   app.add_option("--w2v-iter", f.w2v.iter, "word2vec epochs")->capture_default_str();
   app.add_option("--w2v-sample", f.w2v.sample, "word2vec sub-sampling")->capture_default_str();
   app.add_option("--w2v-cbow", f.w2v_cbow, "word2vec: 1 = CBOW, 0 = skip-gram")
       ->capture_default_str()
-      ->check(cli::number_in(0, 1, false, true));
+      ->check(apps::number_in(0, 1, false, true));
 }
 
-}  // namespace tg::study
+}  // namespace tg::experiments

@@ -9,13 +9,13 @@
 #include <sstream>
 
 #include "apps/cli.hpp"
-#include "apps/exp_flags.hpp"
-#include "apps/experiment.hpp"
 #include "apps/flags.hpp"
-#include "apps/programs.hpp"
-#include "apps/report_render.hpp"
 #include "autograd/io.hpp"
 #include "distributed/distributed.hpp"
+#include "experiments/flags.hpp"
+#include "experiments/programs.hpp"
+#include "experiments/report_render.hpp"
+#include "experiments/study.hpp"
 
 using namespace tg;
 using nlohmann::json;
@@ -30,13 +30,13 @@ constexpr base::NameTable<SharePatience, 2> kSharePatienceNames = {
     {{SharePatience::same, "same"}, {SharePatience::tokens, "tokens"}}};
 }  // namespace
 
-int tg::apps::exp_data_size_main(int argc, char** argv) {
+int tg::experiments::exp_data_size_main(int argc, char** argv) {
   CLI::App app{"exp_data_size: embedding modes across training-set sizes"};
-  cli::add_version_flag(app);
+  apps::add_version_flag(app);
   train::TrainConfig base;
-  train::add_training_flags(app, base);
-  study::CommonFlags f;
-  study::add_common_flags(app, f, "results/data_size");
+  apps::add_training_flags(app, base);
+  experiments::CommonFlags f;
+  experiments::add_common_flags(app, f, "results/data_size");
   std::string modes = "learned,frozen-pretrained,finetune-pretrained,frozen-pretrained-full";
   std::string fractions_flag = "0.05,0.25,1";
   size_t max_epochs = 20;
@@ -49,24 +49,24 @@ int tg::apps::exp_data_size_main(int argc, char** argv) {
                  "--epochs / f epochs, "
                  "at most this many (early stopping with --patience still applies)")
       ->capture_default_str();
-  train::add_enum_option(
+  apps::add_enum_option(
       app, "--share-patience", share_patience, kSharePatienceNames,
       "same: --patience epochs at every share; tokens: --patience / f epochs at a "
       "share f, as many tokens without improvement as at the full split");
   CLI11_PARSE(app, argc, argv);
-  return cli::guarded_main("exp_data_size", [&] {
-    std::fprintf(stderr, "exp_data_size %s\n", train::describe_flags(app).c_str());
-    const auto mode_list = study::parse_modes(modes);
+  return apps::guarded_main("exp_data_size", [&] {
+    std::fprintf(stderr, "exp_data_size %s\n", apps::describe_flags(app).c_str());
+    const auto mode_list = experiments::parse_modes(modes);
     std::vector<double> fractions;
-    for (const std::string& s : study::split_commas(fractions_flag)) {
+    for (const std::string& s : experiments::split_commas(fractions_flag)) {
       char* end = nullptr;
       const double v = std::strtod(s.c_str(), &end);
       if (s.empty() || *end != '\0' || !(v > 0 && v <= 1))
         throw std::invalid_argument("--fractions: '" + s + "' is not a number in (0, 1]");
       fractions.push_back(v);
     }
-    const std::vector<std::string> models = study::split_commas(f.models);
-    study::make_dirs(f.out);
+    const std::vector<std::string> models = experiments::split_commas(f.models);
+    experiments::make_dirs(f.out);
     text::Word2VecOptions w2v = f.w2v;
     w2v.size = base.model.d_model, w2v.cbow = f.w2v_cbow == 1, w2v.seed = base.seed;
 
@@ -88,17 +88,17 @@ int tg::apps::exp_data_size_main(int argc, char** argv) {
     };
     summary["word2vec"] = json::object();
     summary["data"] = json::object();
-    study::Plan plan(f.out + "/summary.json", summary,
-                     [](const json& r) {
-                       json e = {{"train_tokens", r.at("data").at("train_tokens")},
-                                 {"epochs_run", r.at("epochs").size()}};
-                       for (const char* key :
-                            {"valid_ppl", "test_ppl", "train_ppl", "trainable_params", "wall_s"})
-                         e[key] = r.value(key, json());  // null when an older file lacks it
-                       return e;
-                     },
-                     {"model", "mode", "fraction", "train_tokens"},
-                     {"valid_ppl", "test_ppl", "train_ppl", "wall_s"});
+    experiments::Plan plan(f.out + "/summary.json", summary,
+                           [](const json& r) {
+                             json e = {{"train_tokens", r.at("data").at("train_tokens")},
+                                       {"epochs_run", r.at("epochs").size()}};
+                             for (const char* key : {"valid_ppl", "test_ppl", "train_ppl",
+                                                     "trainable_params", "wall_s"})
+                               e[key] = r.value(key, json());  // null when an older file lacks it
+                             return e;
+                           },
+                           {"model", "mode", "fraction", "train_tokens"},
+                           {"valid_ppl", "test_ppl", "train_ppl", "wall_s"});
     if (needs(true)) full_vectors = f.out + "/word2vec_full.bin";
     for (double fraction : fractions) {
       const std::string tag = tag_of(fraction);
@@ -140,7 +140,7 @@ int tg::apps::exp_data_size_main(int argc, char** argv) {
       text::LMDataOptions o = base.data;
       o.train_fraction = 1.0;
       plan.summary()["word2vec"]["full"] =
-          study::pretrain_word2vec(train::load_data(o), w2v, full_vectors);
+          experiments::pretrain_word2vec(train::load_data(o), w2v, full_vectors);
     }
     // Seed-major: every run of the first seed (each share, each mode) before the second seed's,
     // so that a study stopped part-way has whole seeds. Each share's data and vectors are made
@@ -157,8 +157,8 @@ int tg::apps::exp_data_size_main(int argc, char** argv) {
           const std::string tag = tag_of(fraction);
           plan.summary()["data"][tag] = found->second.description;  // each share its own
           if (needs(false))
-            plan.summary()["word2vec"][tag] =
-                study::pretrain_word2vec(found->second, w2v, f.out + "/word2vec_" + tag + ".bin");
+            plan.summary()["word2vec"][tag] = experiments::pretrain_word2vec(
+                found->second, w2v, f.out + "/word2vec_" + tag + ".bin");
         }
         for (size_t i = 0; i < plan.runs().size(); ++i) {
           const train::TrainConfig& c = plan.runs()[i].config;
@@ -166,7 +166,7 @@ int tg::apps::exp_data_size_main(int argc, char** argv) {
             plan.train(i, found->second);
         }
       }
-    std::printf("%s", report::data_size_table(plan.summary()).c_str());
+    std::printf("%s", experiments::data_size_table(plan.summary()).c_str());
     std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());
     return 0;
   });

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace tg::report {
+namespace tg::experiments {
 
 std::string embeddings_table(const nlohmann::json& summary);   // exp_embeddings' summary.json
 std::string data_size_table(const nlohmann::json& summary);    // exp_data_size's summary.json
@@ -26,4 +26,4 @@ std::string mean_spread(const nlohmann::json& row, const std::string& metric, in
 // <results>/REPORT.md and, if gnuplot is installed, PNG plots beside it. Returns the report.
 std::string render_report(const std::string& results_dir, bool plots);
 
-}  // namespace tg::report
+}  // namespace tg::experiments
