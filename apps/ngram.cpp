@@ -85,7 +85,10 @@ int tg::apps::ngram_main(int argc, char** argv) {
   apps::add_data_flags(app, data_options);
   CLI11_PARSE(app, argc, argv);
   return apps::guarded_main("ngram", [&] {
-    base::check_writable(results, "--results");
+    const base::FileFlag outputs[] = {{"--results", results}};
+    const base::FileFlag inputs[] = {{"--corpus-file", data_options.corpus_file},
+                                     {"--mix-with", mix_with}};
+    base::check_outputs(outputs, inputs);
     std::fprintf(stderr, "ngram %s\n", apps::describe_flags(app).c_str());
     const text::LMData data = train::load_data(data_options);
     const auto start = std::chrono::steady_clock::now();

@@ -33,6 +33,7 @@ int tg::apps::train_lm_main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   return apps::guarded_main("train_lm", [&] {
     c.validate();
+    c.check_files();  // before the corpus is read, not after
     std::fprintf(stderr, "train_lm %s\n", apps::describe_flags(app).c_str());
     const text::LMData data = train::load_data(c.data);
     train::RunResult r = train::train_language_model(c, data);

@@ -118,12 +118,9 @@ int tg::apps::word2vec_main(int argc, char** argv) {
           input.c_str(), output.c_str(), o.size, o.window, o.negative, o.sample, o.iter,
           o.min_count, o.alpha > 0 ? o.alpha : (o.cbow ? 0.05 : 0.025), cbow, binary, o.threads,
           static_cast<unsigned long long>(o.seed));
-      std::error_code ec;
-      if (std::filesystem::exists(output, ec) && std::filesystem::equivalent(input, output, ec))
-        throw std::invalid_argument(
-            "--output " + output +
-            " is the --input file: writing the vectors would destroy the corpus");
-      base::check_writable(output, "--output");
+      const base::FileFlag outputs[] = {{"--output", output}};
+      const base::FileFlag inputs[] = {{"--input", input}};
+      base::check_outputs(outputs, inputs);
       const text::Tokens tokens = text::read_plain_file(input);
       if (tokens.empty()) throw std::runtime_error(input + ": no tokens");
       train::LiveLine line;

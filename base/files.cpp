@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -54,6 +55,62 @@ void remove_stale_temporaries(const std::filesystem::path& target) {
 }
 
 }  // namespace
+
+namespace {
+
+// Whether two paths name one file: the same path once symlinks and dots are resolved, or
+// (both existing) the same inode, which also catches hard links and bind mounts.
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec_a, ec_b;
+  const fs::path resolved_a = fs::weakly_canonical(fs::absolute(write_target(a)), ec_a);
+  const fs::path resolved_b = fs::weakly_canonical(fs::absolute(write_target(b)), ec_b);
+  if (!ec_a && !ec_b && resolved_a == resolved_b) return true;
+  struct stat sa {
+  }, sb{};
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+std::string kind_of(const struct stat& s) {
+  if (S_ISCHR(s.st_mode)) return "a character device";
+  if (S_ISBLK(s.st_mode)) return "a block device";
+  if (S_ISFIFO(s.st_mode)) return "a pipe";
+  if (S_ISSOCK(s.st_mode)) return "a socket";
+  if (S_ISDIR(s.st_mode)) return "a folder";
+  return "not a regular file";
+}
+
+}  // namespace
+
+void check_outputs(std::span<const FileFlag> outputs, std::span<const FileFlag> inputs,
+                   std::span<const std::pair<std::string, std::string>> allowed) {
+  const auto may_share = [&](const std::string& x, const std::string& y) {
+    for (const auto& [p, q] : allowed)
+      if ((p == x && q == y) || (p == y && q == x)) return true;
+    return false;
+  };
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const FileFlag& out = outputs[i];
+    if (out.path.empty()) continue;
+    struct stat s {};
+    if (::stat(out.path.c_str(), &s) == 0 && !S_ISREG(s.st_mode) && !S_ISDIR(s.st_mode))
+      throw std::invalid_argument(out.flag + " " + out.path + ": is " + kind_of(s) +
+                                  "; outputs are written to a new file renamed into place, so "
+                                  "give the name of a regular file");
+    check_writable(out.path, out.flag);
+    const auto refuse = [&](const FileFlag& other, const char* what) {
+      throw std::invalid_argument(out.flag + " " + out.path + " is the same file as " + other.flag +
+                                  " " + other.path + ": " + what);
+    };
+    for (const FileFlag& in : inputs)
+      if (!in.path.empty() && !may_share(out.flag, in.flag) && same_file(out.path, in.path))
+        refuse(in, "the output would replace the input");
+    for (size_t j = i + 1; j < outputs.size(); ++j)
+      if (!outputs[j].path.empty() && same_file(out.path, outputs[j].path))
+        refuse(outputs[j], "one output would overwrite the other");
+  }
+}
 
 void check_writable(const std::string& path, const std::string& what) {
   namespace fs = std::filesystem;
@@ -131,6 +188,12 @@ class FdBuffer : public std::streambuf {
 void atomic_write(const std::string& path, const std::function<void(std::ostream&)>& write) {
   namespace fs = std::filesystem;
   const fs::path target = write_target(path);
+  // Renaming over a device or a pipe would replace it (as root, /dev/null itself); a file
+  // that is there keeps its permissions (a private results file stays private).
+  struct stat existing {};
+  const bool exists = ::stat(target.c_str(), &existing) == 0;
+  if (exists && !S_ISREG(existing.st_mode))
+    fail(path, "is " + kind_of(existing) + ", not a regular file: it would be replaced");
   remove_stale_temporaries(target);
   const fs::path temp =
       target.parent_path() / (target.filename().string() + ".tmp." + std::to_string(::getpid()));
@@ -143,6 +206,11 @@ void atomic_write(const std::string& path, const std::function<void(std::ostream
     fail(path,
          "cannot open temporary file " + temp.string() + " for writing: " + std::strerror(errno));
   int error = 0;
+  if (exists) {
+    if (::fchmod(fd, existing.st_mode & 07777) != 0) error = errno;
+    // The owner too, where we may (as root); otherwise the file becomes ours, as any rewrite.
+    if (::fchown(fd, existing.st_uid, existing.st_gid) != 0 && errno != EPERM) error = errno;
+  }
   {
     FdBuffer buffer(fd);
     std::ostream out(&buffer);
@@ -154,7 +222,7 @@ void atomic_write(const std::string& path, const std::function<void(std::ostream
       throw;
     }
     out.flush();
-    if (!out) error = buffer.error() ? buffer.error() : EIO;
+    if (!out && error == 0) error = buffer.error() ? buffer.error() : EIO;
   }
   // fsync so that a crash after the rename cannot leave an empty file in place.
   if (error == 0 && ::fsync(fd) != 0) error = errno;

@@ -4,7 +4,9 @@
 
 #include <functional>
 #include <ostream>
+#include <span>
 #include <string>
+#include <utility>
 
 namespace tg::base {
 
@@ -19,5 +21,19 @@ void atomic_write(const std::string& path, const std::function<void(std::ostream
 // written at `path`: its folder exists and is writable, and it is not itself a folder. For
 // checking outputs before a long run rather than after it. An empty path passes.
 void check_writable(const std::string& path, const std::string& what);
+
+// A file a program was given, by its flag: {"--results", "run.json"}. An empty path is unused.
+struct FileFlag {
+  std::string flag, path;
+};
+
+// Checks a program's outputs before it reads or trains anything: each is writable
+// (check_writable) and, if it exists, a regular file (atomic_write renames a new file into
+// place, which would replace a device or a pipe: /dev/null, /dev/stdout), and none is the same
+// file as an input or another output (by path with symlinks followed, or by inode), except
+// the flag pairs in `allowed` (a checkpoint resumed and written again). Throws
+// std::invalid_argument naming both flags and paths.
+void check_outputs(std::span<const FileFlag> outputs, std::span<const FileFlag> inputs,
+                   std::span<const std::pair<std::string, std::string>> allowed = {});
 
 }  // namespace tg::base

@@ -55,12 +55,12 @@ interrupt_run() {
 tiny=(--corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 --warmup 2)
 long=("${tiny[@]}" --steps 200000)
 
-case="SIGTERM during training: checkpoint and partial results, exit 143"
-for sig in TERM INT; do
+case="SIGTERM, SIGINT or SIGHUP during training: checkpoint and partial results, exit 128 + signal"
+for sig in TERM INT HUP; do
   rm -f sig.ckpt sig.json
   interrupt_run sig.err $sig "${long[@]}" --checkpoint sig.ckpt --checkpoint-every 40 --results sig.json
   status=$?
-  want=$([ $sig = TERM ] && echo 143 || echo 130)
+  want=$(case $sig in TERM) echo 143 ;; INT) echo 130 ;; HUP) echo 129 ;; esac)
   check $status "$want" sig.err "SIG$sig: stopped after step [0-9]+ of 200000; saved checkpoint sig.ckpt, partial results sig.json" &&
     { grep -q "\"interrupted\": \"SIG$sig\"" sig.json && ok || fail "sig.json lacks the interruption"; }
   # The checkpoint resumes where it stopped (same flags, more steps).
@@ -197,7 +197,7 @@ case="word2vec does not overwrite its own input"
 cp "$toy" corpus.txt
 before=$(md5sum corpus.txt | cut -d' ' -f1)
 "$bin/word2vec" train --input corpus.txt --output corpus.txt --size 8 --iter 1 >/dev/null 2>w2v.err
-check $? 1 w2v.err "--output corpus.txt is the --input file"
+check $? 1 w2v.err "--output corpus.txt is the same file as --input corpus.txt"
 [ "$(md5sum corpus.txt | cut -d' ' -f1)" = "$before" ] && ok || fail "the corpus changed"
 "$bin/word2vec" train --input corpus.txt --output v.txt --negative 0 >/dev/null 2>w2v.err
 refused $? w2v.err "--negative: must be a positive number, got 0"

@@ -4,6 +4,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/files.hpp"
 #include "distributed/distributed.hpp"
 #include "train/models.hpp"
 
@@ -73,6 +74,15 @@ void TrainConfig::validate() const {
   if (batch < static_cast<size_t>(distributed::size()))
     bad("--batch " + std::to_string(batch) + " is smaller than the number of MPI ranks (" +
         std::to_string(distributed::size()) + "): every rank needs at least one row of each batch");
+}
+
+void TrainConfig::check_files() const {
+  const base::FileFlag outputs[] = {
+      {"--results", results}, {"--checkpoint", checkpoint}, {"--token-nll", token_nll}};
+  const base::FileFlag inputs[] = {
+      {"--corpus-file", data.corpus_file}, {"--vectors", model.vectors}, {"--resume", resume}};
+  const std::pair<std::string, std::string> resumed_in_place[] = {{"--checkpoint", "--resume"}};
+  base::check_outputs(outputs, inputs, resumed_in_place);
 }
 
 std::string config_differences(const json& a, const json& b, std::string_view a_name,

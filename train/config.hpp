@@ -74,6 +74,9 @@ struct TrainConfig {
 
   nlohmann::json to_json() const;
   void validate() const;  // throws naming the bad flag
+  // Throws naming the flags unless every output is a writable regular file (or a new one)
+  // that is no input and no other output (base::check_outputs); --checkpoint may be --resume.
+  void check_files() const;
 };
 
 // The settings in which two configurations (objects as TrainConfig::to_json writes them)

@@ -16,7 +16,8 @@ int g_depth = 0;  // nesting of StopSignalScope (they are created on the main th
 extern "C" void on_stop_signal(int signal_number) {
   int none = 0;
   if (g_pending.compare_exchange_strong(none, signal_number)) return;  // the first: stop cleanly
-  // A second Ctrl-C: the user means it. Default action, now. A repeated SIGTERM is absorbed:
+  // A second Ctrl-C: the user means it. Default action, now. A repeated SIGTERM (or SIGHUP,
+  // which a closed terminal or a dropped ssh connection sends) is absorbed:
   // launchers and schedulers send it to every process of a job and again through mpirun,
   // and a SIGKILL follows anyway when their grace period ends.
   if (signal_number == SIGINT) {
@@ -38,6 +39,7 @@ StopSignalScope::StopSignalScope() {
   action.sa_flags = SA_RESTART;  // reads and writes in progress go on
   ::sigaction(SIGINT, &action, &previous_int_);
   ::sigaction(SIGTERM, &action, &previous_term_);
+  ::sigaction(SIGHUP, &action, &previous_hup_);
 }
 
 StopSignalScope::~StopSignalScope() {
@@ -45,6 +47,7 @@ StopSignalScope::~StopSignalScope() {
   if (!outermost_) return;
   ::sigaction(SIGINT, &previous_int_, nullptr);
   ::sigaction(SIGTERM, &previous_term_, nullptr);
+  ::sigaction(SIGHUP, &previous_hup_, nullptr);
   if (std::uncaught_exceptions() > exceptions_) return;  // unwinding: the error comes first
   if (const int signal = g_pending.exchange(0)) ::raise(signal);
 }
@@ -70,6 +73,8 @@ std::string signal_name(int signal_number) {
       return "SIGINT";
     case SIGTERM:
       return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
     default:
       return "signal " + std::to_string(signal_number);
   }

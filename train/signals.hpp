@@ -1,5 +1,6 @@
 // Stopping a run cleanly, as clusters do before preempting a job: while a training loop runs
-// (Trainer::run holds a StopSignalScope), the first SIGINT or SIGTERM is recorded instead of
+// (Trainer::run holds a StopSignalScope), the first SIGINT, SIGTERM or SIGHUP (a closed terminal,
+// a dropped ssh connection) is recorded instead of
 // ending the process; the loop finishes its step, writes its checkpoint (when it has one) and
 // the partial results, and throws Interrupted. A second SIGINT ends the process at once.
 // Outside such a loop the signals keep their default action (the process ends at once; files
@@ -31,6 +32,7 @@ class StopSignalScope {
  private:
   struct sigaction previous_int_ {};
   struct sigaction previous_term_ {};
+  struct sigaction previous_hup_ {};
   bool outermost_ = false;
   int exceptions_ = 0;  // in flight when the scope began
 };

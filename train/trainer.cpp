@@ -74,9 +74,7 @@ double median(std::vector<double> v) {
 // a run fails in its first second rather than its last, and sets the process-wide switches.
 const TrainConfig& prepared(const TrainConfig& c, const text::LMData& data) {
   c.validate();
-  base::check_writable(c.results, "--results");
-  base::check_writable(c.checkpoint, "--checkpoint");
-  base::check_writable(c.token_nll, "--token-nll");
+  c.check_files();
   // A window needs context + 1 tokens and an epoch at least two windows (Batcher); checked
   // here too, before a model with a position table this long is allocated.
   if (2 * c.model.context + 1 > data.train.size())
