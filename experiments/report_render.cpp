@@ -11,6 +11,7 @@
 
 #include "autograd/io.hpp"
 #include "base/files.hpp"
+#include "experiments/analysis.hpp"
 #include "experiments/report_common.hpp"
 #include "experiments/report_plots.hpp"
 #include "train/significance.hpp"
@@ -270,108 +271,49 @@ std::string calibration_section(const FolderFiles& ngram) {
 
 namespace {
 
-// One row against the reference row of the same model: the difference in test perplexity of
-// the seed-averaged models with its block-bootstrap interval, the per-seed differences, and
-// the verdict the report draws from them.
-struct Comparison {
-  RowKey key;
-  train::PerplexityDifference difference;
-  size_t blocks = 0, seeds = 0;  // test blocks; seeds that both rows ran
-  double seed_mean = 0, seed_sd = 0, seed_low = 0, seed_high = 0;
-  std::string verdict;
-};
+// The verdicts' method, in the words the tables and the conclusions use.
+std::string method_sentence() {
+  return "A row is better or worse only when a paired t-test of the per-seed differences, with "
+         "Holm's correction across every comparison of sections 1 and 2 (family-wise error 5%), "
+         "says so; otherwise it is not decided, and a row with one seed is not tested.";
+}
 
-std::vector<Comparison> compare_rows(const RunFiles& files, const std::string& reference) {
-  // The runs that carry their test loss in blocks, by (model, mode) and seed.
-  std::map<RowKey, std::map<size_t, const json*>> runs;
-  std::vector<RowKey> order;
-  for (const auto& [key, by_seed] : files)
-    for (const auto& [seed, run] : by_seed) {
-      if (!run->contains("test_blocks")) continue;
-      if (!runs.count(key)) order.push_back(key);
-      runs[key][seed] = run;
-    }
-  const auto blocks_of = [](const std::map<size_t, const json*>& by_seed) {
-    std::vector<std::vector<double>> sums;
-    size_t block = 0, count = 0;
-    for (const auto& [seed, run] : by_seed) {
-      const json& b = run->at("test_blocks");
-      sums.push_back(b.at("nll_sums").get<std::vector<double>>());
-      block = b.at("tokens").get<size_t>(), count = b.at("count").get<size_t>();
-    }
-    return train::average_blocks(sums, block, count);
-  };
-  std::vector<Comparison> out;
-  for (const auto& key : order) {
-    const auto ref_row = runs.find({key.first, reference});
-    if (key.second == reference || ref_row == runs.end()) continue;
-    // Paired by seed: only the seeds both rows ran, so that a row with more finished seeds
-    // is not averaged over others than the row it is compared with.
-    std::map<size_t, const json*> mine, ref;
-    for (const auto& [seed, run] : runs.at(key))
-      if (ref_row->second.count(seed)) mine[seed] = run, ref[seed] = ref_row->second.at(seed);
-    if (mine.empty()) continue;
-    Comparison c;
-    c.key = key;
-    const train::BlockLosses a = blocks_of(mine);
-    c.difference = train::paired_block_bootstrap(a, blocks_of(ref));
-    c.blocks = a.nll_sums.size();
-    // Seed noise: the same difference seed by seed.
-    std::vector<double> diffs;
-    for (const auto& [seed, run] : mine)
-      diffs.push_back(run->at("test_ppl").get<double>() -
-                      ref.at(seed)->at("test_ppl").get<double>());
-    const train::Spread seed = train::spread_of(diffs);
-    c.seeds = seed.n;
-    c.seed_mean = seed.mean, c.seed_sd = seed.sd, c.seed_low = seed.min, c.seed_high = seed.max;
-    const train::PerplexityDifference& d = c.difference;
-    const bool sample = d.high < 0 || d.low > 0;
-    const bool seeds_agree = c.seeds > 1 && (seed.max < 0 || seed.min > 0);
-    c.verdict = !sample       ? "within the test sample's noise"
-                : c.seeds < 2 ? (d.difference < 0 ? "better" : "worse") + std::string(" (one seed)")
-                : !seeds_agree     ? "seeds disagree"
-                : d.difference < 0 ? "better"
-                                   : "worse";
-    out.push_back(c);
-  }
-  return out;
+// "0.004" or "<0.001": a p-value as the tables show it.
+std::string p_value(double p) {
+  return p < 0.001 ? "<0.001" : fixed(p, 3);
 }
 
 std::string significance_rows(const std::vector<Comparison>& rows, const std::string& reference) {
   if (rows.empty()) return "";
   std::ostringstream out;
   for (const Comparison& c : rows) {
-    const std::string per_seed =
-        c.seeds == 0   ? "-"
-        : c.seeds == 1 ? fixed(c.seed_mean, 1)
-                       : fixed(c.seed_mean, 1) + " ± " + fixed(c.seed_sd, 1) + " (" +
-                             fixed(c.seed_low, 1) + " to " + fixed(c.seed_high, 1) + ")";
-    out << "| " << c.key.first << " | " << c.key.second << " | "
-        << fixed(c.difference.difference, 1) << " | " << fixed(c.difference.low, 1) << " to "
-        << fixed(c.difference.high, 1) << " | " << per_seed << " | " << c.verdict << " |\n";
+    const std::string per_seed = c.seeds == 1
+                                     ? fixed(c.per_seed.mean, 1)
+                                     : fixed(c.per_seed.sd, 1) + " (" + fixed(c.per_seed.min, 1) +
+                                           " to " + fixed(c.per_seed.max, 1) + ")";
+    out << "| " << c.key.first << " | " << c.key.second << " | " << fixed(c.per_seed.mean, 1)
+        << " | " << fixed(c.interval.low, 1) << " to " << fixed(c.interval.high, 1) << " | "
+        << per_seed << " | " << (c.seeds > 1 ? p_value(c.test.p) : "-") << " | "
+        << (c.seeds > 1 ? p_value(c.holm_p) : "-") << " | "
+        << base::name_of(kVerdictNames, c.verdict) << " |\n";
   }
   return "Each row against " + reference +
-         " embeddings of the same model, over the seeds both rows ran: the difference in test "
-         "perplexity of the seed-averaged models (geometric mean over seeds), its 95% interval "
-         "from a paired bootstrap over the "
-         "test split's " +
-         std::to_string(rows.front().blocks) +
-         " blocks of 1,000 tokens (10,000 resamples), and the same difference seed by seed "
-         "(mean ± standard deviation over seeds, range). A row is better or worse when the "
-         "interval excludes zero and every seed agrees.\n\n"
-         "| model | embedding | test ppl difference | 95% interval (test sample) | per seed | "
-         "verdict |\n|---|---|---:|---:|---:|---|\n" +
+         " embeddings of the same model, over the seeds both rows ran: the mean difference in "
+         "test perplexity seed by seed, its 95% interval from a bootstrap that resamples the "
+         "seeds and then, within each seed, the test split's " +
+         std::to_string(rows.front().blocks) + " blocks of 1,000 tokens in runs of " +
+         std::to_string(rows.front().interval.run_length) +
+         " adjacent blocks (neighbouring blocks are correlated), and the per-seed spread "
+         "(standard deviation, range). " +
+         method_sentence() +
+         "\n\n"
+         "| model | embedding | test ppl difference | 95% interval (seeds, test blocks) | per seed "
+         "sd (range) | p (t-test over seeds) | Holm p | verdict |\n"
+         "|---|---|---:|---:|---:|---:|---:|---|\n" +
          out.str() + "\n";
 }
 
 }  // namespace
-
-std::string significance_table(const json& summary, const std::string& runs_dir,
-                               const std::string& reference) {
-  const FolderFiles folder = read_folder(runs_dir);
-  return significance_rows(
-      compare_rows(load_run_files(runs_by_row(summary.at("runs")), folder), reference), reference);
-}
 
 namespace {
 
@@ -648,15 +590,17 @@ std::string compute_section(const fs::path& dir, const FolderFiles& paper, const
          duration(total.train_seconds) + " | " + duration(total.word2vec_seconds) + " |\n\n";
 }
 
-// "  - learned-tied: -14.4 (95% interval -15.8 to -13.0; 1 seed): better (one seed)" for
-// each row, the model's name first when `with_model`.
+// "  - learned-tied: -14.9 (95% interval -17.2 to -12.6; 3 seeds, p 0.004, Holm 0.07): not
+// decided" for each row, the model's name first when `with_model`.
 std::string verdict_lines(const std::vector<Comparison>& rows, bool with_model = false) {
   std::string out;
   for (const Comparison& c : rows)
     out += "  - " + (with_model ? c.key.first + ", " : "") + c.key.second + ": " +
-           fixed(c.difference.difference, 1) + " (95% interval " + fixed(c.difference.low, 1) +
-           " to " + fixed(c.difference.high, 1) + "; " + std::to_string(c.seeds) +
-           (c.seeds == 1 ? " seed" : " seeds") + "): " + c.verdict + "\n";
+           fixed(c.per_seed.mean, 1) + " (95% interval " + fixed(c.interval.low, 1) + " to " +
+           fixed(c.interval.high, 1) + "; " + std::to_string(c.seeds) +
+           (c.seeds == 1 ? " seed"
+                         : " seeds, p " + p_value(c.test.p) + ", Holm " + p_value(c.holm_p)) +
+           "): " + base::name_of(kVerdictNames, c.verdict) + "\n";
   return out;
 }
 
@@ -670,8 +614,20 @@ std::string tying_cost(const json& summary) {
   };
   const double untied = params_of("learned"), tied = params_of("learned-tied");
   if (untied <= 0 || tied <= 0) return "";
+  // AdamW decays an untied output matrix but no embedding table, a tied one included, unless
+  // the runs chose --table-decay none or all.
+  const json& c = summary.at("base_config");
+  const bool confounded = c.value("optimizer", "adamw") != "adam" &&
+                          c.value("weight_decay", 0.0) > 0 &&
+                          c.value("table_decay", "output") == "output";
   return "  - tying trains " + thousands(tied) + " parameters instead of " + thousands(untied) +
-         " (" + fixed(100 * (1 - tied / untied), 0) + "% fewer)\n";
+         " (" + fixed(100 * (1 - tied / untied), 0) + "% fewer)" +
+         (confounded
+              ? "; the comparison is confounded: the untied output matrix has weight decay " +
+                    fixed(c.at("weight_decay").get<double>(), 2) +
+                    ", the tied table none (--table-decay output)"
+              : "") +
+         "\n";
 }
 
 // A model on the scale of the one-table section: its test perplexity over seeds, and Bengio
@@ -771,7 +727,7 @@ std::string one_scale_section(const std::vector<ScaleRow>& rows, double ratio) {
 // rendered from the same comparisons as the tables, so it cannot drift from them.
 // What the converged life cycle measured, one line per run: how word-like the rows of each
 // table end up (WordSim-353), beside word2vec's on the same tokens, and how much of the input
-// table one step updates.
+// table one step gives a gradient (with Adam's momentum, more rows than those change value).
 std::string life_cycle_conclusion(const json& life) {
   if (life.is_null() || !life.contains("runs") || life.at("runs").empty()) return "";
   std::ostringstream out;
@@ -783,8 +739,10 @@ std::string life_cycle_conclusion(const json& life) {
   for (const auto& run : life.at("runs"))
     out << "  - " << run.at("name").get<std::string>() << ": input table "
         << fixed(run.at("wordsim_input").get<double>(), 3) << ", output rows "
-        << fixed(run.at("wordsim_output").get<double>(), 3) << "; a step updates "
-        << fixed(100 * run.at("rows_per_step_mean").get<double>(), 1) << "% of the input rows\n";
+        << fixed(run.at("wordsim_output").get<double>(), 3) << "; a step gives "
+        << fixed(100 * run.at("rows_per_step_mean").get<double>(), 1)
+        << "% of the input rows a non-zero gradient (with Adam, rows that had one earlier keep "
+           "moving; how many change value is not measured yet)\n";
   return out.str();
 }
 
@@ -808,9 +766,9 @@ std::string in_short(const StudyFolder& gpt, const StudyFolder& sweep) {
   for (const auto& [share, rows] : shares) {
     std::string better, worse, undecided;
     for (const Comparison* c : rows) {
-      std::string& list = c->verdict == "better"  ? better
-                          : c->verdict == "worse" ? worse
-                                                  : undecided;
+      std::string& list = c->verdict == Verdict::better  ? better
+                          : c->verdict == Verdict::worse ? worse
+                                                         : undecided;
       list += (list.empty() ? "" : ", ") + c->key.second;
     }
     std::string line;
@@ -878,9 +836,9 @@ std::string conclusions_section(double ratio, const FolderFiles& paper,
   if (compute.runs > 0)
     out << "- **Compute.** " << compute.runs << " runs, " << duration(compute.train_seconds)
         << " of training on one core each (Compute).\n";
-  return "## Conclusions\n\nFrom the converged runs and the baselines below; a difference is "
-         "called better or worse only when its interval over the test sample excludes zero and "
-         "every seed agrees (\"one seed\": not yet repeated).\n\n" +
+  return "## Conclusions\n\nFrom the converged runs and the baselines below. " + method_sentence() +
+         " The interval resamples the seeds and, within each, runs of adjacent test blocks."
+         "\n\n" +
          out.str() + "\n";
 }
 
@@ -925,9 +883,14 @@ std::string render(const std::string& results_dir, bool plots) {
   // The long studies, each folder read (and compared) once for its sections and the conclusions.
   const FolderFiles ngram = read_folder(dir / "ngram"), paper = read_folder(dir / "paper_nplm");
   const double ngram_ratio = ngram_ratio_of(ngram);
-  const StudyFolder gpt = load_study(dir / "converged" / "gpt", false),
-                    nplm = load_study(dir / "converged" / "nplm", false),
-                    sweep = load_study(dir / "converged" / "data_size", true);
+  StudyFolder gpt = load_study(dir / "converged" / "gpt", false),
+              nplm = load_study(dir / "converged" / "nplm", false),
+              sweep = load_study(dir / "converged" / "data_size", true);
+  // One family for Holm's correction: every comparison the conclusions draw on.
+  std::vector<Comparison*> family;
+  for (StudyFolder* study : {&gpt, &nplm, &sweep})
+    for (Comparison& c : study->comparisons) family.push_back(&c);
+  decide(family);
   Compute compute;
   const std::string compute_table = compute_section(dir, paper, gpt, nplm, sweep, compute);
   const std::vector<ScaleRow> scale = scale_rows(ngram, paper, gpt, nplm);

@@ -13,12 +13,6 @@ std::string lifecycle_section(const nlohmann::json& summary);  // exp_lifecycle'
 std::string bengio_reference_table(const nlohmann::json* embeddings,
                                    const nlohmann::json* longer = nullptr);
 
-// Each mode against `reference` ("learned"): the test perplexity difference, its 95% interval
-// from a paired block bootstrap over the test split (runs' "test_blocks", read from the run
-// files in runs_dir) and the per-seed range; "" when no run has test blocks.
-std::string significance_table(const nlohmann::json& summary, const std::string& runs_dir,
-                               const std::string& reference = "learned");
-
 // "312.4 ± 3.1" (one run: "312.4"); "-" if absent.
 std::string mean_spread(const nlohmann::json& row, const std::string& metric, int decimals = 1);
 

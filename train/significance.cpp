@@ -70,6 +70,123 @@ BlockLosses average_blocks(const std::vector<std::vector<double>>& nll_sums_per_
   return out;
 }
 
+namespace {
+
+// The regularised incomplete beta function I_x(a, b), by its continued fraction (modified
+// Lentz), on the side where it converges fast.
+double incomplete_beta(double x, double a, double b) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  if (x > (a + 1) / (a + b + 2)) return 1 - incomplete_beta(1 - x, b, a);
+  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) +
+                                a * std::log(x) + b * std::log1p(-x)) /
+                       a;
+  constexpr double tiny = 1e-300;
+  double f = 1, c = 1, d = 0;
+  for (int i = 0; i <= 400; ++i) {
+    const int m = i / 2;
+    double numerator = 1;
+    if (i > 0)
+      numerator = i % 2 == 0 ? m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
+                             : -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
+    d = 1 + numerator * d;
+    d = 1 / (std::fabs(d) < tiny ? tiny : d);
+    c = 1 + numerator / c;
+    if (std::fabs(c) < tiny) c = tiny;
+    const double step = c * d;
+    f *= step;
+    if (std::fabs(1 - step) < 1e-14) break;
+  }
+  return front * (f - 1);
+}
+
+}  // namespace
+
+double student_t_two_sided_p(double t, double df) {
+  if (!(df > 0)) return 1;
+  if (std::isinf(t)) return 0;
+  return incomplete_beta(df / (df + t * t), df / 2, 0.5);
+}
+
+TTest paired_t_test(std::span<const double> differences) {
+  TTest out;
+  const Spread s = spread_of(differences);
+  if (s.n < 2) return out;
+  out.df = s.n - 1;
+  if (s.sd == 0) {
+    out.t = s.mean == 0 ? 0 : std::copysign(INFINITY, s.mean);
+    out.p = s.mean == 0 ? 1 : 0;
+    return out;
+  }
+  out.t = s.mean / (s.sd / std::sqrt(static_cast<double>(s.n)));
+  out.p = student_t_two_sided_p(out.t, static_cast<double>(out.df));
+  return out;
+}
+
+std::vector<double> holm_adjust(std::span<const double> p_values) {
+  const size_t m = p_values.size();
+  std::vector<size_t> order(m);
+  for (size_t i = 0; i < m; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t i, size_t j) { return p_values[i] < p_values[j]; });
+  std::vector<double> adjusted(m);
+  double running = 0;
+  for (size_t k = 0; k < m; ++k) {
+    running = std::max(running, std::min(1.0, static_cast<double>(m - k) * p_values[order[k]]));
+    adjusted[order[k]] = running;
+  }
+  return adjusted;
+}
+
+SeedBlockInterval hierarchical_bootstrap(const std::vector<BlockLosses>& a,
+                                         const std::vector<BlockLosses>& b, size_t resamples,
+                                         size_t run_length, uint64_t seed) {
+  const size_t seeds = a.size();
+  if (seeds == 0 || b.size() != seeds)
+    throw std::invalid_argument("hierarchical bootstrap: " + std::to_string(seeds) + " and " +
+                                std::to_string(b.size()) + " runs; pair them by seed");
+  const size_t blocks = a[0].nll_sums.size();
+  for (size_t s = 0; s < seeds; ++s)
+    if (blocks == 0 || a[s].nll_sums.size() != blocks || b[s].nll_sums.size() != blocks ||
+        a[s].tokens != a[0].tokens || b[s].tokens != a[0].tokens)
+      throw std::invalid_argument("hierarchical bootstrap: the runs' test blocks differ");
+  if (resamples < 100) throw std::invalid_argument("hierarchical bootstrap: too few resamples");
+  SeedBlockInterval out;
+  out.run_length = run_length > 0
+                       ? std::min(run_length, blocks)
+                       : std::max<size_t>(1, static_cast<size_t>(std::lround(std::cbrt(blocks))));
+  std::vector<size_t> pick(blocks);
+  for (size_t k = 0; k < blocks; ++k) pick[k] = k;
+  const auto difference = [&](size_t s) {
+    return perplexity(a[s].nll_sums, a[s].tokens, pick) -
+           perplexity(b[s].nll_sums, b[s].tokens, pick);
+  };
+  for (size_t s = 0; s < seeds; ++s) out.mean += difference(s) / static_cast<double>(seeds);
+  Generator gen(seed);
+  const auto draw = [&gen](size_t n) {
+    return std::min(n - 1, static_cast<size_t>(gen.uniform_double() * static_cast<double>(n)));
+  };
+  const size_t starts = blocks - out.run_length + 1;
+  std::vector<double> statistics(resamples);
+  for (double& statistic : statistics) {
+    statistic = 0;
+    for (size_t i = 0; i < seeds; ++i) {
+      const size_t s = draw(seeds);
+      for (size_t k = 0; k < blocks; k += out.run_length) {
+        const size_t start = draw(starts);
+        for (size_t j = 0; j < out.run_length && k + j < blocks; ++j) pick[k + j] = start + j;
+      }
+      statistic += difference(s) / static_cast<double>(seeds);
+    }
+  }
+  std::sort(statistics.begin(), statistics.end());
+  const auto quantile = [&](double q) {
+    return statistics[static_cast<size_t>(q * static_cast<double>(resamples - 1) + 0.5)];
+  };
+  out.low = quantile(0.025), out.high = quantile(0.975);
+  return out;
+}
+
 Spread spread_of(std::span<const double> values) {
   Spread out;
   out.n = values.size();

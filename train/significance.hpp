@@ -31,6 +31,38 @@ PerplexityDifference paired_block_bootstrap(const BlockLosses& a, const BlockLos
 BlockLosses average_blocks(const std::vector<std::vector<double>>& nll_sums_per_run, size_t block,
                            size_t count);
 
+// Differences between two models over training seeds, the noise a reviewer counts first: a
+// retrained model differs from itself by more than the test sample says.
+
+// Student's paired t-test of differences d (one per seed, both models trained with that
+// seed): t = mean / (sd / sqrt(n)), n - 1 degrees of freedom, two-sided p. Fewer than two
+// values, or no spread, give p = 1 (and 0 when every difference is the same non-zero value).
+struct TTest {
+  double t = 0, p = 1;
+  size_t df = 0;
+};
+TTest paired_t_test(std::span<const double> differences);
+// P(|T| >= |t|) for Student's t with df degrees of freedom.
+double student_t_two_sided_p(double t, double df);
+
+// Holm's step-down correction of m p-values for the family-wise error rate: adjusted p of the
+// k-th smallest is max over j <= k of min(1, (m - j + 1) p_(j)), in the input order.
+std::vector<double> holm_adjust(std::span<const double> p_values);
+
+// The two sources of noise at once: resample seeds with replacement, then for each seed drawn
+// its test blocks as a moving-block bootstrap (runs of `run_length` adjacent blocks, since
+// neighbouring blocks are correlated; 0: the cube root of the block count), the same blocks for
+// both models; the statistic is the mean over the drawn seeds of ppl(a) - ppl(b). a[s] and b[s]
+// are one seed's two runs.
+struct SeedBlockInterval {
+  double mean = 0;           // the mean per-seed difference on the whole test split
+  double low = 0, high = 0;  // central 95% of the resampled statistics
+  size_t run_length = 0;
+};
+SeedBlockInterval hierarchical_bootstrap(const std::vector<BlockLosses>& a,
+                                         const std::vector<BlockLosses>& b, size_t resamples = 4000,
+                                         size_t run_length = 0, uint64_t seed = 1);
+
 // A metric over seeds: its mean and sample standard deviation (n - 1; 0 for one value), and
 // its range. All zero for no values.
 struct Spread {

@@ -7,9 +7,11 @@
 #include <fstream>
 #include <tuple>
 
+#include "experiments/analysis.hpp"
 #include "experiments/report_plots.hpp"
 #include "experiments/report_render.hpp"
 #include "experiments/study.hpp"
+#include "train/significance.hpp"
 
 using namespace tg;
 using nlohmann::json;
@@ -230,15 +232,24 @@ BOOST_FIXTURE_TEST_CASE(report_tests_each_mode_against_learned_with_a_block_boot
   for (size_t k = 0; k < 100; ++k) base += (5.7 + 0.2 * std::sin(static_cast<double>(k))) / 100;
   const double d1 = std::exp(base + 0.051) - std::exp(base + 0.001),
                d2 = std::exp(base + 0.052) - std::exp(base + 0.002);
-  char per_seed[96];
-  std::snprintf(per_seed, sizeof per_seed, "| %.1f ± %.1f (%.1f to %.1f) | worse |", (d1 + d2) / 2,
+  // The mean difference first, then the per-seed spread, the t-test's p, Holm's and the verdict.
+  char mean[48], per_seed[96];
+  std::snprintf(mean, sizeof mean, "| gpt | frozen-random | %.1f | ", (d1 + d2) / 2);
+  std::snprintf(per_seed, sizeof per_seed, "| %.1f (%.1f to %.1f) | ",
                 std::abs(d2 - d1) / std::sqrt(2.0), d1, d2);
-  BOOST_TEST(md.find(per_seed) != std::string::npos, per_seed << "\n" << md);
+  const std::string row = md.substr(random_row, md.find('\n', random_row) - random_row);
+  BOOST_TEST(row.starts_with(mean), mean << "\n" << row);
+  BOOST_TEST(row.find(per_seed) != std::string::npos, per_seed << "\n" << row);
+  // Two seeds 0.3 apart on a difference of 15: t about 100 with one degree of freedom, p about
+  // 0.006; three comparisons, so Holm's p is at most three times that.
+  const train::TTest t = train::paired_t_test(std::vector<double>{d1, d2});
+  BOOST_TEST(t.p < 0.05 / 3);
   const size_t finetune_row = md.find("| gpt | finetune-pretrained | 0.");
   BOOST_TEST(finetune_row != std::string::npos, md);
-  BOOST_TEST(md.substr(finetune_row, md.find('\n', finetune_row) - finetune_row)
-                     .find("within the test sample's noise") != std::string::npos,
-             md);
+  BOOST_TEST(
+      md.substr(finetune_row, md.find('\n', finetune_row) - finetune_row).find("| not decided |") !=
+          std::string::npos,
+      md);
   BOOST_TEST(md.find("| gpt | learned | 4/2 (2.0 min), 4/2 (10.0 min), 4/2 (2.0 min) |") !=
                  std::string::npos,
              md);
@@ -252,9 +263,10 @@ BOOST_FIXTURE_TEST_CASE(report_tests_each_mode_against_learned_with_a_block_boot
   // The conclusions repeat each verdict with its numbers, before the tables.
   const size_t conclusion = md.find("  - frozen-random: 15.");
   BOOST_TEST(conclusion < md.find("## 1. At convergence"), md);
-  BOOST_TEST(
-      md.substr(conclusion, md.find('\n', conclusion) - conclusion).ends_with("2 seeds): worse"),
-      md);
+  const std::string line = md.substr(conclusion, md.find('\n', conclusion) - conclusion);
+  BOOST_TEST(line.find("; 2 seeds, p ") != std::string::npos, line);
+  BOOST_TEST(line.find(", Holm ") != std::string::npos, line);
+  BOOST_TEST(line.ends_with("): worse"), line);
   // First, the verdicts grouped: the question's answer in one line per amount of data.
   BOOST_TEST(md.find("- **In short** (GPT; ") < md.find("- **gpt at convergence**"), md);
   BOOST_TEST(md.find("  - the whole training split: better: learned-tied; worse: frozen-random; "
@@ -514,8 +526,8 @@ BOOST_FIXTURE_TEST_CASE(report_puts_the_converged_life_cycle_before_the_short_on
   // Its measurements join the conclusions; the short one's do not.
   const size_t bullet = md.find(
       "- **What the tables learn** (section 3, one seed), WordSim-353 Spearman of their rows:\n"
-      "  - gpt learned: input table 0.200, output rows 0.300; a step updates 5.0% of the input "
-      "rows\n");
+      "  - gpt learned: input table 0.200, output rows 0.300; a step gives 5.0% of the input "
+      "rows a non-zero gradient");
   BOOST_TEST(bullet != std::string::npos, md);
   BOOST_TEST(bullet < converged, md);
   const size_t first = md.find("What the tables learn");
@@ -650,6 +662,32 @@ BOOST_FIXTURE_TEST_CASE(a_run_file_without_its_curve_is_an_error_not_a_crash, Re
                e.what());
     BOOST_TEST(std::string(e.what()).find("'epochs'") != std::string::npos, e.what());
   }
+}
+
+// Holm's correction decides over the whole family: a p of 0.01 is a decision alone, not among
+// eighteen; one seed is never tested; the sign of the mean difference names the verdict.
+BOOST_AUTO_TEST_CASE(verdicts_come_from_the_corrected_test_over_seeds) {
+  const auto comparison = [](double mean, double p, size_t seeds) {
+    experiments::Comparison c;
+    c.seeds = seeds;
+    c.per_seed.mean = mean;
+    c.test.p = p;
+    return c;
+  };
+  std::vector<experiments::Comparison> alone{comparison(-3.0, 0.01, 3)};
+  experiments::decide({&alone[0]});
+  BOOST_TEST((alone[0].verdict == experiments::Verdict::better));
+  std::vector<experiments::Comparison> many(18, comparison(4.0, 0.01, 3));
+  many[0] = comparison(4.0, 0.001, 3);  // 18 x 0.001 = 0.018: still decided
+  many[1] = comparison(-40.0, 0.5, 1);  // one seed: not tested, not counted
+  std::vector<experiments::Comparison*> family;
+  for (auto& c : many) family.push_back(&c);
+  experiments::decide(family);
+  BOOST_TEST((many[0].verdict == experiments::Verdict::worse));
+  BOOST_TEST(many[0].holm_p == 17 * 0.001, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST((many[1].verdict == experiments::Verdict::one_seed));
+  for (size_t i = 2; i < many.size(); ++i)
+    BOOST_TEST((many[i].verdict == experiments::Verdict::not_decided), i << ": " << many[i].holm_p);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

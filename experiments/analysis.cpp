@@ -1,0 +1,78 @@
+#include "experiments/analysis.hpp"
+
+#include <map>
+
+namespace tg::experiments {
+
+using nlohmann::json;
+using namespace detail;
+
+namespace {
+
+train::BlockLosses blocks_of(const json& run) {
+  const json& b = run.at("test_blocks");
+  return train::average_blocks({b.at("nll_sums").get<std::vector<double>>()},
+                               b.at("tokens").get<size_t>(), b.at("count").get<size_t>());
+}
+
+}  // namespace
+
+std::vector<Comparison> compare_rows(const RunFiles& files, const std::string& reference) {
+  // The runs that carry their test loss in blocks, by (model, mode) and seed.
+  std::map<RowKey, std::map<size_t, const json*>> runs;
+  std::vector<RowKey> order;
+  for (const auto& [key, by_seed] : files)
+    for (const auto& [seed, run] : by_seed) {
+      if (!run->contains("test_blocks")) continue;
+      if (!runs.count(key)) order.push_back(key);
+      runs[key][seed] = run;
+    }
+  std::vector<Comparison> out;
+  for (const auto& key : order) {
+    const auto ref_row = runs.find({key.first, reference});
+    if (key.second == reference || ref_row == runs.end()) continue;
+    // Paired by seed: only the seeds both rows ran.
+    std::vector<train::BlockLosses> mine, ref;
+    std::vector<double> differences;
+    for (const auto& [seed, run] : runs.at(key)) {
+      const auto other = ref_row->second.find(seed);
+      if (other == ref_row->second.end()) continue;
+      mine.push_back(blocks_of(*run));
+      ref.push_back(blocks_of(*other->second));
+      differences.push_back(run->at("test_ppl").get<double>() -
+                            other->second->at("test_ppl").get<double>());
+    }
+    if (mine.empty()) continue;
+    Comparison c;
+    c.key = key;
+    c.seeds = mine.size();
+    c.blocks = mine.front().nll_sums.size();
+    c.per_seed = train::spread_of(differences);
+    c.test = train::paired_t_test(differences);
+    c.interval = train::hierarchical_bootstrap(mine, ref);
+    out.push_back(c);
+  }
+  return out;
+}
+
+void decide(const std::vector<Comparison*>& family) {
+  std::vector<Comparison*> tested;
+  std::vector<double> p;
+  for (Comparison* c : family) {
+    c->verdict = Verdict::one_seed;
+    c->holm_p = 1;
+    if (c->seeds < 2) continue;
+    tested.push_back(c);
+    p.push_back(c->test.p);
+  }
+  const std::vector<double> adjusted = train::holm_adjust(p);
+  for (size_t i = 0; i < tested.size(); ++i) {
+    Comparison& c = *tested[i];
+    c.holm_p = adjusted[i];
+    c.verdict = c.holm_p >= kAlpha    ? Verdict::not_decided
+                : c.per_seed.mean < 0 ? Verdict::better
+                                      : Verdict::worse;
+  }
+}
+
+}  // namespace tg::experiments

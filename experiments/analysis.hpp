@@ -1,0 +1,50 @@
+// The report's statistics: each embedding mode against the reference row of the same model,
+// and the verdict drawn from it. Seed-to-seed noise comes first: a row is better or worse
+// only when a paired t-test over the seeds, corrected with Holm's method across every
+// comparison the report draws, says so; the interval beside it resamples seeds and test
+// blocks together (train/significance.hpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/enum_names.hpp"
+#include "experiments/report_common.hpp"
+#include "train/significance.hpp"
+
+namespace tg::experiments {
+
+enum class Verdict {
+  better,
+  worse,
+  not_decided,  // the corrected test does not tell the rows apart
+  one_seed,     // nothing to test yet
+};
+inline constexpr base::NameTable<Verdict, 4> kVerdictNames{{{Verdict::better, "better"},
+                                                            {Verdict::worse, "worse"},
+                                                            {Verdict::not_decided, "not decided"},
+                                                            {Verdict::one_seed, "one seed"}}};
+
+// The family-wise error rate of the report's verdicts.
+inline constexpr double kAlpha = 0.05;
+
+struct Comparison {
+  detail::RowKey key;      // (model, mode); the reference is the same model's reference mode
+  size_t seeds = 0;        // seeds both rows ran (paired by seed)
+  size_t blocks = 0;       // test blocks of each run
+  train::Spread per_seed;  // test ppl(row) - test ppl(reference), seed by seed
+  train::TTest test;       // of the per-seed differences
+  train::SeedBlockInterval interval;  // seeds and test blocks resampled together
+  double holm_p = 1;                  // test.p corrected over the family (decide)
+  Verdict verdict = Verdict::one_seed;
+};
+
+// Each row of `files` against `reference` of the same model, over the seeds both ran; rows
+// whose runs carry no test blocks are left out. Verdicts are not decided yet.
+std::vector<Comparison> compare_rows(const detail::RunFiles& files, const std::string& reference);
+
+// Holm's correction over the whole family, then each verdict: better or worse when the
+// corrected p is below kAlpha, not decided otherwise, one seed when there is nothing to test.
+void decide(const std::vector<Comparison*>& family);
+
+}  // namespace tg::experiments
