@@ -3,6 +3,7 @@
 // summary.json into --out, and prints the table.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "apps/cli.hpp"
@@ -39,15 +40,27 @@ int tg::experiments::exp_embeddings_main(int argc, char** argv) {
                     {"data", data.description},
                     {"vocab", data.vocab.size()},
                     {"seeds", f.seeds}};
-    std::string vectors;
+    // The pretrained modes' vectors, by seed. The first seed's file keeps the name of the one
+    // file all seeds shared before each had its own, so that its finished runs stay valid.
+    std::map<uint64_t, std::string> vectors;
     bool needs_vectors = false;
     for (const auto& m : mode_list)
       needs_vectors = needs_vectors || nn::is_pretrained(nn::parse_embedding_mode(m.embedding));
-    if (needs_vectors) {
+    for (size_t i = 0; needs_vectors && i < f.seeds; ++i) {
+      const uint64_t seed = base.seed + i;
+      const bool first = i == 0;
+      std::string path = f.out + "/word2vec_d" + std::to_string(base.model.d_model);
+      if (f.w2v_seeds == experiments::VectorSeeds::shared || first) {
+        vectors[seed] = path + ".bin";
+        if (!first) continue;
+      } else {
+        vectors[seed] = path + "_seed" + std::to_string(seed) + ".bin";
+      }
       text::Word2VecOptions o = f.w2v;
-      o.size = base.model.d_model, o.cbow = f.w2v_cbow == 1, o.seed = base.seed;
-      vectors = f.out + "/word2vec_d" + std::to_string(base.model.d_model) + ".bin";
-      summary["word2vec"] = experiments::pretrain_word2vec(data, o, vectors);
+      o.size = base.model.d_model, o.cbow = f.w2v_cbow == 1, o.seed = seed;
+      const json log = experiments::pretrain_word2vec(data, o, vectors[seed]);
+      if (first) summary["word2vec"] = log;
+      summary["word2vec_by_seed"][std::to_string(seed)] = log;
     }
     experiments::Plan plan(
         f.out + "/summary.json", summary,
@@ -68,7 +81,7 @@ int tg::experiments::exp_embeddings_main(int argc, char** argv) {
           c.model.name = model, c.model.embedding = nn::parse_embedding_mode(mode.embedding),
           c.model.tied = mode.tied, c.seed = base.seed + seed - 1;
           c.model.vectors =
-              nn::is_pretrained(nn::parse_embedding_mode(mode.embedding)) ? vectors : "";
+              nn::is_pretrained(nn::parse_embedding_mode(mode.embedding)) ? vectors.at(c.seed) : "";
           if (model == "nplm")
             c.model.hidden =
                 c.model.d_model;  // so that tying (U = C) is possible with one architecture

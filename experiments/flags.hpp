@@ -4,10 +4,19 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "apps/flags.hpp"
 #include "apps/validators.hpp"
 #include "text/word2vec.hpp"
 
 namespace tg::experiments {
+
+// Which word2vec vectors the pretrained modes of each seed start from.
+enum class VectorSeeds {
+  per_run,  // vectors trained with the run's own seed: pretraining noise is in the spread
+  shared,   // one file for every seed, trained with the first
+};
+inline constexpr base::NameTable<VectorSeeds, 2> kVectorSeedsNames{
+    {{VectorSeeds::per_run, "per-run"}, {VectorSeeds::shared, "shared"}}};
 
 struct CommonFlags {
   std::string models = "gpt";
@@ -15,6 +24,7 @@ struct CommonFlags {
   std::string out;
   text::Word2VecOptions w2v;  // size follows --d-model
   int w2v_cbow = 0;
+  VectorSeeds w2v_seeds = VectorSeeds::per_run;
 };
 
 inline void add_common_flags(CLI::App& app, CommonFlags& f, const std::string& default_out) {
@@ -35,6 +45,9 @@ inline void add_common_flags(CLI::App& app, CommonFlags& f, const std::string& d
   app.add_option("--w2v-cbow", f.w2v_cbow, "word2vec: 1 = CBOW, 0 = skip-gram")
       ->capture_default_str()
       ->check(apps::number_in(0, 1, false, true));
+  apps::add_enum_option(app, "--w2v-seeds", f.w2v_seeds, kVectorSeedsNames,
+                        "per-run: each seed's pretrained runs start from word2vec trained with "
+                        "that seed; shared: one file, trained with the first seed");
 }
 
 }  // namespace tg::experiments

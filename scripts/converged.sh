@@ -57,8 +57,10 @@ nplm=(--model nplm --d-model 96 --ngram 5 --context 32 --batch 16 --dropout 0 --
       --weight-decay 1e-4 --schedule inverse --lr-decay 1e-4 --warmup 200 --epochs 40 --patience 2
       --valid-limit 50000 --eval-every 1000 --threads "$threads" --models nplm)
 # The experiment programs train seed-major themselves (every run of seed 1, then seed 2, ...).
+# The committed runs of seeds 2 and 3 started from the first seed's word2vec vectors, so these
+# folders keep one shared file (--w2v-seeds shared) until they are retrained with each seed's own.
 if wanted gpt; then
-  "$bin/exp_embeddings" "${gpt[@]}" --seeds "$seeds" --out "$out/gpt"
+  "$bin/exp_embeddings" "${gpt[@]}" --w2v-seeds shared --seeds "$seeds" --out "$out/gpt"
 fi
 if wanted data-size; then
   "$bin/exp_data_size" "${gpt[@]}" "${data_size[@]}" --seeds "$seeds" --out "$out/data_size"
@@ -68,5 +70,5 @@ if wanted lifecycle; then
   "$bin/exp_lifecycle" "${gpt[@]}" --out "$out/lifecycle"
 fi
 if wanted nplm; then
-  "$bin/exp_embeddings" "${nplm[@]}" --seeds "$seeds" --out "$out/nplm"
+  "$bin/exp_embeddings" "${nplm[@]}" --w2v-seeds shared --seeds "$seeds" --out "$out/nplm"
 fi

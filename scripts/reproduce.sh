@@ -55,6 +55,7 @@ start=$(date +%s)
 # The runs below 252: longer training (5 epochs, early stopping) of the two best modes.
 target=(--model gpt --d-model 128 --layers 2 --heads 4 --context 64 --batch 32 --lr 1e-3 --warmup 100 --dropout 0.2
         --epochs 5 --patience 1 --valid-limit 50000 --threads "$rank_threads" --models gpt --seeds 3
+        --w2v-seeds shared
         --modes finetune-pretrained,learned)
 
 if [ "$profile" = smoke ]; then
@@ -85,8 +86,11 @@ else
        --dropout 0.2 --valid-limit 50000 --patience 1 --threads "$rank_threads")
   nplm=(--model nplm --d-model 96 --ngram 5 --context 64 --batch 32 --lr 1e-3 --warmup 100
         --dropout 0.2 --valid-limit 50000 --patience 1 --threads "$rank_threads")
-  "${run[@]}" build/bin/exp_embeddings "${gpt[@]}" --epochs 2 --models gpt --seeds 3 --out "$out/embeddings_gpt"
-  "${run[@]}" build/bin/exp_embeddings "${nplm[@]}" --epochs 2 --models nplm --seeds 3 --out "$out/embeddings_nplm"
+  # The committed 3-seed studies share the first seed's word2vec vectors (--w2v-seeds shared).
+  "${run[@]}" build/bin/exp_embeddings "${gpt[@]}" --epochs 2 --models gpt --seeds 3 --w2v-seeds shared \
+    --out "$out/embeddings_gpt"
+  "${run[@]}" build/bin/exp_embeddings "${nplm[@]}" --epochs 2 --models nplm --seeds 3 --w2v-seeds shared \
+    --out "$out/embeddings_nplm"
   "${run[@]}" build/bin/exp_data_size "${gpt[@]}" --epochs 1 --max-epochs 6 --fractions 0.05,0.25,1 --models gpt \
     --seeds 1 --out "$out/data_size"
   "${run[@]}" build/bin/exp_lifecycle "${gpt[@]}" --epochs 2 --out "$out/lifecycle"
