@@ -100,6 +100,9 @@ std::string lifecycle_section(const json& s) {
     for (const auto& e : run.at("rows_per_epoch"))
       out << " " << fixed(100 * e.get<double>(), 1) << "%";
     out << "\n";
+    if (const json changed = run.value("rows_changed_per_step_mean", json()); changed.is_number())
+      out << "- rows of the input table whose values a step changed (bitwise): mean "
+          << fixed(100 * changed.get<double>(), 2) << "%\n";
     if (run.contains("best_epoch"))
       out << "- best validation after epoch " << run.at("best_epoch").get<size_t>() << " of "
           << run.at("drift").size()
@@ -741,8 +744,13 @@ std::string life_cycle_conclusion(const json& life) {
         << fixed(run.at("wordsim_input").get<double>(), 3) << ", output rows "
         << fixed(run.at("wordsim_output").get<double>(), 3) << "; a step gives "
         << fixed(100 * run.at("rows_per_step_mean").get<double>(), 1)
-        << "% of the input rows a non-zero gradient (with Adam, rows that had one earlier keep "
-           "moving; how many change value is not measured yet)\n";
+        << "% of the input rows a non-zero gradient"
+        << (run.value("rows_changed_per_step_mean", json()).is_number()
+                ? " and changes the values of " +
+                      fixed(100 * run.at("rows_changed_per_step_mean").get<double>(), 1) +
+                      "% (bitwise)\n"
+                : " (with Adam, rows that had one earlier keep moving: how many change value "
+                  "was not measured in this run)\n");
   return out.str();
 }
 

@@ -452,6 +452,7 @@ double Trainer::train_step(size_t b) {
   if (hooks_.after_backward) hooks_.after_backward(state_.step, *model_);
   opt_->step();
   const double dt = now_s() - t0;
+  if (hooks_.after_step) hooks_.after_step(state_.step, *model_);
   state_.train_seconds += dt;
   if (state_.step >= skip_) step_times_.push_back(dt);
   ++state_.step;

@@ -28,6 +28,8 @@ namespace tg::train {
 struct TrainHooks {
   // After backward and clipping, before the optimizer step: gradients are readable.
   std::function<void(long step, nn::LanguageModel&)> after_backward;
+  // After the optimizer step (not timed): the parameters hold the step's update.
+  std::function<void(long step, nn::LanguageModel&)> after_step;
   // After each epoch's validation (the model holds the epoch's final parameters). Fields
   // added to `record` are kept in the results file's "epochs" curve: user metrics go here.
   std::function<void(size_t epoch, nn::LanguageModel&, nlohmann::json& record)> after_epoch;

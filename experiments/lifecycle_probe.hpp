@@ -1,0 +1,59 @@
+// What exp_lifecycle measures of an input embedding table while a model trains, as training
+// hooks: per step, the rows with a non-zero gradient and the rows whose values the optimizer
+// changed (bitwise; with Adam's momentum these differ); per epoch, the rows touched and each
+// frequency band's cosine drift from the initial table; at the end, the tables' neighbours
+// and word similarity. Its counters go into checkpoints, so a resumed run counts every step
+// once.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "text/similarity.hpp"
+#include "train/trainer.hpp"
+
+namespace tg::experiments {
+
+// "<unk>", "unseen", "rare (1-9)", "middle (10-99)", "frequent (100+)": a row's band by how
+// often its word occurs in the training split.
+const char* frequency_band(int32_t id, size_t count);
+
+class LifecycleProbe {
+ public:
+  // `initial`: the table before training; `train_count`: each id's count in the training split;
+  // `probes`, `k`, `word2vec`: whose neighbours the results show, beside word2vec's.
+  LifecycleProbe(Tensor initial, std::vector<size_t> train_count, std::vector<std::string> probes,
+                 size_t k, const text::VectorIndex& word2vec, std::vector<std::string> words);
+  LifecycleProbe(const LifecycleProbe&) = delete;
+  LifecycleProbe& operator=(const LifecycleProbe&) = delete;
+
+  // Hooks that call this probe: it must outlive the training run.
+  train::TrainHooks hooks();
+
+ private:
+  void after_backward(long step, nn::LanguageModel& m);
+  void after_step(nn::LanguageModel& m);
+  void after_epoch(nn::LanguageModel& m, nlohmann::json& record);
+  void after_training(nn::LanguageModel& m, nlohmann::json& results) const;
+  nlohmann::json save_state() const;
+  void load_state(const nlohmann::json& state);
+
+  Tensor initial_;
+  std::vector<size_t> train_count_;
+  std::vector<std::string> probes_;
+  size_t k_;
+  const text::VectorIndex& word2vec_;
+  std::vector<std::string> words_;
+  size_t vocab_;
+  std::vector<bool> touched_epoch_, touched_step_;
+  std::vector<float> before_step_;  // the table before the optimizer step
+  double rows_sum_ = 0;             // share of rows with a gradient, summed over the steps
+  long steps_ = 0;
+  double changed_sum_ = 0;   // share of rows the step changed, summed over changed_steps_
+  long changed_steps_ = 0;   // fewer than steps_ for a run resumed from an older checkpoint
+  double changed_last_ = 0;  // the last step\'s share
+};
+
+}  // namespace tg::experiments
