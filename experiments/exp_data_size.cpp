@@ -31,17 +31,15 @@ constexpr base::NameTable<SharePatience, 2> kSharePatienceNames = {
 }  // namespace
 
 int tg::experiments::exp_data_size_main(int argc, char** argv) {
-  CLI::App app{"exp_data_size: embedding modes across training-set sizes"};
-  apps::add_version_flag(app);
-  train::TrainConfig base;
-  apps::add_training_flags(app, base);
-  experiments::CommonFlags f;
-  experiments::add_common_flags(app, f, "results/data_size");
-  std::string modes = "learned,frozen-pretrained,finetune-pretrained,frozen-pretrained-full";
+  experiments::ExperimentProgram program(
+      "exp_data_size", "embedding modes across training-set sizes", "results/data_size",
+      "learned,frozen-pretrained,finetune-pretrained,frozen-pretrained-full");
+  CLI::App& app = program.app;
+  const train::TrainConfig& base = program.base;
+  const experiments::CommonFlags& f = program.flags;
   std::string fractions_flag = "0.05,0.25,1";
   size_t max_epochs = 20;
   SharePatience share_patience = SharePatience::same;
-  app.add_option("--modes", modes, "rows to run")->capture_default_str();
   app.add_option("--fractions", fractions_flag, "shares of the training split")
       ->capture_default_str();
   app.add_option("--max-epochs", max_epochs,
@@ -53,10 +51,8 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
       app, "--share-patience", share_patience, kSharePatienceNames,
       "same: --patience epochs at every share; tokens: --patience / f epochs at a "
       "share f, as many tokens without improvement as at the full split");
-  CLI11_PARSE(app, argc, argv);
-  return apps::guarded_main("exp_data_size", [&] {
-    std::fprintf(stderr, "exp_data_size %s\n", apps::describe_flags(app).c_str());
-    const auto mode_list = experiments::parse_modes(modes);
+  return program.run(argc, argv, [&] {
+    const auto mode_list = experiments::parse_modes(program.modes);
     std::vector<double> fractions;
     for (const std::string& s : experiments::split_commas(fractions_flag)) {
       char* end = nullptr;
@@ -77,8 +73,7 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
     std::string full_vectors;
     auto needs = [&](bool full) {
       for (const auto& m : mode_list)
-        if (nn::is_pretrained(nn::parse_embedding_mode(m.embedding)) && m.full_vectors == full)
-          return true;
+        if (nn::is_pretrained(m.embedding) && m.full_vectors == full) return true;
       return false;
     };
     const auto tag_of = [](double fraction) {
@@ -117,11 +112,11 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
         for (const auto& mode : mode_list)
           for (size_t seed = 1; seed <= f.seeds; ++seed) {
             train::TrainConfig c = base;
-            c.model.name = model, c.model.embedding = nn::parse_embedding_mode(mode.embedding),
-            c.model.tied = mode.tied, c.seed = base.seed + seed - 1;
+            c.model.name = model, c.model.embedding = mode.embedding, c.model.tied = mode.tied,
+            c.seed = base.seed + seed - 1;
             c.data.train_fraction = fraction;
             c.epochs = epochs, c.patience = patience;
-            if (nn::is_pretrained(nn::parse_embedding_mode(mode.embedding)))
+            if (nn::is_pretrained(mode.embedding))
               c.model.vectors =
                   mode.full_vectors ? full_vectors : f.out + "/word2vec_" + tag + ".bin";
             if (model == "nplm") c.model.hidden = c.model.d_model;

@@ -18,18 +18,14 @@ using namespace tg;
 using nlohmann::json;
 
 int tg::experiments::exp_embeddings_main(int argc, char** argv) {
-  CLI::App app{"exp_embeddings: which input embedding predicts the next word better?"};
-  apps::add_version_flag(app);
-  train::TrainConfig base;
-  apps::add_training_flags(app, base);
-  experiments::CommonFlags f;
-  experiments::add_common_flags(app, f, "results/embeddings");
-  std::string modes = "learned,learned-tied,frozen-pretrained,finetune-pretrained,frozen-random";
-  app.add_option("--modes", modes, "rows to run")->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
-  return apps::guarded_main("exp_embeddings", [&] {
-    std::fprintf(stderr, "exp_embeddings %s\n", apps::describe_flags(app).c_str());
-    const auto mode_list = experiments::parse_modes(modes);
+  experiments::ExperimentProgram program(
+      "exp_embeddings", "which input embedding predicts the next word better?",
+      "results/embeddings",
+      "learned,learned-tied,frozen-pretrained,finetune-pretrained,frozen-random");
+  const train::TrainConfig& base = program.base;
+  const experiments::CommonFlags& f = program.flags;
+  return program.run(argc, argv, [&] {
+    const auto mode_list = experiments::parse_modes(program.modes);
     const std::vector<std::string> models = experiments::split_commas(f.models);
     experiments::make_dirs(f.out);
     const text::LMData data = train::load_data(base.data);
@@ -44,8 +40,7 @@ int tg::experiments::exp_embeddings_main(int argc, char** argv) {
     // file all seeds shared before each had its own, so that its finished runs stay valid.
     std::map<uint64_t, std::string> vectors;
     bool needs_vectors = false;
-    for (const auto& m : mode_list)
-      needs_vectors = needs_vectors || nn::is_pretrained(nn::parse_embedding_mode(m.embedding));
+    for (const auto& m : mode_list) needs_vectors = needs_vectors || nn::is_pretrained(m.embedding);
     for (size_t i = 0; needs_vectors && i < f.seeds; ++i) {
       const uint64_t seed = base.seed + i;
       const bool first = i == 0;
@@ -78,10 +73,9 @@ int tg::experiments::exp_embeddings_main(int argc, char** argv) {
       for (const auto& mode : mode_list)
         for (size_t seed = 1; seed <= f.seeds; ++seed) {
           train::TrainConfig c = base;
-          c.model.name = model, c.model.embedding = nn::parse_embedding_mode(mode.embedding),
-          c.model.tied = mode.tied, c.seed = base.seed + seed - 1;
-          c.model.vectors =
-              nn::is_pretrained(nn::parse_embedding_mode(mode.embedding)) ? vectors.at(c.seed) : "";
+          c.model.name = model, c.model.embedding = mode.embedding, c.model.tied = mode.tied,
+          c.seed = base.seed + seed - 1;
+          c.model.vectors = nn::is_pretrained(mode.embedding) ? vectors.at(c.seed) : "";
           if (model == "nplm")
             c.model.hidden =
                 c.model.d_model;  // so that tying (U = C) is possible with one architecture

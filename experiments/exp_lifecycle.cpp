@@ -24,24 +24,21 @@ using namespace tg;
 using nlohmann::json;
 
 int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
-  CLI::App app{"exp_lifecycle: the life cycle of an embedding table"};
-  apps::add_version_flag(app);
-  train::TrainConfig base;
-  apps::add_training_flags(app, base);
-  experiments::CommonFlags f;
-  experiments::add_common_flags(app, f, "results/lifecycle");
-  std::string modes = "learned,learned-tied", probes_flag = "cat,dog,king,money,said,Monday";
+  experiments::ExperimentProgram program("exp_lifecycle", "the life cycle of an embedding table",
+                                         "results/lifecycle", "learned,learned-tied",
+                                         "learned and/or learned-tied");
+  CLI::App& app = program.app;
+  const train::TrainConfig& base = program.base;
+  const experiments::CommonFlags& f = program.flags;
+  std::string probes_flag = "cat,dog,king,money,said,Monday";
   size_t k = 5;
-  app.add_option("--modes", modes, "learned and/or learned-tied")->capture_default_str();
   app.add_option("--probes", probes_flag, "words whose neighbours are shown")
       ->capture_default_str();
   app.add_option("--neighbours", k, "neighbours per probe word")->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
-  return apps::guarded_main("exp_lifecycle", [&] {
-    std::fprintf(stderr, "exp_lifecycle %s\n", apps::describe_flags(app).c_str());
-    const auto mode_list = experiments::parse_modes(modes);
+  return program.run(argc, argv, [&] {
+    const auto mode_list = experiments::parse_modes(program.modes);
     for (const auto& m : mode_list)
-      if (m.embedding != "learned")
+      if (m.embedding != nn::EmbeddingMode::learned)
         throw std::invalid_argument(
             "--modes: exp_lifecycle studies learned tables (learned, learned-tied)");
     const std::vector<std::string> probes = experiments::split_commas(probes_flag);

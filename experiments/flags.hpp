@@ -2,8 +2,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <functional>
 #include <string>
 
+#include "apps/cli.hpp"
 #include "apps/flags.hpp"
 #include "apps/validators.hpp"
 #include "text/word2vec.hpp"
@@ -49,5 +52,38 @@ inline void add_common_flags(CLI::App& app, CommonFlags& f, const std::string& d
                         "per-run: each seed's pretrained runs start from word2vec trained with "
                         "that seed; shared: one file, trained with the first seed");
 }
+
+// The experiment programs' common start: the training flags, the study's own (CommonFlags) and
+// --modes; a program adds its own flags to `app`, then returns run(argc, argv, body), which
+// parses, prints every flag with its value and runs body inside apps::guarded_main.
+struct ExperimentProgram {
+  ExperimentProgram(std::string program, const std::string& description,
+                    const std::string& default_out, std::string default_modes,
+                    const std::string& modes_help = "rows to run")
+      : name(std::move(program)), app{name + ": " + description}, modes(std::move(default_modes)) {
+    apps::add_version_flag(app);
+    apps::add_training_flags(app, base);
+    add_common_flags(app, flags, default_out);
+    app.add_option("--modes", modes, modes_help)->capture_default_str();
+  }
+
+  int run(int argc, char** argv, const std::function<int()>& body) {
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      return app.exit(e);
+    }
+    return apps::guarded_main(name.c_str(), [&] {
+      std::fprintf(stderr, "%s %s\n", name.c_str(), apps::describe_flags(app).c_str());
+      return body();
+    });
+  }
+
+  std::string name;
+  CLI::App app;
+  train::TrainConfig base;
+  CommonFlags flags;
+  std::string modes;
+};
 
 }  // namespace tg::experiments

@@ -46,23 +46,31 @@ void make_dirs(const std::string& dir) {
   if (ec) throw std::runtime_error(dir + ": cannot create directory: " + ec.message());
 }
 
+namespace {
+
+// Every row a study can run, once.
+const Mode kModes[] = {
+    {"learned", nn::EmbeddingMode::learned, false, false},
+    {"learned-tied", nn::EmbeddingMode::learned, true, false},
+    {"frozen-pretrained", nn::EmbeddingMode::frozen_pretrained, false, false},
+    {"finetune-pretrained", nn::EmbeddingMode::finetune_pretrained, false, false},
+    {"frozen-random", nn::EmbeddingMode::frozen_random, false, false},
+    {"frozen-pretrained-full", nn::EmbeddingMode::frozen_pretrained, false, true},
+    {"finetune-pretrained-full", nn::EmbeddingMode::finetune_pretrained, false, true},
+};
+
+}  // namespace
+
 std::vector<Mode> parse_modes(const std::string& list) {
   std::vector<Mode> modes;
   for (const std::string& name : split_commas(list)) {
-    if (name == "learned")
-      modes.push_back({name, "learned", false});
-    else if (name == "learned-tied")
-      modes.push_back({name, "learned", true});
-    else if (name == "frozen-pretrained" || name == "finetune-pretrained" ||
-             name == "frozen-random")
-      modes.push_back({name, name, false});
-    else if (name == "frozen-pretrained-full" || name == "finetune-pretrained-full")
-      modes.push_back({name, name.substr(0, name.size() - 5), false, true});
-    else
-      throw std::invalid_argument(
-          "--modes: unknown mode '" + name +
-          "' (use learned, learned-tied, frozen-pretrained, finetune-pretrained, frozen-random, "
-          "frozen-pretrained-full, finetune-pretrained-full)");
+    const auto found = std::ranges::find(kModes, name, &Mode::name);
+    if (found == std::end(kModes)) {
+      std::string known;
+      for (const Mode& m : kModes) known += (known.empty() ? "" : ", ") + m.name;
+      throw std::invalid_argument("--modes: unknown mode '" + name + "' (use " + known + ")");
+    }
+    modes.push_back(*found);
   }
   if (modes.empty()) throw std::invalid_argument("--modes: no mode given");
   return modes;

@@ -14,9 +14,10 @@
 namespace tg::experiments {
 
 // A row of the comparison: an embedding mode, tied or not, and which word2vec vectors.
+// A row of a study: how its model's embedding table is made.
 struct Mode {
-  std::string name;       // "learned", "learned-tied", "frozen-pretrained", ...
-  std::string embedding;  // the nn::EmbeddingMode name
+  std::string name;  // "learned", "learned-tied", "frozen-pretrained", ...
+  nn::EmbeddingMode embedding = nn::EmbeddingMode::learned;
   bool tied = false;
   bool full_vectors = false;  // word2vec trained on the full training split, not the subset
 };
