@@ -142,6 +142,20 @@ void broadcast(float* values, size_t count) {
 #endif
 }
 
+std::string broadcast(const std::string& text, int root) {
+#ifdef TAPEGRAD_WITH_MPI
+  if (!active() || size() == 1) return text;
+  unsigned long long length = text.size();
+  check(MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, root, comm()), "MPI_Bcast");
+  std::string out = rank() == root ? text : std::string(length, '\0');
+  check(MPI_Bcast(out.data(), static_cast<int>(length), MPI_CHAR, root, comm()), "MPI_Bcast");
+  return out;
+#else
+  (void)root;
+  return text;
+#endif
+}
+
 SingleProcess::SingleProcess() : previous_(t_single_process) {
   t_single_process = true;
 }

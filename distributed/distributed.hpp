@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "autograd/autograd.hpp"
@@ -48,6 +49,8 @@ inline double sum(double value) {
 }
 // Overwrites `values` on every rank with rank 0's.
 void broadcast(float* values, size_t count);
+// Rank `root`'s text, on every rank.
+std::string broadcast(const std::string& text, int root = 0);
 
 // Runs `fn` on rank 0 first, then on the others: for work that creates a shared file
 // (fetching the corpus, training word vectors) before everyone reads it.

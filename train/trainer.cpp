@@ -262,6 +262,7 @@ Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
   out_["steps_per_epoch"] = per_epoch_;
   out_["tokens_per_step"] = c_.batch * batcher_.predictions();
   state_.epoch_gen_state = data_gen_.state();
+  if (distributed::size() > 1) check_ranks_agree();
   if (!c_.resume.empty()) load_checkpoint(c_.resume);
   if (distributed::size() > 1) {
     // Every rank built the same model from the same seed; rank 0's copy is authoritative anyway.
@@ -279,6 +280,31 @@ Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
 }
 
 Trainer::~Trainer() = default;
+
+void Trainer::check_ranks_agree() const {
+  // Ranks started with other flags or data would exchange gradients of other shapes (a crash
+  // inside MPI), wait for steps the others never take (a hang), or average gradients of other
+  // models (a wrong model, exit 0). Before the first collective on the model, every rank
+  // compares its configuration and data with rank 0's, and all stop together if any differs.
+  const std::string mine = dump(json{{"config", c_.to_json()}, {"data", fingerprint_}});
+  const bool differs = distributed::broadcast(mine) != mine;
+  if (distributed::sum(differs ? 1.0 : 0.0) == 0) return;
+  std::string message;
+  for (int r = 1; r < distributed::size(); ++r) {
+    const json theirs = json::parse(distributed::broadcast(mine, r));
+    const json ours = json::parse(mine);
+    const std::string on = "on rank " + std::to_string(r);
+    const std::string differences =
+        config_differences(ours.at("config"), theirs.at("config"), "on rank 0", on) +
+        data_difference(ours.at("data").get<std::string>(), theirs.at("data").get<std::string>(),
+                        "on rank 0", on);
+    if (!differences.empty() && message.empty())
+      message = "rank " + std::to_string(r) + " of " + std::to_string(distributed::size()) +
+                " was started with other settings than rank 0:" + differences;
+  }
+  throw std::invalid_argument("the MPI ranks disagree before the first step, so none trains: " +
+                              message + "\n(start every rank with the same flags and corpus)");
+}
 
 void Trainer::save_checkpoint(const std::string& path) const {
   if (!distributed::is_main()) return;  // only rank 0 writes results and checkpoints

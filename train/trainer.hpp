@@ -114,6 +114,8 @@ class Trainer {
   double wall_seconds() const;
 
  private:
+  // Under MPI: throws on every rank unless all were started with rank 0's settings and data.
+  void check_ranks_agree() const;
   void check_resumable(const std::string& path,
                        const std::map<std::string, std::string>& meta) const;
   [[noreturn]] void interrupt(int signal);
