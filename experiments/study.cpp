@@ -177,6 +177,12 @@ json read_finished(const train::TrainConfig& c, const std::string& json_path,
   json done = json::parse(std::ifstream(json_path), nullptr, false);
   if (!done.is_object() || !done.contains("test_ppl") || done.contains("interrupted"))
     return nullptr;
+  try {
+    (void)train::TrainConfig::from_json(done.value("config", json::object()));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(json_path + ": its configuration cannot be read: " + e.what() +
+                                "\n(delete it, or give another --out)");
+  }
   std::string differences = settings_differences(done.value("config", json()), c.to_json());
   if (data) {
     const json recorded = done.contains("data") && done.at("data").is_object()

@@ -1,6 +1,8 @@
 #include "train/config.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -12,47 +14,139 @@ namespace tg::train {
 
 using nlohmann::json;
 
+namespace {
+
+// One entry per configuration key: its name in results files and checkpoints, whether a
+// resumed run must have the checkpoint's value (the model, the data and the batch order; the
+// rest, such as --epochs, --steps, --patience, the learning rate and schedule, evaluation,
+// files and threads, may change), and how to write and read it. to_json, from_json and the
+// resume check are this table; a key's name is written here only.
+struct Field {
+  const char* key;
+  bool resume_must_match;
+  std::function<json(const TrainConfig&)> get;  // null: not recorded (an empty option map)
+  std::function<void(TrainConfig&, const json&)> set;
+};
+
+// A member as JSON of its own type; `member` maps a (const) TrainConfig to it.
+template <class Member>
+Field plain(const char* key, bool resume_must_match, Member member) {
+  return {key, resume_must_match, [member](const TrainConfig& c) { return json(member(c)); },
+          [member](TrainConfig& c, const json& v) {
+            auto& m = member(c);
+            m = v.get<std::decay_t<decltype(m)>>();
+          }};
+}
+
+// An enum member, by its name.
+template <class Member, class E, size_t N>
+Field named(const char* key, bool resume_must_match, Member member,
+            const base::NameTable<E, N>& names) {
+  return {key, resume_must_match,
+          [member, &names](const TrainConfig& c) { return json(base::name_of(names, member(c))); },
+          [member, &names, key](TrainConfig& c, const json& v) {
+            member(c) = base::parse_name(names, v.get<std::string>(), key);
+          }};
+}
+
+#define TG_MEMBER(path)  \
+  [](auto& c) -> auto& { \
+    return c.path;       \
+  }
+
+const std::vector<Field>& fields() {
+  static const std::vector<Field> table = {
+      plain("model", true, TG_MEMBER(model.name)),
+      plain("d_model", true, TG_MEMBER(model.d_model)),
+      plain("layers", true, TG_MEMBER(model.layers)),
+      plain("heads", true, TG_MEMBER(model.heads)),
+      plain("context", true, TG_MEMBER(model.context)),
+      plain("ngram", true, TG_MEMBER(model.ngram)),
+      plain("hidden", true, TG_MEMBER(model.hidden)),
+      plain("direct", true, TG_MEMBER(model.direct)),
+      named("embedding", true, TG_MEMBER(model.embedding), nn::kEmbeddingModeNames),
+      plain("vectors", false, TG_MEMBER(model.vectors)),
+      plain("tied", true, TG_MEMBER(model.tied)),
+      plain("dropout", false, TG_MEMBER(model.dropout)),
+      {"model_options", true,
+       [](const TrainConfig& c) {
+         return c.model.options.empty() ? json() : json(c.model.options);
+       },
+       [](TrainConfig& c, const json& v) {
+         c.model.options = v.get<std::map<std::string, std::string>>();
+       }},
+      named("optimizer", true, TG_MEMBER(optimizer), kOptimizerNames),
+      plain("lr", false, TG_MEMBER(lr)),
+      plain("weight_decay", false, TG_MEMBER(weight_decay)),
+      named("table_decay", true, TG_MEMBER(table_decay), optim::kTableDecayNames),
+      plain("momentum", false, TG_MEMBER(momentum)),
+      plain("clip", false, TG_MEMBER(clip)),
+      named("schedule", false, TG_MEMBER(schedule), optim::kScheduleNames),
+      plain("warmup", false, TG_MEMBER(warmup)),
+      plain("min_lr_ratio", false, TG_MEMBER(min_lr_ratio)),
+      plain("lr_decay", false, TG_MEMBER(lr_decay)),
+      plain("epochs", false, TG_MEMBER(epochs)),
+      plain("steps", false, TG_MEMBER(steps)),
+      plain("batch", true, TG_MEMBER(batch)),
+      plain("patience", false, TG_MEMBER(patience)),
+      plain("eval_every", false, TG_MEMBER(eval_every)),
+      plain("valid_limit", false, TG_MEMBER(valid_limit)),
+      plain("seed", true, TG_MEMBER(seed)),
+      plain("threads", false, TG_MEMBER(threads)),
+      plain("comm_overlap", false, TG_MEMBER(comm_overlap)),
+      plain("bucket_mb", false, TG_MEMBER(bucket_mb)),
+      // The built-in corpus' name, or the corpus file's path.
+      {"corpus", false,  // by its path; the data's fingerprint is what a resume compares
+       [](const TrainConfig& c) {
+         return json(c.data.corpus_file.empty() ? c.data.corpus : c.data.corpus_file);
+       },
+       [](TrainConfig& c, const json& v) {
+         const std::string name = v.get<std::string>();
+         if (name == text::LMDataOptions{}.corpus)
+           c.data.corpus = name, c.data.corpus_file.clear();
+         else
+           c.data.corpus_file = name;
+       }},
+      plain("split", true, TG_MEMBER(data.split)),
+      plain("min_count", true, TG_MEMBER(data.min_count)),
+      named("vocab_counts", true, TG_MEMBER(data.vocab_counts), text::kVocabCountsNames),
+      plain("train_fraction", true, TG_MEMBER(data.train_fraction)),
+  };
+  return table;
+}
+
+#undef TG_MEMBER
+
+}  // namespace
+
 json TrainConfig::to_json() const {
-  const ModelConfig& m = model;
-  json j = {{"model", m.name},
-            {"d_model", m.d_model},
-            {"layers", m.layers},
-            {"heads", m.heads},
-            {"context", m.context},
-            {"ngram", m.ngram},
-            {"hidden", m.hidden},
-            {"direct", m.direct},
-            {"embedding", to_string(m.embedding)},
-            {"vectors", m.vectors},
-            {"tied", m.tied},
-            {"dropout", m.dropout},
-            {"optimizer", base::name_of(kOptimizerNames, optimizer)},
-            {"lr", lr},
-            {"weight_decay", weight_decay},
-            {"table_decay", base::name_of(optim::kTableDecayNames, table_decay)},
-            {"momentum", momentum},
-            {"clip", clip},
-            {"schedule", base::name_of(optim::kScheduleNames, schedule)},
-            {"warmup", warmup},
-            {"min_lr_ratio", min_lr_ratio},
-            {"lr_decay", lr_decay},
-            {"epochs", epochs},
-            {"steps", steps},
-            {"batch", batch},
-            {"patience", patience},
-            {"eval_every", eval_every},
-            {"valid_limit", valid_limit},
-            {"seed", seed},
-            {"threads", threads},
-            {"comm_overlap", comm_overlap},
-            {"bucket_mb", bucket_mb},
-            {"corpus", data.corpus_file.empty() ? data.corpus : data.corpus_file},
-            {"split", data.split},
-            {"min_count", data.min_count},
-            {"vocab_counts", base::name_of(text::kVocabCountsNames, data.vocab_counts)},
-            {"train_fraction", data.train_fraction}};
-  if (!m.options.empty()) j["model_options"] = m.options;
+  json j = json::object();
+  for (const Field& f : fields())
+    if (json v = f.get(*this); !v.is_null()) j[f.key] = std::move(v);
   return j;
+}
+
+TrainConfig TrainConfig::from_json(const json& j) {
+  if (!j.is_object()) throw std::invalid_argument("a configuration must be a JSON object");
+  TrainConfig c;
+  for (const auto& [key, value] : j.items()) {
+    const auto f = std::ranges::find_if(fields(), [&](const Field& f) { return key == f.key; });
+    if (f == fields().end()) throw std::invalid_argument("unknown configuration key '" + key + "'");
+    try {
+      f->set(c, value);
+    } catch (const json::exception& e) {
+      throw std::invalid_argument("configuration key '" + key + "': " + value.dump() +
+                                  " is not a value it takes (" + e.what() + ")");
+    }
+  }
+  return c;
+}
+
+std::vector<const char*> resume_keys(bool must_match) {
+  std::vector<const char*> keys;
+  for (const Field& f : fields())
+    if (f.resume_must_match == must_match) keys.push_back(f.key);
+  return keys;
 }
 
 void TrainConfig::validate() const {
@@ -87,15 +181,13 @@ void TrainConfig::check_files() const {
 
 std::string config_differences(const json& a, const json& b, std::string_view a_name,
                                std::string_view b_name, std::span<const char* const> keys) {
-  // Keys added after runs were recorded, with the setting those runs had: a file without the
-  // key was trained with it.
-  static const std::pair<const char*, json> kAddedLater[] = {{"table_decay", "output"}};
+  // A key a file lacks was added after it was written: the file's run had its default.
+  static const json defaults = TrainConfig().to_json();
   const auto side = [](const json& config, const std::string& key) {
     if (config.is_object() && config.contains(key))
       // Replacing invalid UTF-8 (a path's bytes, say): a message must not throw.
       return config.at(key).dump(-1, ' ', false, json::error_handler_t::replace);
-    for (const auto& [added, value] : kAddedLater)
-      if (key == added && config.is_object()) return value.dump();
+    if (config.is_object() && defaults.contains(key)) return defaults.at(key).dump();
     return std::string("none");
   };
   std::vector<std::string> compared(keys.begin(), keys.end());

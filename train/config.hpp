@@ -72,17 +72,25 @@ struct TrainConfig {
   std::string label;      // experiments: only a live line, prefixed "[label] "
   text::LMDataOptions data;
 
+  // As results files and checkpoints record it, and back: from_json refuses an unknown key or
+  // a value of the wrong type, naming the key; a key it lacks keeps its default.
   nlohmann::json to_json() const;
+  static TrainConfig from_json(const nlohmann::json& j);
   void validate() const;  // throws naming the bad flag
   // Throws naming the flags unless every output is a writable regular file (or a new one)
   // that is no input and no other output (base::check_outputs); --checkpoint may be --resume.
   void check_files() const;
 };
 
+// The keys whose values a resumed run must share with its checkpoint (or, with false, those it
+// may change).
+std::vector<const char*> resume_keys(bool must_match = true);
+
 // The settings in which two configurations (objects as TrainConfig::to_json writes them)
 // differ, one line "\n  <key>: <a> <a_name>, <b> <b_name>" each, for the messages that refuse
 // to resume or reuse a run with other settings. Compares only `keys` when given, else every key
-// of either; a key one side lacks reads "none".
+// of either; a key one side lacks reads as its default (it was added after that side was
+// written), or "none" when it has none.
 std::string config_differences(const nlohmann::json& a, const nlohmann::json& b,
                                std::string_view a_name, std::string_view b_name,
                                std::span<const char* const> keys = {});

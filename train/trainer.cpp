@@ -87,14 +87,6 @@ const TrainConfig& prepared(const TrainConfig& c, const text::LMData& data) {
   return c;
 }
 
-// Settings a checkpoint must have been trained with to be resumed: the model, the data and
-// the batch order. The rest (--epochs, --steps, --patience, the learning rate and schedule,
-// evaluation, files, threads) may change.
-constexpr const char* kResumeMustMatch[] = {
-    "model",  "d_model",   "layers",       "heads",          "context",      "ngram", "hidden",
-    "direct", "embedding", "tied",         "optimizer",      "table_decay",  "batch", "seed",
-    "split",  "min_count", "vocab_counts", "train_fraction", "model_options"};
-
 bool all_finite(const std::vector<std::pair<std::string, Tensor>>& params) {
   for (const auto& [n, p] : params)
     for (size_t i = 0; i < p.numel(); ++i)
@@ -378,14 +370,24 @@ void Trainer::check_resumable(const std::string& path,
   if (meta.count("data_fingerprint"))
     mismatches += data_difference(meta.at("data_fingerprint"), fingerprint_, "in the checkpoint",
                                   "in this run");
-  if (meta.count("config"))
-    mismatches += config_differences(json::parse(meta.at("config"), nullptr, false), c_.to_json(),
-                                     "in the checkpoint", "in this run", kResumeMustMatch);
-  if (!mismatches.empty())
+  if (meta.count("config")) {
+    const json recorded = json::parse(meta.at("config"), nullptr, false);
+    try {
+      (void)TrainConfig::from_json(recorded);  // an unknown key or a foreign value: refused
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(path + ": its configuration cannot be read: " + e.what());
+    }
+    mismatches += config_differences(recorded, c_.to_json(), "in the checkpoint", "in this run",
+                                     resume_keys());
+  }
+  if (!mismatches.empty()) {
+    std::string may_change;
+    for (const char* key : resume_keys(false))
+      may_change += (may_change.empty() ? "" : ", ") + std::string(key);
     throw std::invalid_argument(
         path + " was trained with other settings than this run:" + mismatches +
-        "\n(these must match to resume; --epochs, --steps, --patience, the learning "
-        "rate and schedule, evaluation, files and threads may change)");
+        "\n(these must match to resume; these may change: " + may_change + ")");
+  }
 }
 
 // The step loop.

@@ -243,6 +243,39 @@ BOOST_AUTO_TEST_CASE(pretrained_modes_and_config_errors) {
   fs::remove(vectors);
 }
 
+// The field table reads what it writes, and refuses what it does not know.
+BOOST_AUTO_TEST_CASE(config_round_trips_and_refuses_unknown_keys) {
+  train::TrainConfig c = tiny("gpt");
+  c.lr = 2.5e-4f, c.model.tied = true, c.table_decay = optim::TableDecay::none;
+  c.model.options["hidden"] = "64";
+  c.data.corpus_file = "some/corpus.txt";
+  const nlohmann::json j = c.to_json();
+  BOOST_TEST(train::TrainConfig::from_json(j).to_json() == j);
+  BOOST_TEST(train::TrainConfig::from_json(nlohmann::json::object()).to_json() ==
+             train::TrainConfig().to_json());  // a key not given keeps its default
+  nlohmann::json unknown = j;
+  unknown["learning_rate"] = 0.1;
+  BOOST_CHECK_EXCEPTION(train::TrainConfig::from_json(unknown), std::invalid_argument,
+                        [](const std::invalid_argument& e) {
+                          return std::string(e.what()) ==
+                                 "unknown configuration key 'learning_rate'";
+                        });
+  nlohmann::json wrong = j;
+  wrong["lr"] = "fast";
+  BOOST_CHECK_EXCEPTION(train::TrainConfig::from_json(wrong), std::invalid_argument,
+                        [](const std::invalid_argument& e) {
+                          return std::string(e.what()).starts_with(
+                              "configuration key 'lr': \"fast\" is not a value it takes");
+                        });
+  wrong = j;
+  wrong["optimizer"] = "adagrad";
+  BOOST_CHECK_THROW(train::TrainConfig::from_json(wrong), std::invalid_argument);
+  // The resume check's keys come from the same table.
+  const auto must = train::resume_keys();
+  BOOST_TEST((std::ranges::find(must, std::string_view("d_model")) != must.end()));
+  BOOST_TEST((std::ranges::find(must, std::string_view("lr")) == must.end()));
+}
+
 BOOST_AUTO_TEST_CASE(config_differences_name_each_differing_setting) {
   train::TrainConfig a = tiny("gpt"), b = a;
   BOOST_TEST(train::config_differences(a.to_json(), b.to_json(), "there", "here").empty());
@@ -252,14 +285,24 @@ BOOST_AUTO_TEST_CASE(config_differences_name_each_differing_setting) {
                       std::to_string(b.batch) + " here") != std::string::npos);
   BOOST_TEST(all.find("\n  lr: ") != std::string::npos);
   BOOST_TEST(std::count(all.begin(), all.end(), '\n') == 2);
-  // Only the keys asked for; a key one side lacks reads "none".
+  // Only the keys asked for.
   const char* batch_only[] = {"batch"};
   BOOST_TEST(train::config_differences(a.to_json(), b.to_json(), "x", "y", batch_only) ==
              "\n  batch: " + std::to_string(a.batch) + " x, " + std::to_string(b.batch) + " y");
+  // A key one side lacks reads as its default (it was added after that file was written)...
   nlohmann::json old = a.to_json();
   old.erase("batch");
+  BOOST_REQUIRE(a.batch != train::TrainConfig().batch);
   BOOST_TEST(train::config_differences(old, a.to_json(), "x", "y", batch_only) ==
-             "\n  batch: none x, " + std::to_string(a.batch) + " y");
+             "\n  batch: " + std::to_string(train::TrainConfig().batch) + " x, " +
+                 std::to_string(a.batch) + " y");
+  // ... or "none" where it has no default (model options are recorded when there are some).
+  train::TrainConfig with_options = a;
+  with_options.model.options["hidden"] = "64";
+  const char* options_only[] = {"model_options"};
+  BOOST_TEST(
+      train::config_differences(a.to_json(), with_options.to_json(), "x", "y", options_only) ==
+      "\n  model_options: none x, {\"hidden\":\"64\"} y");
   // A key added later reads as the setting runs had before it existed.
   nlohmann::json before = a.to_json();
   before.erase("table_decay");
