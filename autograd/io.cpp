@@ -13,6 +13,7 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -98,11 +99,22 @@ nlohmann::json read_header(const std::string& path, std::ifstream& in, uint64_t&
   std::string text(header_size, '\0');
   in.read(text.data(), static_cast<std::streamsize>(header_size));
   nlohmann::json header;
+  // A JSON object may repeat a key, and the parser keeps the last: a tensor named twice would
+  // load one of two values silently, so a repeated top-level name is an error.
+  std::set<std::string> names;
+  std::string repeated;
+  const auto no_repeats = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& key) {
+    if (depth == 1 && event == nlohmann::json::parse_event_t::key && repeated.empty() &&
+        !names.insert(key.get<std::string>()).second)
+      repeated = key.get<std::string>();
+    return true;
+  };
   try {
-    header = nlohmann::json::parse(text);
+    header = nlohmann::json::parse(text, no_repeats);
   } catch (const nlohmann::json::exception& e) {
     fail(path, std::string("header is not valid JSON: ") + e.what());
   }
+  if (!repeated.empty()) fail(path, "the header names '" + repeated + "' twice");
   if (!header.is_object()) fail(path, "header is not a JSON object");
   return header;
 }

@@ -175,8 +175,20 @@ json read_finished(const train::TrainConfig& c, const std::string& json_path,
                    const text::LMData* data = nullptr) {
   if (!std::filesystem::is_regular_file(json_path)) return nullptr;  // the run reports a folder
   json done = json::parse(std::ifstream(json_path), nullptr, false);
+  // Files are written whole (atomically), so one that does not parse was damaged afterwards.
+  if (done.is_discarded())
+    throw std::invalid_argument(json_path + ": not valid JSON (a damaged run file: delete it "
+                                            "and the run is trained again)");
   if (!done.is_object() || !done.contains("test_ppl") || done.contains("interrupted"))
     return nullptr;
+  // A finished run's numbers are perplexities: a damaged or hand-edited file must not count.
+  for (const char* key : {"test_ppl", "valid_ppl"}) {
+    const json v = done.value(key, json());
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 1)
+      throw std::invalid_argument(json_path + ": " + key + " is " + v.dump() +
+                                  ", not a perplexity (a damaged run file: delete it and the "
+                                  "run is trained again)");
+  }
   try {
     (void)train::TrainConfig::from_json(done.value("config", json::object()));
   } catch (const std::invalid_argument& e) {

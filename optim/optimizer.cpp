@@ -3,7 +3,10 @@
 #include "autograd/parallel.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -117,7 +120,26 @@ void Optimizer::load_state(const TensorFile& file, const std::string& prefix) {
                                to_string(owner->tensor.shape()));
     slots_.emplace_back(rest, t.clone());
   }
-  steps_ = std::stol(file.metadata.at(prefix + "steps"));
+  // Every parameter with state has every kind of state the file holds (a missing exp_avg_sq
+  // would resume with it reset: a run that silently differs from the uninterrupted one).
+  std::set<std::string> kinds, params;
+  for (const auto& [key, t] : slots_)
+    kinds.insert(key.substr(0, key.find('.'))), params.insert(key.substr(key.find('.') + 1));
+  for (const std::string& param : params)
+    for (const std::string& kind : kinds)
+      if (std::ranges::none_of(slots_,
+                               [&](const auto& s) { return s.first == kind + "." + param; }))
+        throw std::runtime_error("checkpoint optimizer state lacks '" + prefix + kind + "." +
+                                 param + "' (it holds the other state of that parameter)");
+  const auto steps = file.metadata.find(prefix + "steps");
+  const std::string text = steps == file.metadata.end() ? "none" : steps->second;
+  char* end = nullptr;
+  errno = 0;
+  const long long n = std::strtoll(text.c_str(), &end, 10);
+  if (end == text.c_str() || *end != '\0' || n < 0 || errno == ERANGE)
+    throw std::runtime_error("checkpoint optimizer step count '" + text +
+                             "' is not a whole number of steps");
+  steps_ = static_cast<long>(n);
 }
 
 SGD::SGD(std::vector<ParamGroup> groups, SGDOptions options)

@@ -115,4 +115,15 @@ if "$bin/exp_embeddings" "${there[@]}" --out "$work/moved" >/dev/null 2>"$work/c
 fi
 grep -q "^  the data (corpus, split and vocabulary): fingerprint [0-9a-f]* there, [0-9a-f]* here$" "$work/corpus_changed.err" ||
   fail "the refusal does not name the data: $(cat "$work/corpus_changed.err")"
+# A finished run whose perplexity was damaged or edited does not count as finished.
+for value in -5 '"abc"' 1e999; do
+  cp -r "$work/whole" "$work/edited"
+  sed -i -E "s/\"test_ppl\": [^,]*/\"test_ppl\": $value/" "$work/edited/gpt_learned_seed1.json"
+  if "$bin/exp_embeddings" "${flags[@]}" --out "$work/edited" >/dev/null 2>"$work/edited.err"; then
+    fail "a run file with test_ppl $value counted as finished"
+  fi
+  grep -Eq "gpt_learned_seed1.json: (test_ppl is .*, not a perplexity|not valid JSON)" "$work/edited.err" ||
+    fail "no clear message for test_ppl $value: $(tail -1 "$work/edited.err")"
+  rm -rf "$work/edited"
+done
 echo "study_resume: the resumed study equals the uninterrupted one (4 runs and the life cycle, bit for bit)"

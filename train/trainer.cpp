@@ -118,12 +118,35 @@ json TrainState::to_json(const Generator::State& next_epoch, const Generator::St
           {"wall_seconds", wall_now}};
 }
 
+namespace {
+
+// A counter of the training state: a whole number of at most 2^53 (1e30 or -3 in a damaged
+// file must not become a step count).
+size_t whole_number(const json& j, const char* key) {
+  const json& v = j.at(key);
+  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<long long>() >= 0))
+    throw std::runtime_error(std::string("training state '") + key + "' is " + v.dump() +
+                             ", not a whole number");
+  const auto n = v.get<unsigned long long>();
+  if (n > (1ull << 53))
+    throw std::runtime_error(std::string("training state '") + key + "' is " + v.dump() +
+                             ", out of range");
+  return static_cast<size_t>(n);
+}
+
+}  // namespace
+
 Generator::State TrainState::from_json(const json& j) {
-  step = j.at("step"), epoch = j.at("epoch"), batch_in_epoch = j.at("batch_in_epoch");
+  step = static_cast<long>(whole_number(j, "step"));
+  epoch = whole_number(j, "epoch");
+  batch_in_epoch = whole_number(j, "batch_in_epoch");
   epoch_gen_state = generator_state(j.at("epoch_gen_state"));
   best_valid = j.at("best_valid").is_null() ? INFINITY : j.at("best_valid").get<double>();
-  since_best = j.at("since_best"), curve = j.at("curve"), train_seconds = j.at("train_seconds");
-  epoch_loss = j.at("epoch_loss"), epoch_batches = j.at("epoch_batches");
+  since_best = whole_number(j, "since_best");
+  curve = j.at("curve");
+  train_seconds = j.at("train_seconds");
+  epoch_loss = j.at("epoch_loss");
+  epoch_batches = whole_number(j, "epoch_batches");
   // Absent in checkpoints of older versions (their wall time then starts at this sitting).
   evals = j.value("evals", json::array());
   wall_seconds = j.value("wall_seconds", 0.0);
@@ -332,7 +355,11 @@ void Trainer::load_checkpoint(const std::string& path) {
   const auto meta = optim::load_checkpoint(path, *model_, opt_.get(), &extra);
   if (!meta.count("train_state"))
     throw std::runtime_error(path + ": no training state in this checkpoint");
-  model_->dropout_generator().set_state(state_.from_json(json::parse(meta.at("train_state"))));
+  try {
+    model_->dropout_generator().set_state(state_.from_json(json::parse(meta.at("train_state"))));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": damaged training state: " + e.what());
+  }
   data_gen_.set_state(state_.epoch_gen_state);
   state_.best.clear();
   for (const auto& [n, p] : params_)

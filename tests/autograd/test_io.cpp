@@ -107,6 +107,11 @@ BOOST_AUTO_TEST_CASE(rejects_truncated_and_corrupted_files) {
   expect_rejected(p, "overlap");
   spit(p, with_header(R"({"w":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", 8));
   expect_rejected(p, "negative");
+  // One tensor named twice: the parser would keep the second silently.
+  spit(p, with_header(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                      R"("w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+                      8));
+  expect_rejected(p, "names 'w' twice");
   expect_rejected(dir.file("does_not_exist.safetensors"), "cannot open");
 }
 

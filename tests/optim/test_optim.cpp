@@ -249,6 +249,27 @@ BOOST_AUTO_TEST_CASE(checkpoint_round_trip_and_resume) {
   const auto resumed = train(b, opt_b, 3);
   BOOST_TEST(resumed == continued, boost::test_tools::per_element());  // bit for bit
 
+  // A checkpoint that lost one moment of one parameter, or whose step count is damaged, is
+  // refused: resuming it would silently differ from the uninterrupted run.
+  {
+    TensorFile damaged = load_safetensors(path);
+    damaged.tensors.erase("optim.exp_avg_sq.wte.weight");
+    save_safetensors(path + ".damaged", damaged);
+    BOOST_CHECK_EXCEPTION(optim::load_checkpoint(path + ".damaged", b, &opt_b), std::runtime_error,
+                          [](const std::runtime_error& e) {
+                            return std::string(e.what()).find(
+                                       "lacks 'optim.exp_avg_sq.wte.weight'") != std::string::npos;
+                          });
+    damaged = load_safetensors(path);
+    damaged.metadata["optim.steps"] = "1e30";
+    save_safetensors(path + ".damaged", damaged);
+    BOOST_CHECK_EXCEPTION(optim::load_checkpoint(path + ".damaged", b, &opt_b), std::runtime_error,
+                          [](const std::runtime_error& e) {
+                            return std::string(e.what()).find("'1e30' is not a whole number") !=
+                                   std::string::npos;
+                          });
+    std::filesystem::remove(path + ".damaged");
+  }
   // Rejections: another model shape, a truncated file, a corrupted header, a foreign file.
   nn::GPTConfig wider = c;
   wider.d_model = 16;

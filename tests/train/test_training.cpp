@@ -192,6 +192,32 @@ BOOST_AUTO_TEST_CASE(a_run_killed_in_its_final_evaluation_resumes_to_the_same_nu
   }
 }
 
+// A damaged step count in a checkpoint is refused naming the field, not read as a wrapped
+// number (1e30 resumed "at step -9223372036854775808").
+BOOST_AUTO_TEST_CASE(a_checkpoint_with_a_damaged_step_count_is_refused) {
+  train::TrainConfig c = tiny("gpt");
+  c.epochs = 1, c.checkpoint = temp("damaged_step.ckpt");
+  train::train_language_model(c, toy());
+  for (const nlohmann::json& step :
+       {nlohmann::json(1e30), nlohmann::json(-3), nlohmann::json("7")}) {
+    TensorFile file = load_safetensors(c.checkpoint);
+    nlohmann::json state = nlohmann::json::parse(file.metadata.at("train_state"));
+    state["step"] = step;
+    file.metadata["train_state"] = state.dump();
+    save_safetensors(c.checkpoint + ".bad", file);
+    train::TrainConfig resumed = c;
+    resumed.resume = c.checkpoint + ".bad", resumed.checkpoint.clear(), resumed.epochs = 2;
+    BOOST_CHECK_EXCEPTION(train::train_language_model(resumed, toy()), std::runtime_error,
+                          [&](const std::runtime_error& e) {
+                            return std::string(e.what()).find(
+                                       "damaged training state: training "
+                                       "state 'step' is " +
+                                       step.dump()) != std::string::npos;
+                          });
+  }
+  fs::remove(c.checkpoint), fs::remove(c.checkpoint + ".bad");
+}
+
 // wall_s and the curve's elapsed_s count every sitting of a resumed run (up to the checkpoint
 // it resumed from), not the last sitting alone.
 BOOST_AUTO_TEST_CASE(wall_time_adds_up_over_the_sittings_of_a_resumed_run) {
