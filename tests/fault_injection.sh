@@ -27,11 +27,19 @@ refused() {
   grep -Eq -- "$regex" "$err" && ok || fail "message does not match '$regex': $(tail -2 "$err")"
 }
 
-# wait_for REGEX FILE: waits until FILE (a run's stderr) matches REGEX, at most 20 s, so that a
-# signal lands during training however loaded the machine is; then a random extra delay.
+# wait_for REGEX FILE: waits until FILE (a run's stderr) matches REGEX, so that a signal lands
+# during training however loaded the machine is; then a random extra delay. A program that has
+# not started within 300 s is a failure of its own ("never started"), not a late signal.
 wait_for() {
-  for _ in $(seq 200); do grep -Eq -- "$1" "$2" 2>/dev/null && break; sleep 0.1; done
-  sleep "0.$((RANDOM % 4))"
+  for _ in $(seq 3000); do
+    if grep -Eq -- "$1" "$2" 2>/dev/null; then
+      sleep "0.$((RANDOM % 4))"
+      return 0
+    fi
+    sleep 0.1
+  done
+  fail "never started: no '$1' in $2 within 300 s"
+  return 1
 }
 
 # interrupt_program STDERR "SIGNALS" READY PROGRAM ARGS...: runs PROGRAM, sends it each of

@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "autograd/autograd.hpp"
+#include "needs_openmp.hpp"
 
 using namespace tg;
 
@@ -75,7 +76,8 @@ BOOST_AUTO_TEST_CASE(thread_count_is_set_and_reported) {
   BOOST_TEST((backend == "openmp" || backend == "pthreads" || backend == "serial"), backend);
 }
 
-BOOST_AUTO_TEST_CASE(element_wise_ops_match_exactly) {
+BOOST_AUTO_TEST_CASE(element_wise_ops_match_exactly,
+                     *boost::unit_test::precondition(testing::needs_openmp)) {
   const Shape big{64, 600};  // 38,400 elements: above the element-wise grain
   same_on_1_and_2_threads({big, big}, [](auto& in) { return add(in[0], in[1]); });
   same_on_1_and_2_threads({big, big}, [](auto& in) { return mul(in[0], in[1]); });
@@ -83,7 +85,8 @@ BOOST_AUTO_TEST_CASE(element_wise_ops_match_exactly) {
   same_on_1_and_2_threads({big}, [](auto& in) { return tanh(in[0]); });
 }
 
-BOOST_AUTO_TEST_CASE(row_ops_match_exactly) {
+BOOST_AUTO_TEST_CASE(row_ops_match_exactly,
+                     *boost::unit_test::precondition(testing::needs_openmp)) {
   same_on_1_and_2_threads({{96, 80}, {80}, {80}},
                           [](auto& in) { return layer_norm(in[0], in[1], in[2]); });
   // 4 x 3 heads, T = 20, d = 8, dropout off and on.

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "autograd/op_cases.hpp"
+#include "needs_openmp.hpp"
 #include "nn/nn.hpp"
 #include "optim/checkpoint.hpp"
 #include "optim/optimizer.hpp"
@@ -108,7 +109,8 @@ BOOST_AUTO_TEST_CASE(lazy_adam_leaves_untouched_rows_alone) {
 
 // Clipping and AdamW's update are split over threads (the norm in fixed chunks): 1 and 2
 // threads give the same parameters bit for bit, on a tensor large enough to be split.
-BOOST_AUTO_TEST_CASE(adamw_step_is_the_same_on_1_and_2_threads) {
+BOOST_AUTO_TEST_CASE(adamw_step_is_the_same_on_1_and_2_threads,
+                     *boost::unit_test::precondition(testing::needs_openmp)) {
   std::vector<std::vector<float>> results;
   for (int threads : {1, 2}) {
     set_num_threads(threads);
