@@ -61,6 +61,8 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
         throw std::invalid_argument("--fractions: '" + s + "' is not a number in (0, 1]");
       fractions.push_back(v);
     }
+    if (fractions.empty())
+      throw std::invalid_argument("--fractions: no share given (e.g. 0.05,0.25,1)");
     const std::vector<std::string> models = experiments::split_commas(f.models);
     experiments::make_dirs(f.out);
     text::Word2VecOptions w2v = f.w2v;

@@ -177,8 +177,9 @@ json read_finished(const train::TrainConfig& c, const std::string& json_path,
   json done = json::parse(std::ifstream(json_path), nullptr, false);
   // Files are written whole (atomically), so one that does not parse was damaged afterwards.
   if (done.is_discarded())
-    throw std::invalid_argument(json_path + ": not valid JSON (a damaged run file: delete it "
-                                            "and the run is trained again)");
+    throw std::invalid_argument(json_path +
+                                ": not valid JSON (a damaged run file: delete it "
+                                "and the run is trained again)");
   if (!done.is_object() || !done.contains("test_ppl") || done.contains("interrupted"))
     return nullptr;
   // A finished run's numbers are perplexities: a damaged or hand-edited file must not count.

@@ -159,8 +159,9 @@ Splits fraction_splits(const Tokens& tokens, const std::string& fractions) {
                                   "' is not a number (expected e.g. 0.8,0.1,0.1)");
     }
   }
-  if (f.size() != 3 || f[0] <= 0 || f[1] <= 0 || f[2] <= 0 ||
-      std::abs(f[0] + f[1] + f[2] - 1.0) > 1e-6)
+  // Written so that a NaN fails every comparison it is in.
+  if (f.size() != 3 || !(f[0] > 0 && f[1] > 0 && f[2] > 0) ||
+      !(std::abs(f[0] + f[1] + f[2] - 1.0) <= 1e-6))
     throw std::invalid_argument("--split: '" + fractions +
                                 "' must be three positive fractions summing to 1");
   const size_t n = tokens.size();

@@ -54,18 +54,24 @@ void check_finite(const std::string& path, const std::string& where, float x) {
   if (!std::isfinite(x)) fail(path, where, "value is not finite (" + std::to_string(x) + ")");
 }
 
-bool looks_like_text(const std::string& first_record, size_t dim) {
+// Whether the first record after the header is a line of text: a word and at least one field
+// written as a number. Neither the count of fields nor the range of the numbers decides it, so
+// that a text file with a value outside float's range or rows shorter than its header says is
+// read as text and refused with its line, not taken for binary and read as garbage.
+bool looks_like_text(const std::string& first_record) {
   std::istringstream in(first_record);
   std::string word, field;
   if (!(in >> word)) return false;
   size_t fields = 0;
   while (in >> field) {
-    float x;
+    double x;
     auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), x);
-    if (ec != std::errc() || ptr != field.data() + field.size()) return false;
+    if ((ec != std::errc() && ec != std::errc::result_out_of_range) ||
+        ptr != field.data() + field.size())
+      return false;
     ++fields;
   }
-  return fields == dim;
+  return fields > 0;
 }
 
 }  // namespace
@@ -109,6 +115,11 @@ void save_vectors(const std::string& path, const std::vector<std::string>& words
 WordVectors load_vectors(const std::string& path, VectorFormat format) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open vectors file for reading");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw std::runtime_error(path +
+                             ": not a regular file (a pipe or a device?): the vectors are "
+                             "checked against the file's size before reading; give a file");
   const uint64_t file_size = std::filesystem::file_size(path);
   std::string header_line;
   if (!std::getline(in, header_line)) fail(path, "1", "empty file");
@@ -118,7 +129,8 @@ WordVectors load_vectors(const std::string& path, VectorFormat format) {
     std::string first;
     std::getline(in, first);
     const Header h = parse_header(path, header_line, file_size, false);
-    format = looks_like_text(first, h.dim) ? VectorFormat::text : VectorFormat::binary;
+    (void)h;  // the header alone is checked here; the record says which format follows
+    format = looks_like_text(first) ? VectorFormat::text : VectorFormat::binary;
     in.clear();
     in.seekg(data_start);
   }
@@ -155,6 +167,10 @@ WordVectors load_vectors(const std::string& path, VectorFormat format) {
         float x;
         auto [next, ec] = std::from_chars(p, end, x);
         while (p < end && *p != ' ' && *p != '\t' && *p != '\r') ++p;
+        if (ec == std::errc::result_out_of_range && next == p)
+          fail(path, where,
+               "'" + std::string(field, p) + "' is outside float's range (value " +
+                   std::to_string(j + 1) + ")");
         if (ec != std::errc() || next != p)
           fail(path, where,
                "'" + std::string(field, p) + "' is not a number (value " + std::to_string(j + 1) +

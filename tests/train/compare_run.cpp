@@ -54,6 +54,18 @@ int main(int argc, char** argv) {
     std::printf("%s: golden %s, now %s\n", what.c_str(), want.dump().c_str(), got.dump().c_str());
     ++differences;
   };
+  for (const char* key :
+       {"valid_ppl", "test_ppl", "train_ppl", "steps", "trainable_params", "epochs"})
+    if (!golden.contains(key)) {
+      std::fprintf(stderr, "compare_run: %s has no \"%s\" (not a train_lm results file?)\n",
+                   argv[1], key);
+      return 2;
+    }
+  if (!result.contains("epochs") || !result.at("epochs").is_array()) {
+    std::fprintf(stderr, "compare_run: %s has no \"epochs\" (not a train_lm results file?)\n",
+                 argv[2]);
+    return 2;
+  }
   for (const char* key : {"valid_ppl", "test_ppl", "train_ppl", "steps", "trainable_params"})
     check(key, golden.at(key), result.value(key, json()));
   const json& epochs = golden.at("epochs");
