@@ -277,7 +277,8 @@ namespace {
 // The verdicts' method, in the words the tables and the conclusions use.
 std::string method_sentence() {
   return "A row is better or worse only when a paired t-test of the per-seed differences, with "
-         "Holm's correction across every comparison of sections 1 and 2 (family-wise error 5%), "
+         "Holm's correction across every comparison of sections 1, 1c and 2 (family-wise error "
+         "5%), "
          "says so; otherwise it is not decided, and a row with one seed is not tested.";
 }
 
@@ -483,6 +484,31 @@ StudyFolder load_study(const fs::path& folder, bool by_share) {
   return study;
 }
 
+// Tying with one decay policy: the GPT's learned-tied runs (section 1's folder) against the
+// untied GPT trained with --table-decay none (converged/gpt_table_decay_none), whose output
+// matrix, like the tied table, has no weight decay. Paired by seed; empty without runs.
+constexpr const char* kUntiedNoDecay = "learned, no table decay";
+
+std::vector<Comparison> fair_tie(const StudyFolder& gpt, const StudyFolder& no_decay) {
+  if (gpt.summary.is_null() || no_decay.summary.is_null()) return {};
+  RunFiles files;
+  for (const auto& [key, by_seed] : no_decay.files)
+    if (key.second == "learned") files.push_back({{key.first, kUntiedNoDecay}, by_seed});
+  for (const auto& [key, by_seed] : gpt.files)
+    if (key.second == "learned-tied") files.push_back({key, by_seed});
+  return compare_rows(files, kUntiedNoDecay);
+}
+
+std::string fair_tie_section(const std::vector<Comparison>& rows) {
+  if (rows.empty()) return "";
+  return "## 1c. Tying with one decay policy\n\n"
+         "`converged/gpt_table_decay_none/`: section 1's GPT, untied, trained with "
+         "`--table-decay none`: neither its token table nor its output matrix has weight decay, "
+         "as for the tied model, whose one table is an embedding. Section 1's learned-tied runs "
+         "against it, seed by seed.\n\n" +
+         significance_rows(rows, "untied (" + std::string(kUntiedNoDecay) + ")");
+}
+
 // Each share's cap on epochs and early-stopping patience as its runs were configured: "5%: at
 // most 240 epochs, patience 40; 25%: ...". Empty when no run file says.
 std::string share_budgets(const RunFiles& files) {
@@ -628,7 +654,8 @@ std::string tying_cost(const json& summary) {
          (confounded
               ? "; the comparison is confounded: the untied output matrix has weight decay " +
                     fixed(c.at("weight_decay").get<double>(), 2) +
-                    ", the tied table none (--table-decay output)"
+                    ", the tied table none (--table-decay output; section 1c compares tying under "
+                    "one policy)"
               : "") +
          "\n";
 }
@@ -791,7 +818,8 @@ std::string in_short(const StudyFolder& gpt, const StudyFolder& sweep) {
 std::string conclusions_section(double ratio, const FolderFiles& paper,
                                 const std::vector<ScaleRow>& scale, const StudyFolder& gpt,
                                 const StudyFolder& nplm, const StudyFolder& sweep,
-                                const json& converged_life, const Compute& compute) {
+                                const std::vector<Comparison>& tie, const json& converged_life,
+                                const Compute& compute) {
   std::ostringstream out;
   out << in_short(gpt, sweep);
   if (ratio > 0)
@@ -835,6 +863,10 @@ std::string conclusions_section(double ratio, const FolderFiles& paper,
       out << "- **" << model << " at convergence**, test perplexity against learned embeddings "
           << "(section 1):\n"
           << verdict_lines(study->comparisons) << tying_cost(study->summary);
+  if (!tie.empty())
+    out << "- **Tying with one decay policy** (section 1c), learned-tied against the untied GPT "
+           "whose vocabulary matrices have no weight decay either:\n"
+        << verdict_lines(tie);
   if (!sweep.comparisons.empty())
     out << "- **With less data** (section 2), each share's modes against learned at the same "
            "share:\n"
@@ -894,17 +926,22 @@ std::string render(const std::string& results_dir, bool plots) {
   StudyFolder gpt = load_study(dir / "converged" / "gpt", false),
               nplm = load_study(dir / "converged" / "nplm", false),
               sweep = load_study(dir / "converged" / "data_size", true);
+  const StudyFolder no_decay = load_study(dir / "converged" / "gpt_table_decay_none", false);
+  std::vector<Comparison> tie = fair_tie(gpt, no_decay);
   // One family for Holm's correction: every comparison the conclusions draw on.
   std::vector<Comparison*> family;
   for (StudyFolder* study : {&gpt, &nplm, &sweep})
     for (Comparison& c : study->comparisons) family.push_back(&c);
+  for (Comparison& c : tie) family.push_back(&c);
   decide(family);
   Compute compute;
   const std::string compute_table = compute_section(dir, paper, gpt, nplm, sweep, compute);
   const std::vector<ScaleRow> scale = scale_rows(ngram, paper, gpt, nplm);
-  md << conclusions_section(ngram_ratio, paper, scale, gpt, nplm, sweep, converged_life, compute)
+  md << conclusions_section(ngram_ratio, paper, scale, gpt, nplm, sweep, tie, converged_life,
+                            compute)
      << calibration_section(ngram) << paper_nplm_section(paper, ngram_ratio)
-     << one_scale_section(scale, ngram_ratio) << converged_section(dir, gpt, nplm, plots);
+     << one_scale_section(scale, ngram_ratio) << converged_section(dir, gpt, nplm, plots)
+     << fair_tie_section(tie);
   if (!emb.is_null()) {
     md << "## 1a. A short budget: the same comparison after 2 epochs\n\n"
        << data_line(emb) << "\n\n";

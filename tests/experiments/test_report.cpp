@@ -664,6 +664,46 @@ BOOST_FIXTURE_TEST_CASE(a_run_file_without_its_curve_is_an_error_not_a_crash, Re
   }
 }
 
+// Tying under one decay policy: section 1's learned-tied runs against the untied GPT of
+// converged/gpt_table_decay_none, seed by seed, in its own section and in the conclusions.
+BOOST_FIXTURE_TEST_CASE(report_compares_tying_under_one_decay_policy, ResultsFolder) {
+  const auto write = [&](const std::string& folder, const std::string& mode, double shift) {
+    const fs::path runs = dir / "converged" / folder;
+    fs::create_directories(runs);
+    std::vector<json> list;
+    for (size_t seed : {1, 2}) {
+      std::vector<double> sums;
+      for (size_t k = 0; k < 100; ++k)
+        sums.push_back(1000.0 * (5.6 + 0.1 * std::cos(static_cast<double>(k)) + shift +
+                                 0.001 * static_cast<double>(seed)));
+      double total = 0;
+      for (double v : sums) total += v;
+      json r = run("gpt", mode, 300, std::exp(total / 100000.0));
+      r["seed"] = seed;
+      const std::string name = "gpt_" + mode + "_seed" + std::to_string(seed) + ".json";
+      r["file"] = (runs / name).string();
+      json file = r;
+      file["test_blocks"] = {{"tokens", 1000}, {"count", 100000}, {"nll_sums", sums}};
+      std::ofstream(runs / name) << file.dump();
+      list.push_back(r);
+    }
+    json summary = {{"rows", experiments::aggregate(list, {"model", "mode"}, kMetrics)},
+                    {"runs", list},
+                    {"base_config", {{"model", "gpt"}, {"epochs", 12}}}};
+    std::ofstream(runs / "summary.json") << summary.dump();
+  };
+  write("gpt", "learned-tied", -0.06);
+  write("gpt_table_decay_none", "learned", 0.0);
+  const std::string md = experiments::render_report(dir.string(), false);
+  const size_t section = md.find("## 1c. Tying with one decay policy");
+  BOOST_TEST(section != std::string::npos, md);
+  const size_t row = md.find("| gpt | learned-tied | -", section);
+  BOOST_TEST(row != std::string::npos, md);
+  BOOST_TEST(md.find("- **Tying with one decay policy** (section 1c)") < section, md);
+  BOOST_TEST(md.find("  - learned-tied: -", md.find("- **Tying with one decay policy**")) < section,
+             md);
+}
+
 // Holm's correction decides over the whole family: a p of 0.01 is a decision alone, not among
 // eighteen; one seed is never tested; the sign of the mean difference names the verdict.
 BOOST_AUTO_TEST_CASE(verdicts_come_from_the_corrected_test_over_seeds) {
