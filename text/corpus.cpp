@@ -1,6 +1,7 @@
 #include "text/corpus.hpp"
 
 #include "autograd/io.hpp"
+#include "base/machine.hpp"
 #include "base/process.hpp"
 
 #include <cerrno>
@@ -58,6 +59,20 @@ Tokens parse_tagged(const std::string& text) {
 }
 
 Tokens read_plain_file(const std::string& path) {
+  // A device or a pipe has no end to read to (/dev/zero, /dev/urandom); a file too large for
+  // memory as tokens would end in std::bad_alloc or the OOM killer after minutes of reading.
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    throw std::runtime_error(path +
+                             ": not a regular file (a device or a pipe?): give a corpus file");
+  const double bytes = static_cast<double>(fs::file_size(path, ec));
+  // Tokens as strings take several times the text: the text, then about 6 bytes per byte.
+  const double need = 7 * bytes;
+  if (const double memory = static_cast<double>(base::physical_memory());
+      memory > 0 && need > memory / 2)
+    throw std::runtime_error(path + ": a " + base::bytes_text(bytes) +
+                             " file, which as tokens would need about " + base::bytes_text(need) +
+                             ", more than half of this machine's " + base::bytes_text(memory));
   const std::string text = read_file(path);
   Tokens tokens;
   for_each_word(text, [&](std::string_view w) { tokens.emplace_back(w); });

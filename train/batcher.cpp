@@ -15,6 +15,13 @@ Batcher::Batcher(const text::LMData& data, size_t warmup, size_t predictions, si
                                 " tokens (context " + std::to_string(predictions) +
                                 "); use a shorter --context");
   chunks_ = (data.train.size() - predictions - need) / predictions + 1;  // for any offset < T
+  if (batch > chunks_)
+    throw std::invalid_argument("--batch " + std::to_string(batch) + " is more than the " +
+                                std::to_string(chunks_) + " windows of " +
+                                std::to_string(predictions) +
+                                " tokens in the training split: every batch would be the whole "
+                                "split, smaller than asked; use --batch " +
+                                std::to_string(chunks_) + " or less");
 }
 
 void Batcher::start_epoch(Generator& gen) {

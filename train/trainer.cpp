@@ -10,6 +10,7 @@
 #include "autograd/simd_kernels.hpp"
 #include "base/build_info.hpp"
 #include "base/files.hpp"
+#include "base/machine.hpp"
 #include "optim/checkpoint.hpp"
 #include "text/vectors.hpp"
 #include "train/evaluate.hpp"
@@ -70,6 +71,32 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// What training a built-in model allocates at least, in bytes: each parameter with its
+// gradient, two Adam moments and the best-epoch copy, and one batch's activations kept for
+// backward (per GPT layer about 16 vectors of d_model per token and the attention weights).
+// 0 for a user's model, whose size only it knows.
+struct MemoryEstimate {
+  double parameters = 0, activations = 0;
+  double total() const { return parameters + activations; }
+};
+
+MemoryEstimate training_memory(const TrainConfig& c, size_t vocab) {
+  const ModelConfig& m = c.model;
+  const double d = static_cast<double>(m.d_model), v = static_cast<double>(vocab);
+  const double tokens = static_cast<double>(c.batch) * static_cast<double>(m.context);
+  double params = 0, activations = 0;
+  if (m.name == "gpt") {
+    const double layers = static_cast<double>(m.layers), t = static_cast<double>(m.context);
+    params = v * d + t * d + layers * (12 * d * d + 13 * d) + 2 * d + (m.tied ? 0 : v * d);
+    activations = tokens * layers * (16 * d + 2 * static_cast<double>(m.heads) * t);
+  } else if (m.name == "nplm") {
+    const double inputs = static_cast<double>(m.ngram - 1) * d, h = static_cast<double>(m.hidden);
+    params = v * d + inputs * h + h + (m.tied ? 0 : h * v) + v + (m.direct ? inputs * v : 0);
+    activations = tokens * (inputs + 2 * h);
+  }
+  return {4.0 * 5 * params, 4.0 * activations};
+}
+
 // Validates everything that can be checked before training (flags, outputs, sizes), so that
 // a run fails in its first second rather than its last, and sets the process-wide switches.
 const TrainConfig& prepared(const TrainConfig& c, const text::LMData& data) {
@@ -82,6 +109,17 @@ const TrainConfig& prepared(const TrainConfig& c, const text::LMData& data) {
                                 " tokens, too few for windows of " +
                                 std::to_string(c.model.context + 1) + " tokens (context " +
                                 std::to_string(c.model.context) + "); use a shorter --context");
+  // A model that cannot fit is refused with its size, not found out by std::bad_alloc or the
+  // OOM killer after minutes of allocating.
+  const MemoryEstimate need = training_memory(c, data.vocab.size());
+  if (const double memory = static_cast<double>(base::physical_memory());
+      memory > 0 && need.total() > memory)
+    throw std::invalid_argument("training would need at least " + base::bytes_text(need.total()) +
+                                " (parameters with their gradients and optimizer state " +
+                                base::bytes_text(need.parameters) + ", one batch's activations " +
+                                base::bytes_text(need.activations) + "); this machine has " +
+                                base::bytes_text(memory) +
+                                ": lower --layers, --d-model, --batch or --context");
   set_num_threads(static_cast<int>(c.threads));
   set_detect_anomaly(c.detect_anomaly);
   return c;
