@@ -45,7 +45,8 @@ void causal_softmax_strip(float* s, size_t rows, size_t width, size_t row0, floa
     const float inv = 1.0f / detail::row_exp_shifted(row, top, row, n);
     for (size_t j = 0; j < n; ++j) row[j] *= inv;
     std::fill(row + n, row + width, 0.0f);
-    row_max[r] = top, row_inv[r] = inv;
+    row_max[r] = top;
+    row_inv[r] = inv;
   }
 }
 

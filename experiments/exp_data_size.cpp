@@ -66,7 +66,9 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
     const std::vector<std::string> models = experiments::split_commas(f.models);
     experiments::make_dirs(f.out);
     text::Word2VecOptions w2v = f.w2v;
-    w2v.size = base.model.d_model, w2v.cbow = f.w2v_cbow == 1, w2v.seed = base.seed;
+    w2v.size = base.model.d_model;
+    w2v.cbow = f.w2v_cbow == 1;
+    w2v.seed = base.seed;
 
     json summary = {{"experiment", "data_size"},
                     {"base_config", base.to_json()},
@@ -114,10 +116,13 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
         for (const auto& mode : mode_list)
           for (size_t seed = 1; seed <= f.seeds; ++seed) {
             train::TrainConfig c = base;
-            c.model.name = model, c.model.embedding = mode.embedding, c.model.tied = mode.tied,
+            c.model.name = model;
+            c.model.embedding = mode.embedding;
+            c.model.tied = mode.tied;
             c.seed = base.seed + seed - 1;
             c.data.train_fraction = fraction;
-            c.epochs = epochs, c.patience = patience;
+            c.epochs = epochs;
+            c.patience = patience;
             if (nn::is_pretrained(mode.embedding))
               c.model.vectors =
                   mode.full_vectors ? full_vectors : f.out + "/word2vec_" + tag + ".bin";

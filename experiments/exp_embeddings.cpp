@@ -52,7 +52,9 @@ int tg::experiments::exp_embeddings_main(int argc, char** argv) {
         vectors[seed] = path + "_seed" + std::to_string(seed) + ".bin";
       }
       text::Word2VecOptions o = f.w2v;
-      o.size = base.model.d_model, o.cbow = f.w2v_cbow == 1, o.seed = seed;
+      o.size = base.model.d_model;
+      o.cbow = f.w2v_cbow == 1;
+      o.seed = seed;
       const json log = experiments::pretrain_word2vec(data, o, vectors[seed]);
       if (first) summary["word2vec"] = log;
       summary["word2vec_by_seed"][std::to_string(seed)] = log;
@@ -73,7 +75,9 @@ int tg::experiments::exp_embeddings_main(int argc, char** argv) {
       for (const auto& mode : mode_list)
         for (size_t seed = 1; seed <= f.seeds; ++seed) {
           train::TrainConfig c = base;
-          c.model.name = model, c.model.embedding = mode.embedding, c.model.tied = mode.tied,
+          c.model.name = model;
+          c.model.embedding = mode.embedding;
+          c.model.tied = mode.tied;
           c.seed = base.seed + seed - 1;
           c.model.vectors = nn::is_pretrained(mode.embedding) ? vectors.at(c.seed) : "";
           if (model == "nplm")

@@ -57,7 +57,9 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
           1;
 
     text::Word2VecOptions w2v = f.w2v;
-    w2v.size = base.model.d_model, w2v.cbow = f.w2v_cbow == 1, w2v.seed = base.seed;
+    w2v.size = base.model.d_model;
+    w2v.cbow = f.w2v_cbow == 1;
+    w2v.seed = base.seed;
     // Only rank 0 trains word2vec, so only its log has the scores: look them up with value()
     // (operator[] on a const json with a missing key is undefined behaviour, which aborted
     // rank 1 under the sanitizers and read garbage without them).
@@ -73,7 +75,8 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
     json runs = json::array();
     for (const auto& mode : mode_list) {
       train::TrainConfig c = base;
-      c.model.embedding = nn::EmbeddingMode::learned, c.model.tied = mode.tied;
+      c.model.embedding = nn::EmbeddingMode::learned;
+      c.model.tied = mode.tied;
       if (c.model.name == "nplm") c.model.hidden = c.model.d_model;
       // The table before training: the model this configuration builds (the same seed gives
       // the same parameters; checked against the trained model's at its first step).

@@ -107,7 +107,9 @@ void LifecycleProbe::after_epoch(nn::LanguageModel& m, json& record) {
     double dot = 0, a = 0, b = 0;
     for (size_t j = 0; j < width; ++j) {
       const double x = initial_.data()[r * width + j], y = w.data()[r * width + j];
-      dot += x * y, a += x * x, b += y * y;
+      dot += x * y;
+      a += x * x;
+      b += y * y;
     }
     const double cos = a > 0 && b > 0 ? dot / std::sqrt(a * b) : 1.0;
     auto& [sum, count] = acc[frequency_band(static_cast<int32_t>(r), train_count_[r])];

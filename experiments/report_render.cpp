@@ -607,8 +607,9 @@ std::string compute_section(const fs::path& dir, const FolderFiles& paper, const
     if (c.runs == 0) continue;
     rows << "| `" << folder << "/` | " << c.runs << " | " << duration(c.train_seconds) << " | "
          << duration(c.word2vec_seconds) << " |\n";
-    total.runs += c.runs, total.train_seconds += c.train_seconds,
-        total.word2vec_seconds += c.word2vec_seconds;
+    total.runs += c.runs;
+    total.train_seconds += c.train_seconds;
+    total.word2vec_seconds += c.word2vec_seconds;
   }
   if (total.runs == 0) return "";
   return "## Compute\n\nThe long studies so far, one core per run. Training: the optimisation "
@@ -676,7 +677,9 @@ ScaleRow scale_row(std::string model, const std::vector<const json*>& runs, doub
     if (run && !run->is_null() && !run->contains("interrupted"))
       ppl.push_back(run->at("test_ppl").get<double>());
   const train::Spread s = train::spread_of(ppl);
-  row.seeds = s.n, row.mean = s.mean, row.sd = s.sd;
+  row.seeds = s.n;
+  row.mean = s.mean;
+  row.sd = s.sd;
   return row;
 }
 

@@ -25,7 +25,8 @@ void adam_block(float* __restrict p, const float* __restrict g, float* __restric
     const float param = p[i] * decay_factor;
     const float m_new = beta1 * m[i] + (1.0f - beta1) * grad;
     const float v_new = beta2 * v[i] + (1.0f - beta2) * grad * grad;
-    m[i] = m_new, v[i] = v_new;
+    m[i] = m_new;
+    v[i] = v_new;
     p[i] = param - step_size * m_new / (std::sqrt(v_new) / bc2_sqrt + eps);
   }
 }

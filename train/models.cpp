@@ -75,18 +75,30 @@ std::unique_ptr<nn::LanguageModel> make_model(const ModelSpec& spec) {
 nn::GPTConfig gpt_config(const ModelSpec& s) {
   const ModelConfig& c = s.config;
   nn::GPTConfig g;
-  g.vocab = s.vocab, g.context = c.context, g.d_model = c.d_model, g.layers = c.layers,
+  g.vocab = s.vocab;
+  g.context = c.context;
+  g.d_model = c.d_model;
+  g.layers = c.layers;
   g.heads = c.heads;
-  g.dropout = c.dropout, g.tied = c.tied, g.embedding = c.embedding, g.seed = s.seed;
+  g.dropout = c.dropout;
+  g.tied = c.tied;
+  g.embedding = c.embedding;
+  g.seed = s.seed;
   return g;
 }
 
 nn::NPLMConfig nplm_config(const ModelSpec& s) {
   const ModelConfig& c = s.config;
   nn::NPLMConfig n;
-  n.vocab = s.vocab, n.ngram = c.ngram, n.d_model = c.d_model, n.hidden = c.hidden,
+  n.vocab = s.vocab;
+  n.ngram = c.ngram;
+  n.d_model = c.d_model;
+  n.hidden = c.hidden;
   n.direct = c.direct;
-  n.tied = c.tied, n.dropout = c.dropout, n.embedding = c.embedding, n.seed = s.seed;
+  n.tied = c.tied;
+  n.dropout = c.dropout;
+  n.embedding = c.embedding;
+  n.seed = s.seed;
   n.max_predictions = std::max<size_t>(c.context, 256);
   return n;
 }

@@ -46,7 +46,8 @@ PerplexityDifference paired_block_bootstrap(const BlockLosses& a, const BlockLos
   const auto quantile = [&](double q) {
     return differences[static_cast<size_t>(q * static_cast<double>(resamples - 1) + 0.5)];
   };
-  out.low = quantile(0.025), out.high = quantile(0.975);
+  out.low = quantile(0.025);
+  out.high = quantile(0.975);
   out.share_below_zero = static_cast<double>(below) / static_cast<double>(resamples);
   return out;
 }
@@ -183,7 +184,8 @@ SeedBlockInterval hierarchical_bootstrap(const std::vector<BlockLosses>& a,
   const auto quantile = [&](double q) {
     return statistics[static_cast<size_t>(q * static_cast<double>(resamples - 1) + 0.5)];
   };
-  out.low = quantile(0.025), out.high = quantile(0.975);
+  out.low = quantile(0.025);
+  out.high = quantile(0.975);
   return out;
 }
 
@@ -198,7 +200,8 @@ Spread spread_of(std::span<const double> values) {
   for (double v : values) squares += (v - out.mean) * (v - out.mean);
   out.sd = values.size() > 1 ? std::sqrt(squares / (n - 1)) : 0.0;
   const auto [low, high] = std::minmax_element(values.begin(), values.end());
-  out.min = *low, out.max = *high;
+  out.min = *low;
+  out.max = *high;
   return out;
 }
 
