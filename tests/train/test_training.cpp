@@ -8,7 +8,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <thread>
 
 #include "text/vectors.hpp"
@@ -61,8 +60,11 @@ BOOST_AUTO_TEST_CASE(results_file_has_the_documented_keys_and_training_helps) {
                             "wall_s", "epochs", "config", "seed", "commit", "version"})
       BOOST_TEST(j.contains(key), model << " results lack " << key);
     // The commit names the code: 12 hex digits (and -dirty for uncommitted changes).
-    BOOST_TEST(std::regex_match(j.value("commit", std::string()),
-                                std::regex("[0-9a-f]{12}(-dirty)?|unknown")),
+    std::string commit = j.value("commit", std::string());
+    if (commit.ends_with("-dirty")) commit.resize(commit.size() - 6);
+    BOOST_TEST((commit == "unknown" ||
+                (commit.size() == 12 &&
+                 commit.find_first_not_of("0123456789abcdef") == std::string::npos)),
                "commit " << j.value("commit", std::string()));
     BOOST_TEST(j["epochs"].size() == 2u);
     BOOST_TEST(j["config"]["model"] == model);
