@@ -14,7 +14,7 @@
 #include "distributed/distributed.hpp"
 #include "experiments/flags.hpp"
 #include "experiments/programs.hpp"
-#include "experiments/report_render.hpp"
+#include "experiments/report/tables.hpp"
 #include "experiments/study.hpp"
 
 using namespace tg;
@@ -168,7 +168,7 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
             plan.train(i, found->second);
         }
       }
-    std::printf("%s", experiments::data_size_table(plan.summary()).c_str());
+    std::printf("%s", report::data_size_table(plan.summary()).c_str());
     std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());
     return 0;
   });

@@ -11,7 +11,7 @@
 #include "autograd/io.hpp"
 #include "experiments/flags.hpp"
 #include "experiments/programs.hpp"
-#include "experiments/report_render.hpp"
+#include "experiments/report/tables.hpp"
 #include "experiments/study.hpp"
 
 using namespace tg;
@@ -95,7 +95,7 @@ int tg::experiments::exp_embeddings_main(int argc, char** argv) {
     for (size_t seed = 1; seed <= f.seeds; ++seed)
       for (size_t i = 0; i < plan.runs().size(); ++i)
         if (plan.runs()[i].config.seed == base.seed + seed - 1) plan.train(i, data);
-    std::printf("%s", experiments::embeddings_table(plan.summary()).c_str());
+    std::printf("%s", report::embeddings_table(plan.summary()).c_str());
     std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());
     return 0;
   });

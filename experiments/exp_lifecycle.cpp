@@ -15,7 +15,7 @@
 #include "experiments/flags.hpp"
 #include "experiments/lifecycle_probe.hpp"
 #include "experiments/programs.hpp"
-#include "experiments/report_render.hpp"
+#include "experiments/report/sections.hpp"
 #include "experiments/study.hpp"
 #include "text/similarity.hpp"
 #include "text/vectors.hpp"
@@ -116,7 +116,7 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
     // Rank 0 alone holds the full results (the others' output is silenced anyway): rendering
     // on another rank failed at the end of an MPI run.
     if (!distributed::is_main()) return 0;
-    std::printf("%s", experiments::lifecycle_section(summary).c_str());
+    std::printf("%s", report::lifecycle_section(summary).c_str());
     std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());
     return 0;
   });

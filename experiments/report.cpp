@@ -5,7 +5,7 @@
 
 #include "apps/cli.hpp"
 #include "experiments/programs.hpp"
-#include "experiments/report_render.hpp"
+#include "experiments/report/render.hpp"
 
 int tg::experiments::report_main(int argc, char** argv) {
   CLI::App app{"report: render REPORT.md from experiment results"};
@@ -17,7 +17,7 @@ int tg::experiments::report_main(int argc, char** argv) {
   app.add_flag("--no-plots", no_plots, "tables only");
   CLI11_PARSE(app, argc, argv);
   return tg::apps::guarded_main("report", [&] {
-    tg::experiments::render_report(results, !no_plots);
+    tg::experiments::report::render_report(results, !no_plots);
     std::fprintf(stderr, "wrote %s/REPORT.md\n", results.c_str());
     return 0;
   });

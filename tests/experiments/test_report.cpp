@@ -7,9 +7,12 @@
 #include <fstream>
 #include <tuple>
 
-#include "experiments/analysis.hpp"
-#include "experiments/report_plots.hpp"
-#include "experiments/report_render.hpp"
+#include "experiments/report/analysis.hpp"
+#include "experiments/report/format.hpp"
+#include "experiments/report/plots.hpp"
+#include "experiments/report/render.hpp"
+#include "experiments/report/sections.hpp"
+#include "experiments/report/tables.hpp"
 #include "experiments/study.hpp"
 #include "train/significance.hpp"
 
@@ -83,21 +86,21 @@ BOOST_AUTO_TEST_CASE(aggregate_mean_and_sample_std) {
   BOOST_TEST(rows[0]["test_ppl"]["std"].get<double>() == std::sqrt(8.0),
              boost::test_tools::tolerance(1e-12));
   BOOST_TEST(rows[1]["test_ppl"]["std"].get<double>() == 0.0);
-  BOOST_TEST(experiments::mean_spread(rows[0], "test_ppl") == "312.0 ± 2.8");
-  BOOST_TEST(experiments::mean_spread(rows[1], "test_ppl") == "520.0");
-  BOOST_TEST(experiments::mean_spread(rows[1], "missing") == "-");
+  BOOST_TEST(experiments::report::mean_spread(rows[0], "test_ppl") == "312.0 ± 2.8");
+  BOOST_TEST(experiments::report::mean_spread(rows[1], "test_ppl") == "520.0");
+  BOOST_TEST(experiments::report::mean_spread(rows[1], "missing") == "-");
 }
 
 BOOST_AUTO_TEST_CASE(tables_render_from_summary_json) {
   json summary = {{"rows", experiments::aggregate({run("gpt", "learned", 300, 310),
                                                    run("nplm", "learned-tied", 400, 410)},
                                                   {"model", "mode"}, kMetrics)}};
-  const std::string table = experiments::embeddings_table(summary);
+  const std::string table = experiments::report::embeddings_table(summary);
   BOOST_TEST(table.find("| gpt | learned | 1.50M | 300.0 | 310.0 | 250.0 | 2.0 min | 5000 | 1 |") !=
                  std::string::npos,
              table);
   BOOST_TEST(table.find("| nplm | learned-tied |") != std::string::npos);
-  const std::string bengio = experiments::bengio_reference_table(&summary);
+  const std::string bengio = experiments::report::bengio_reference_table(&summary);
   BOOST_TEST(bengio.find("| 252 |") != std::string::npos);
   BOOST_TEST(bengio.find("best row of section 1a (2 epochs), gpt learned (1 run) | 310.0 |") !=
                  std::string::npos,
@@ -105,7 +108,7 @@ BOOST_AUTO_TEST_CASE(tables_render_from_summary_json) {
   json longer = {{"rows", experiments::aggregate(
                               {run("gpt", "learned", 270, 249), run("gpt", "learned", 272, 251)},
                               {"model", "mode"}, kMetrics)}};
-  const std::string both = experiments::bengio_reference_table(&summary, &longer);
+  const std::string both = experiments::report::bengio_reference_table(&summary, &longer);
   BOOST_TEST(
       both.find("longer training (section 1b), gpt learned (2 runs, mean) | 250.0 ± 1.4 |") !=
           std::string::npos,
@@ -117,7 +120,7 @@ BOOST_AUTO_TEST_CASE(tables_render_from_summary_json) {
   r2["train_tokens"] = 800000;
   size["rows"] =
       experiments::aggregate({r1, r2}, {"model", "mode", "fraction", "train_tokens"}, {"test_ppl"});
-  const std::string st = experiments::data_size_table(size);
+  const std::string st = experiments::report::data_size_table(size);
   BOOST_TEST(st.find("| model | embedding | 5% | 100% |") != std::string::npos, st);
   BOOST_TEST(st.find("| gpt | learned | 650.0 | 310.0 |") != std::string::npos, st);
 }
@@ -134,7 +137,7 @@ BOOST_FIXTURE_TEST_CASE(report_names_a_data_size_sweep_by_its_largest_share, Res
                                       {"test_ppl"})},
       {"runs", {r1, r2}}};
   std::ofstream(dir / "data_size" / "summary.json") << size.dump();
-  const std::string md = experiments::render_report(dir.string(), false);
+  const std::string md = experiments::report::render_report(dir.string(), false);
   const size_t section = md.find("## 2. How much data: where does pretraining help?\n\n");
   BOOST_TEST_REQUIRE(section != std::string::npos, md);
   BOOST_TEST(md.find("toy: train 800\n", section) == md.find("\n\n", section) + 2, md);
@@ -154,7 +157,7 @@ BOOST_FIXTURE_TEST_CASE(report_shows_the_longer_runs_of_a_target_folder, Results
       {"runs", json::array({finetuned})},
       {"base_config", {{"model", "gpt"}, {"d_model", 128}, {"epochs", 5}, {"patience", 1}}}};
   std::ofstream(dir / "target" / "embeddings" / "summary.json") << longer.dump();
-  const std::string md = experiments::render_report(dir.string(), false);
+  const std::string md = experiments::report::render_report(dir.string(), false);
   BOOST_TEST(md.find("## 1b. Longer training") != std::string::npos, md);
   BOOST_TEST(md.find("gpt, d_model 128") != std::string::npos, md);
   BOOST_TEST(md.find("| gpt | finetune-pretrained |") != std::string::npos, md);
@@ -174,7 +177,7 @@ BOOST_FIXTURE_TEST_CASE(report_calibrates_the_ngram_rows_against_the_paper, Resu
              {"valid_ppl", 350.0},
              {"test_ppl", 353.1}};
   std::ofstream(dir / "ngram" / "kneser-ney_5.json") << kn.dump();
-  const std::string md = experiments::render_report(dir.string(), false);
+  const std::string md = experiments::report::render_report(dir.string(), false);
   // 353.1 / 321 (Bengio et al.'s Kneser-Ney 5-gram) = 1.100
   BOOST_TEST(md.find("| kneser-ney 5-gram | 350.0 | 353.1 | 321 | 1.100 |") != std::string::npos,
              md);
@@ -220,7 +223,7 @@ BOOST_FIXTURE_TEST_CASE(report_tests_each_mode_against_learned_with_a_block_boot
                   {"runs", list},
                   {"base_config", {{"model", "gpt"}, {"d_model", 128}, {"epochs", 12}}}};
   std::ofstream(runs / "summary.json") << summary.dump();
-  const std::string md = experiments::render_report(dir.string(), false);
+  const std::string md = experiments::report::render_report(dir.string(), false);
   BOOST_TEST(md.find("## 1. At convergence") != std::string::npos, md);
   BOOST_TEST(md.find("| gpt | frozen-random | 15.") != std::string::npos, md);
   const size_t random_row = md.find("| gpt | frozen-random | 15.");
@@ -284,7 +287,7 @@ BOOST_FIXTURE_TEST_CASE(report_tests_each_mode_against_learned_with_a_block_boot
   // With gnuplot, the validation curves of the converged runs sit in their folder and REPORT.md
   // (in dir) links them there.
   if (fs::exists("/usr/bin/gnuplot")) {
-    const std::string with_plots = experiments::render_report(dir.string(), true);
+    const std::string with_plots = experiments::report::render_report(dir.string(), true);
     BOOST_TEST(
         with_plots.find("![valid_curves](converged/gpt/valid_curves.png)") != std::string::npos,
         with_plots);
@@ -295,7 +298,7 @@ BOOST_FIXTURE_TEST_CASE(report_tests_each_mode_against_learned_with_a_block_boot
 // The validation curves get a second panel near the best only when some curve reaches well
 // above it: 12% above the lowest point, when the highest is more than 24% above.
 BOOST_AUTO_TEST_CASE(a_zoomed_panel_only_when_a_curve_squashes_the_others) {
-  using experiments::detail::near_best_range;
+  using experiments::report::near_best_range;
   BOOST_TEST(!near_best_range({}));
   BOOST_TEST(!near_best_range({300, 320, 372}));  // 24% above: the full plot shows them
   const auto zoom = near_best_range({450, 300, 310, 620});
@@ -324,7 +327,7 @@ BOOST_FIXTURE_TEST_CASE(the_setup_line_names_the_shape_the_runs_had, ResultsFold
       {"rows", experiments::aggregate({r}, {"model", "mode"}, kMetrics)},
       {"runs", {r}},
       {"base_config", base}}.dump();
-  const std::string md = experiments::render_report(dir.string(), false);
+  const std::string md = experiments::report::render_report(dir.string(), false);
   const size_t line = md.find("`converged/nplm/`: ");
   BOOST_TEST_REQUIRE(line != std::string::npos, md);
   const std::string setup = md.substr(line, md.find('\n', line) - line);
@@ -350,7 +353,7 @@ BOOST_FIXTURE_TEST_CASE(report_puts_the_nplm_rows_next_to_the_paper, ResultsFold
       << json({{"config", {{"smoothing", "jelinek-mercer"}, {"order", 3}}},
                {"mixture", {{"weight", 0.71}, {"valid_ppl", 280.0}, {"test_ppl", 259.56}}}})
              .dump();
-  const std::string md = experiments::render_report(dir.string(), false);
+  const std::string md = experiments::report::render_report(dir.string(), false);
   // Calibration: 330.63 / 321 = 1.030; 284.28 / (276 x 1.030) = 1.000.
   BOOST_TEST(md.find("| mlp9 | 5 | 100 | 30 | no | 1 | 9 of 2 | 300.0 | 284.3 | 276 | 1.000 |") !=
                  std::string::npos,
@@ -398,7 +401,7 @@ BOOST_FIXTURE_TEST_CASE(one_table_ranks_every_model_on_the_papers_scale, Results
               {"runs", runs},
               {"base_config", {{"model", "gpt"}, {"d_model", 128}, {"epochs", 12}}}}
              .dump();
-  const std::string md = experiments::render_report(dir.string(), false);
+  const std::string md = experiments::report::render_report(dir.string(), false);
   // Ranked by test perplexity; calibrated = ours / 1.030; the paper's figure where it has one.
   const std::vector<std::string> ranked = {
       "| gpt d128, learned-tied (section 1) | 1 | 240.0 | 233.0 |  |",
@@ -467,7 +470,7 @@ BOOST_FIXTURE_TEST_CASE(report_adds_the_converged_runs_as_the_full_share_of_the_
                                                kMetrics)},
                {"runs", sweep}})
              .dump();
-  const std::string md = experiments::render_report(dir.string(), false);
+  const std::string md = experiments::report::render_report(dir.string(), false);
   BOOST_TEST(md.find("## 2. How much data: where does pretraining help? (at convergence)") !=
                  std::string::npos,
              md);
@@ -513,7 +516,7 @@ BOOST_FIXTURE_TEST_CASE(report_puts_the_converged_life_cycle_before_the_short_on
   std::ofstream(dir / "lifecycle" / "summary.json") << life_cycle_summary(2, 0.1).dump();
   std::ofstream(dir / "converged" / "lifecycle" / "summary.json")
       << life_cycle_summary(7, 0.05).dump();
-  const std::string md = experiments::render_report(dir.string(), false);
+  const std::string md = experiments::report::render_report(dir.string(), false);
   const size_t converged = md.find("## 3. The life cycle of an embedding table (at convergence)");
   const size_t short_one = md.find("## 3a. The life cycle: a short budget");
   BOOST_TEST(converged != std::string::npos, md);
@@ -541,7 +544,7 @@ BOOST_FIXTURE_TEST_CASE(report_labels_a_lone_short_life_cycle, ResultsFolder) {
   std::ofstream(dir / "lifecycle" / "summary.json")
       << life_cycle_summary(2, 0.1, {{"model", "gpt"}, {"seed", 1}, {"epochs", 2}, {"patience", 0}})
              .dump();
-  const std::string md = experiments::render_report(dir.string(), false);
+  const std::string md = experiments::report::render_report(dir.string(), false);
   BOOST_TEST(md.find("## 3. The life cycle of an embedding table: a short budget\n\nNot yet run "
                      "at convergence") != std::string::npos,
              md);
@@ -551,10 +554,10 @@ BOOST_FIXTURE_TEST_CASE(report_labels_a_lone_short_life_cycle, ResultsFolder) {
 
 BOOST_FIXTURE_TEST_CASE(report_refuses_an_empty_folder_and_corrupt_json, ResultsFolder) {
   fs::create_directories(dir / "embeddings");
-  BOOST_CHECK_THROW(experiments::render_report(dir.string(), false), std::runtime_error);
+  BOOST_CHECK_THROW(experiments::report::render_report(dir.string(), false), std::runtime_error);
   std::ofstream(dir / "embeddings" / "summary.json") << "{ not json";
   try {
-    experiments::render_report(dir.string(), false);
+    experiments::report::render_report(dir.string(), false);
     BOOST_FAIL("accepted corrupt JSON");
   } catch (const std::runtime_error& e) {
     BOOST_TEST(std::string(e.what()).find("summary.json") != std::string::npos, e.what());
@@ -574,7 +577,7 @@ BOOST_FIXTURE_TEST_CASE(a_study_without_a_finished_run_gets_no_section, ResultsF
   };
   std::ofstream(dir / "converged" / "gpt" / "summary.json") << summary(json::array({gpt})).dump();
   std::ofstream(dir / "converged" / "nplm" / "summary.json") << summary(json::array()).dump();
-  const std::string md = experiments::render_report(dir.string(), false);
+  const std::string md = experiments::report::render_report(dir.string(), false);
   BOOST_TEST(md.find("| gpt | learned |") != std::string::npos, md);
   BOOST_TEST(md.find("nplm") == std::string::npos, md);
 }
@@ -608,7 +611,7 @@ BOOST_FIXTURE_TEST_CASE(a_plot_that_gnuplot_fails_to_draw_leaves_no_file, Result
   std::ofstream(dir / "lifecycle" / "summary.json") << life_cycle_summary(2, 0.1).dump();
   const std::string md = [&] {
     const PathFirst fake_gnuplot(bin);
-    return experiments::render_report(dir.string(), true);
+    return experiments::report::render_report(dir.string(), true);
   }();
   BOOST_TEST(md.find("## 3. The life cycle") != std::string::npos, md);
   BOOST_TEST(md.find("![") == std::string::npos, md);
@@ -635,7 +638,7 @@ BOOST_FIXTURE_TEST_CASE(report_adds_up_the_compute_of_the_finished_runs, Results
   write("converged/gpt/gpt_learned_seed2.json",  // still in progress
         {{"train_seconds", 900.0}, {"test_ppl", 300.0}, {"interrupted", "SIGTERM"}});
   write("converged/gpt/word2vec_d128.bin.json", {{"seconds", 30.0}});
-  const std::string md = experiments::render_report(dir.string(), false);
+  const std::string md = experiments::report::render_report(dir.string(), false);
   BOOST_TEST(md.find("| `paper_nplm/` | 1 | 2.0 h | 0 s |") != std::string::npos, md);
   BOOST_TEST(md.find("| `converged/gpt/` | 1 | 90.0 min | 30 s |") != std::string::npos, md);
   BOOST_TEST(md.find("| total | 2 | 3.5 h | 30 s |") != std::string::npos, md);
@@ -655,7 +658,7 @@ BOOST_FIXTURE_TEST_CASE(a_run_file_without_its_curve_is_an_error_not_a_crash, Re
   std::ofstream(dir / "converged" / "gpt" / "summary.json") << summary.dump();
   if (!fs::exists("/usr/bin/gnuplot")) return;  // the curve is read for its plot
   try {
-    experiments::render_report(dir.string(), true);
+    experiments::report::render_report(dir.string(), true);
     BOOST_FAIL("rendered a run without its validation curve");
   } catch (const std::runtime_error& e) {
     BOOST_TEST(std::string(e.what()).find("lacks what the report needs") != std::string::npos,
@@ -694,7 +697,7 @@ BOOST_FIXTURE_TEST_CASE(report_compares_tying_under_one_decay_policy, ResultsFol
   };
   write("gpt", "learned-tied", -0.06);
   write("gpt_table_decay_none", "learned", 0.0);
-  const std::string md = experiments::render_report(dir.string(), false);
+  const std::string md = experiments::report::render_report(dir.string(), false);
   const size_t section = md.find("## 1c. Tying with one decay policy");
   BOOST_TEST(section != std::string::npos, md);
   const size_t row = md.find("| gpt | learned-tied | -", section);
@@ -708,26 +711,27 @@ BOOST_FIXTURE_TEST_CASE(report_compares_tying_under_one_decay_policy, ResultsFol
 // eighteen; one seed is never tested; the sign of the mean difference names the verdict.
 BOOST_AUTO_TEST_CASE(verdicts_come_from_the_corrected_test_over_seeds) {
   const auto comparison = [](double mean, double p, size_t seeds) {
-    experiments::Comparison c;
+    experiments::report::Comparison c;
     c.seeds = seeds;
     c.per_seed.mean = mean;
     c.test.p = p;
     return c;
   };
-  std::vector<experiments::Comparison> alone{comparison(-3.0, 0.01, 3)};
-  experiments::decide({&alone[0]});
-  BOOST_TEST((alone[0].verdict == experiments::Verdict::better));
-  std::vector<experiments::Comparison> many(18, comparison(4.0, 0.01, 3));
+  std::vector<experiments::report::Comparison> alone{comparison(-3.0, 0.01, 3)};
+  experiments::report::decide({&alone[0]});
+  BOOST_TEST((alone[0].verdict == experiments::report::Verdict::better));
+  std::vector<experiments::report::Comparison> many(18, comparison(4.0, 0.01, 3));
   many[0] = comparison(4.0, 0.001, 3);  // 18 x 0.001 = 0.018: still decided
   many[1] = comparison(-40.0, 0.5, 1);  // one seed: not tested, not counted
-  std::vector<experiments::Comparison*> family;
+  std::vector<experiments::report::Comparison*> family;
   for (auto& c : many) family.push_back(&c);
-  experiments::decide(family);
-  BOOST_TEST((many[0].verdict == experiments::Verdict::worse));
+  experiments::report::decide(family);
+  BOOST_TEST((many[0].verdict == experiments::report::Verdict::worse));
   BOOST_TEST(many[0].holm_p == 17 * 0.001, boost::test_tools::tolerance(1e-12));
-  BOOST_TEST((many[1].verdict == experiments::Verdict::one_seed));
+  BOOST_TEST((many[1].verdict == experiments::report::Verdict::one_seed));
   for (size_t i = 2; i < many.size(); ++i)
-    BOOST_TEST((many[i].verdict == experiments::Verdict::not_decided), i << ": " << many[i].holm_p);
+    BOOST_TEST((many[i].verdict == experiments::report::Verdict::not_decided),
+               i << ": " << many[i].holm_p);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

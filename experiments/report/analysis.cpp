@@ -1,11 +1,13 @@
-#include "experiments/analysis.hpp"
+#include "experiments/report/analysis.hpp"
 
 #include <map>
 
-namespace tg::experiments {
+#include "experiments/report/paper.hpp"
+
+namespace tg::experiments::report {
 
 using nlohmann::json;
-using namespace detail;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -75,4 +77,21 @@ void decide(const std::vector<Comparison*>& family) {
   }
 }
 
-}  // namespace tg::experiments
+Study load_study(const fs::path& folder, StudyRows rows) {
+  Study study;
+  study.all = read_folder(folder);  // for the Compute section even before a run has finished
+  study.summary = load_summary(folder / "summary.json");
+  if (study.summary.is_null()) return study;
+  study.files = rows == StudyRows::by_share
+                    ? files_by_share(study.summary, study.all)
+                    : load_run_files(runs_by_row(study.summary.at("runs")), study.all);
+  study.comparisons = compare_rows(study.files, "learned");
+  return study;
+}
+
+double ngram_ratio_of(const FolderFiles& ngram) {
+  const json& kn = file_in(ngram, "kneser-ney_5.json");
+  return kn.is_null() ? 0.0 : kn.at("test_ppl").get<double>() / *paper_ngram_test("kneser-ney", 5);
+}
+
+}  // namespace tg::experiments::report

@@ -1,4 +1,4 @@
-#include "experiments/report_plots.hpp"
+#include "experiments/report/plots.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,9 +8,10 @@
 #include "autograd/io.hpp"
 #include "base/files.hpp"
 #include "base/process.hpp"
+#include "experiments/report/format.hpp"
 #include "train/significance.hpp"
 
-namespace tg::experiments::detail {
+namespace tg::experiments::report {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -219,4 +220,4 @@ std::string drift_plot(const json& life, const fs::path& root, const fs::path& s
   return plot(root, sub, "drift", data.str(), script.str());
 }
 
-}  // namespace tg::experiments::detail
+}  // namespace tg::experiments::report

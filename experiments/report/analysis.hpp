@@ -1,18 +1,18 @@
 // The report's statistics: each embedding mode against the reference row of the same model,
-// and the verdict drawn from it. Seed-to-seed noise comes first: a row is better or worse
-// only when a paired t-test over the seeds, corrected with Holm's method across every
-// comparison the report draws, says so; the interval beside it resamples seeds and test
-// blocks together (train/significance.hpp).
+// the verdict drawn from it, and the calibration against the paper. Seed-to-seed noise comes first:
+// a row is better or worse only when a paired t-test over the seeds, corrected with Holm's method
+// across every comparison the report draws, says so; the interval beside it resamples seeds and
+// test blocks together (train/significance.hpp).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "base/enum_names.hpp"
-#include "experiments/report_common.hpp"
+#include "experiments/report/results.hpp"
 #include "train/significance.hpp"
 
-namespace tg::experiments {
+namespace tg::experiments::report {
 
 enum class Verdict {
   better,
@@ -29,7 +29,7 @@ inline constexpr base::NameTable<Verdict, 4> kVerdictNames{{{Verdict::better, "b
 inline constexpr double kAlpha = 0.05;
 
 struct Comparison {
-  detail::RowKey key;      // (model, mode); the reference is the same model's reference mode
+  RowKey key;              // (model, mode); the reference is the same model's reference mode
   size_t seeds = 0;        // seeds both rows ran (paired by seed)
   size_t blocks = 0;       // test blocks of each run
   train::Spread per_seed;  // test ppl(row) - test ppl(reference), seed by seed
@@ -41,10 +41,31 @@ struct Comparison {
 
 // Each row of `files` against `reference` of the same model, over the seeds both ran; rows
 // whose runs carry no test blocks are left out. Verdicts are not decided yet.
-std::vector<Comparison> compare_rows(const detail::RunFiles& files, const std::string& reference);
+std::vector<Comparison> compare_rows(const RunFiles& files, const std::string& reference);
 
 // Holm's correction over the whole family, then each verdict: better or worse when the
 // corrected p is below kAlpha, not decided otherwise, one seed when there is nothing to test.
 void decide(const std::vector<Comparison*>& family);
 
-}  // namespace tg::experiments
+// A converged study's folder, read and compared once for its section, the conclusions and
+// the Compute section.
+struct Study {
+  nlohmann::json summary;               // null: no such study
+  FolderFiles all;                      // every results file of the folder (read_folder)
+  RunFiles files;                       // the summary's runs' files in `all`, by row and seed
+  std::vector<Comparison> comparisons;  // each row against learned; verdicts from decide
+
+  // Moved, never copied: `files` points into `all`, whose nodes a move keeps and a copy does not.
+  Study() = default;
+  Study(Study&&) = default;
+  Study(const Study&) = delete;
+};
+// A data-size sweep's rows are by share (files_by_share).
+enum class StudyRows { by_mode, by_share };
+Study load_study(const std::filesystem::path& folder, StudyRows rows = StudyRows::by_mode);
+
+// Our Kneser-Ney 5-gram's test perplexity over the paper's (the files of ngram/), or 0 without
+// it: how much harder our copy of Brown's test split is.
+double ngram_ratio_of(const FolderFiles& ngram);
+
+}  // namespace tg::experiments::report

@@ -1,31 +1,15 @@
-#include "experiments/report_common.hpp"
+#include "experiments/report/results.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <fstream>
 #include <stdexcept>
 
-namespace tg::experiments::detail {
+#include "experiments/report/format.hpp"
+
+namespace tg::experiments::report {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
-std::string thousands(double v) {
-  if (v >= 1e6) return fixed(v / 1e6, 2) + "M";
-  if (v >= 1e3) return fixed(v / 1e3, 1) + "k";
-  return fixed(v, 0);
-}
-
-std::string duration(double s) {
-  if (s >= 2 * 3600) return fixed(s / 3600, 1) + " h";
-  return s >= 90 ? fixed(s / 60, 1) + " min" : fixed(s, 0) + " s";
-}
 
 json load(const fs::path& p) {
   std::ifstream in(p);
@@ -66,6 +50,12 @@ FolderFiles read_folder(const fs::path& folder) {
   return files;
 }
 
+const json& file_in(const FolderFiles& folder, const std::string& name) {
+  static const json none;
+  const auto found = folder.find(name);
+  return found == folder.end() ? none : found->second;
+}
+
 RunFiles load_run_files(const Rows& rows, const FolderFiles& folder) {
   RunFiles files;
   for (const auto& [key, row] : rows) {
@@ -80,8 +70,25 @@ RunFiles load_run_files(const Rows& rows, const FolderFiles& folder) {
   return files;
 }
 
+RunFiles files_by_share(const json& summary, const FolderFiles& folder) {
+  json by_share = json::array();
+  for (json r : summary.at("runs")) {
+    r["model"] = r.at("model").get<std::string>() + " " +
+                 fixed(100 * r.at("fraction").get<double>(), 0) + "%";
+    by_share.push_back(r);
+  }
+  return load_run_files(runs_by_row(by_share), folder);
+}
+
+json first_run_config(const RunFiles& files) {
+  for (const auto& [key, by_seed] : files)
+    for (const auto& [seed, run] : by_seed)
+      if (run->contains("config")) return run->at("config");
+  return json();
+}
+
 double training_seconds(const json& run) {
   return run.value("train_seconds", run.value("wall_s", 0.0));
 }
 
-}  // namespace tg::experiments::detail
+}  // namespace tg::experiments::report

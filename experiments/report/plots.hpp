@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "experiments/report_common.hpp"
+#include "experiments/report/results.hpp"
 
-namespace tg::experiments::detail {
+namespace tg::experiments::report {
 
 bool have_gnuplot();
 
@@ -39,4 +39,4 @@ std::string data_size_plot(const nlohmann::json& size, const std::filesystem::pa
 std::string drift_plot(const nlohmann::json& life, const std::filesystem::path& root,
                        const std::filesystem::path& sub);
 
-}  // namespace tg::experiments::detail
+}  // namespace tg::experiments::report

@@ -1,5 +1,5 @@
-// What the report's parts share: number formatting, reading results files, and a study's runs
-// grouped by row (report_render.cpp, report_plots.cpp).
+// Reading a results folder: the JSON files the experiment programs wrote, and a study's runs
+// grouped by row (model, mode) and seed. Every section of the report reads through here.
 #pragma once
 
 #include <filesystem>
@@ -9,11 +9,7 @@
 #include <utility>
 #include <vector>
 
-namespace tg::experiments::detail {
-
-std::string fixed(double v, int decimals);  // "3.14"
-std::string thousands(double v);            // "950", "40.0k", "1.20M"
-std::string duration(double seconds);       // "45 s", "12.5 min", "3.5 h"
+namespace tg::experiments::report {
 
 // A JSON file, or null when there is none; a file that is not valid JSON is an error naming it.
 nlohmann::json load(const std::filesystem::path& p);
@@ -31,15 +27,22 @@ Rows runs_by_row(const nlohmann::json& runs);
 // folder: no files.
 using FolderFiles = std::map<std::string, nlohmann::json>;
 FolderFiles read_folder(const std::filesystem::path& folder);
+// A file of a folder read by read_folder, or null.
+const nlohmann::json& file_in(const FolderFiles& folder, const std::string& name);
 
 // Each run's own JSON file (the summary keeps only its headline numbers), row by row of
 // runs_by_row, then by seed; runs whose file is missing are left out. The files stay in the
 // folder's map: RunFiles points into it and must not outlive it.
 using RunFiles = std::vector<std::pair<RowKey, std::map<size_t, const nlohmann::json*>>>;
 RunFiles load_run_files(const Rows& rows, const FolderFiles& folder);
+// A data-size sweep's run files, one row per (share, mode): the share joins the model's name
+// ("gpt 5%"), so that each share's modes are compared with learned at the same share.
+RunFiles files_by_share(const nlohmann::json& summary, const FolderFiles& folder);
+// The configuration of the first run of a study's files, or null.
+nlohmann::json first_run_config(const RunFiles& files);
 
 // A run's training time: train_seconds adds up the sittings of a resumed run, where an older
 // run's wall_s counts the last one only (the oldest have wall_s alone).
 double training_seconds(const nlohmann::json& run);
 
-}  // namespace tg::experiments::detail
+}  // namespace tg::experiments::report

@@ -1,0 +1,36 @@
+#include "experiments/report/format.hpp"
+
+#include <cstdio>
+
+namespace tg::experiments::report {
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string thousands(double v) {
+  if (v >= 1e6) return fixed(v / 1e6, 2) + "M";
+  if (v >= 1e3) return fixed(v / 1e3, 1) + "k";
+  return fixed(v, 0);
+}
+
+std::string duration(double s) {
+  if (s >= 2 * 3600) return fixed(s / 3600, 1) + " h";
+  return s >= 90 ? fixed(s / 60, 1) + " min" : fixed(s, 0) + " s";
+}
+
+std::string p_value(double p) {
+  return p < 0.001 ? "<0.001" : fixed(p, 3);
+}
+
+std::string mean_spread(const nlohmann::json& row, const std::string& metric, int decimals) {
+  if (!row.contains(metric)) return "-";
+  const nlohmann::json& m = row.at(metric);
+  std::string s = fixed(m.at("mean").get<double>(), decimals);
+  if (m.at("n").get<size_t>() > 1) s += " ± " + fixed(m.at("std").get<double>(), decimals);
+  return s;
+}
+
+}  // namespace tg::experiments::report

@@ -1,0 +1,94 @@
+#include "experiments/report/render.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <stdexcept>
+
+#include "base/files.hpp"
+#include "experiments/report/analysis.hpp"
+#include "experiments/report/format.hpp"
+#include "experiments/report/plots.hpp"
+#include "experiments/report/sections.hpp"
+#include "experiments/report/tables.hpp"
+
+namespace tg::experiments::report {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The whole report, section by section; the short-budget sections (1a, 1b, 2a, 3a) are rendered
+// here, the long studies' in section_*.cpp.
+std::string render(const std::string& results_dir, bool plots) {
+  const fs::path dir(results_dir);
+  const json emb = load_summary(dir / "embeddings" / "summary.json");
+  const json size = load_summary(dir / "data_size" / "summary.json");
+  const json life = load_summary(dir / "lifecycle" / "summary.json");
+  const json converged_life = load_summary(dir / "converged" / "lifecycle" / "summary.json");
+  if (emb.is_null() && size.is_null() && life.is_null() && !fs::exists(dir / "converged") &&
+      !fs::exists(dir / "paper_nplm"))
+    throw std::runtime_error(
+        results_dir +
+        ": no experiment results (run scripts/reproduce.sh or an exp_* binary first)");
+  // Without gnuplot the report still renders, but its pictures would vanish unannounced.
+  if (plots && !have_gnuplot()) {
+    std::fprintf(stderr,
+                 "report: gnuplot not found: REPORT.md gets its tables but no plots "
+                 "(scripts/setup.sh report installs gnuplot; --no-plots asks for tables only)\n");
+    plots = false;
+  }
+  std::ostringstream md;
+  md << "# Embedding experiments: results\n\n"
+     << "Rendered by `build/bin/report` from the JSON files in this folder; every number below "
+        "comes from them.\n\n";
+  // The long studies, each folder read (and compared) once for its sections and the conclusions.
+  const FolderFiles ngram = read_folder(dir / "ngram"), paper = read_folder(dir / "paper_nplm");
+  const double ngram_ratio = ngram_ratio_of(ngram);
+  Study gpt = load_study(dir / "converged" / "gpt"), nplm = load_study(dir / "converged" / "nplm"),
+        sweep = load_study(dir / "converged" / "data_size", StudyRows::by_share);
+  const Study no_decay = load_study(dir / "converged" / "gpt_table_decay_none");
+  std::vector<Comparison> tie = fair_tie(gpt, no_decay);
+  // One family for Holm's correction: every comparison the conclusions draw on.
+  std::vector<Comparison*> family;
+  for (Study* study : {&gpt, &nplm, &sweep})
+    for (Comparison& c : study->comparisons) family.push_back(&c);
+  for (Comparison& c : tie) family.push_back(&c);
+  decide(family);
+  Compute compute;
+  const std::string compute_table = compute_section(dir, paper, gpt, nplm, sweep, compute);
+  const std::vector<ScaleRow> scale = scale_rows(ngram, paper, gpt, nplm);
+  md << conclusions_section(ngram_ratio, paper, scale, gpt, nplm, sweep, tie, converged_life,
+                            compute)
+     << calibration_section(ngram) << paper_nplm_section(paper, ngram_ratio)
+     << one_scale_section(scale, ngram_ratio) << converged_section(dir, gpt, nplm, plots)
+     << fair_tie_section(tie);
+  // The runs of `scripts/reproduce.sh --target` (longer training), when they sit next to the
+  // full profile's results, get their own table and a line in the reference table.
+  const json longer = load_summary(dir / "target" / "embeddings" / "summary.json");
+  const std::string converged_size = converged_data_size(dir, sweep, gpt, plots);
+  md << short_embeddings_section(emb, dir, plots) << longer_training_section(longer)
+     << reference_section(emb, longer) << converged_size
+     << short_data_size_section(size, !converged_size.empty(), dir, plots)
+     << converged_lifecycle_section(converged_life, dir, plots)
+     << short_lifecycle_section(life, !converged_life.is_null(), dir, plots);
+  md << compute_table;
+  const std::string text = md.str();
+  base::atomic_write((dir / "REPORT.md").string(), [&](std::ostream& o) { o << text; });
+  return text;
+}
+
+}  // namespace
+
+std::string render_report(const std::string& results_dir, bool plots) {
+  try {
+    return render(results_dir, plots);
+  } catch (const json::exception& e) {
+    // A results file without a field the report reads (by hand, or from another program).
+    throw std::runtime_error(results_dir +
+                             ": a results file lacks what the report needs: " + e.what());
+  }
+}
+
+}  // namespace tg::experiments::report

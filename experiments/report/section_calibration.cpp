@@ -1,0 +1,184 @@
+#include <algorithm>
+#include <sstream>
+
+#include "experiments/report/format.hpp"
+#include "experiments/report/paper.hpp"
+#include "experiments/report/sections.hpp"
+#include "train/significance.hpp"
+
+namespace tg::experiments::report {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// Our n-gram baselines (build/bin/ngram, in ngram/) next to Bengio et al.'s rows for the
+// same models on their copy of Brown: the ratio measures how much harder our split is.
+// `ngram`: the files of dir/ngram.
+std::string calibration_section(const FolderFiles& ngram) {
+  std::vector<json> runs;
+  for (const auto& [name, run] : ngram) runs.push_back(run);
+  if (runs.empty()) return "";
+  std::sort(runs.begin(), runs.end(), [](const json& a, const json& b) {
+    return std::make_pair(a.at("config").at("smoothing").get<std::string>(),
+                          a.at("config").at("order").get<int>()) <
+           std::make_pair(b.at("config").at("smoothing").get<std::string>(),
+                          b.at("config").at("order").get<int>());
+  });
+  std::ostringstream out;
+  out << "## Calibration: the n-gram baselines\n\n"
+      << "`build/bin/ngram` on our split of Brown, with the same vocabulary and evaluation as the "
+         "neural models, next to Bengio et al.'s rows for the same kind of model on their copy of "
+         "the corpus. Ours are interpolated modified Kneser-Ney (theirs: back-off Kneser-Ney) and "
+         "deleted interpolation with weights per context-count bucket fitted on the validation "
+         "split (so its validation perplexity is optimistic).\n\n"
+      << "| model | valid ppl | test ppl | Bengio et al. test | ours / theirs "
+         "|\n|---|---:|---:|---:|---:|\n";
+  for (const auto& r : runs) {
+    const std::string smoothing = r.at("config").at("smoothing").get<std::string>();
+    const int order = r.at("config").at("order").get<int>();
+    const double test = r.at("test_ppl").get<double>();
+    const double theirs = paper_ngram_test(smoothing, order).value_or(0);
+    out << "| " << smoothing << " " << order << "-gram | "
+        << fixed(r.at("valid_ppl").get<double>(), 1) << " | " << fixed(test, 1) << " | "
+        << (theirs > 0 ? fixed(theirs, 0) : "") << " | "
+        << (theirs > 0 ? fixed(test / theirs, 3) : "") << " |\n";
+  }
+  return out.str() + "\n";
+}
+
+// `paper`: the files of paper_nplm/; `ngram_ratio`: ngram_ratio_of, 0 without the n-grams.
+std::string paper_nplm_section(const FolderFiles& paper, double ngram_ratio) {
+  std::ostringstream rows;
+  for (const PaperMlp& p : kPaperMlps) {
+    for (int seed = 1; seed <= 9; ++seed) {
+      const std::string stem = std::string(p.name) + "_seed" + std::to_string(seed);
+      const json& run = file_in(paper, stem + ".json");
+      if (run.is_null() || run.contains("interrupted")) continue;
+      const json& mix = file_in(paper, "mixture_" + stem + ".json");
+      const double test = run.at("test_ppl").get<double>();
+      const auto calibrated = [&](double ours, double theirs) {
+        return ngram_ratio > 0 ? fixed(ours / (theirs * ngram_ratio), 3) : std::string("-");
+      };
+      rows << "| " << p.name << " | " << p.n << " | " << p.hidden << " | " << p.features << " | "
+           << (p.direct ? "yes" : "no") << " | " << seed << " | " << run.value("best_epoch", 0)
+           << " of " << run.at("epochs").size() << " | "
+           << fixed(run.at("valid_ppl").get<double>(), 1) << " | " << fixed(test, 1) << " | "
+           << fixed(p.test, 0) << " | " << calibrated(test, p.test) << " |\n";
+      if (!mix.is_null() && mix.contains("mixture")) {
+        const json& m = mix.at("mixture");
+        rows << "| " << p.name << " + " << mix.at("config").at("smoothing").get<std::string>()
+             << " " << mix.at("config").at("order").get<int>() << "-gram (weight "
+             << fixed(m.at("weight").get<double>(), 2) << ") | | | | | " << seed << " | | "
+             << fixed(m.at("valid_ppl").get<double>(), 1) << " | "
+             << fixed(m.at("test_ppl").get<double>(), 1) << " | " << fixed(p.mixture_test, 0)
+             << " | " << calibrated(m.at("test_ppl").get<double>(), p.mixture_test) << " |\n";
+      }
+    }
+  }
+  if (rows.str().empty()) return "";
+  return "## The NPLM against Bengio et al. (2003), Table 1\n\n"
+         "`scripts/paper_nplm.sh`: the paper's architectures (n words of context, h hidden units, "
+         "m features, direct connections from the features to the output) trained with early "
+         "stopping on the whole validation split; the mixture rows interpolate the NPLM with an "
+         "n-gram (`ngram --mix-with`, weight fitted on validation), as the paper's. Calibrated: "
+         "ours / (theirs x " +
+         (ngram_ratio > 0 ? fixed(ngram_ratio, 3) : std::string("?")) +
+         "), the ratio of our Kneser-Ney 5-gram to theirs on the same protocol: 1.000 means the "
+         "NPLM matches the paper as closely as the n-gram does.\n\n"
+         "| row | n | h | m | direct | seed | best epoch | valid ppl | test ppl | paper test | "
+         "calibrated |\n|---|---:|---:|---:|---|---:|---|---:|---:|---:|---:|\n" +
+         rows.str() + "\n";
+}
+
+namespace {
+
+// Mean and sample standard deviation of test_ppl over the finished runs among `runs`.
+ScaleRow scale_row(std::string model, const std::vector<const json*>& runs, double paper) {
+  ScaleRow row{std::move(model), 0, 0, 0, paper};
+  std::vector<double> ppl;
+  for (const json* run : runs)
+    if (run && !run->is_null() && !run->contains("interrupted"))
+      ppl.push_back(run->at("test_ppl").get<double>());
+  const train::Spread s = train::spread_of(ppl);
+  row.seeds = s.n;
+  row.mean = s.mean;
+  row.sd = s.sd;
+  return row;
+}
+
+}  // namespace
+
+// Every model of the study in one table on one scale: the n-grams, the paper's NPLM rows and
+// the converged models, each with its test perplexity on our split and divided by the
+// calibration ratio (what it would be on the paper's copy of Brown if our split is as much
+// harder for it as for the Kneser-Ney 5-gram), next to the paper's figure for the same model.
+// Ranked by test perplexity.
+std::vector<ScaleRow> scale_rows(const FolderFiles& ngram, const FolderFiles& paper,
+                                 const Study& gpt, const Study& nplm) {
+  std::vector<ScaleRow> rows;
+  for (const auto& [name, run] : ngram) {
+    const std::string smoothing = run.at("config").at("smoothing").get<std::string>();
+    const int order = run.at("config").at("order").get<int>();
+    rows.push_back({smoothing + " " + std::to_string(order) + "-gram", 0,
+                    run.at("test_ppl").get<double>(), 0,
+                    paper_ngram_test(smoothing, order).value_or(0)});
+  }
+  for (const PaperMlp& p : kPaperMlps) {
+    std::vector<const json*> runs, mixtures;
+    for (int seed = 1; seed <= 9; ++seed) {
+      const std::string stem = std::string(p.name) + "_seed" + std::to_string(seed);
+      runs.push_back(&file_in(paper, stem + ".json"));
+      if (const json& mix = file_in(paper, "mixture_" + stem + ".json"); mix.contains("mixture"))
+        mixtures.push_back(&mix.at("mixture"));
+    }
+    const std::string name = "Bengio et al.'s " + std::string(p.name) + " (n " +
+                             std::to_string(p.n) + ", h " + std::to_string(p.hidden) + ", m " +
+                             std::to_string(p.features) + (p.direct ? ", direct)" : ")");
+    rows.push_back(scale_row(name, runs, p.test));
+    rows.push_back(scale_row(name + " + trigram mixture", mixtures, p.mixture_test));
+  }
+  for (const Study* study : {&gpt, &nplm}) {
+    if (study->summary.is_null()) continue;
+    // The model's width and context as far as its configuration names them.
+    const json& c = study->summary.at("base_config");
+    const std::string shape =
+        (c.contains("d_model") ? " d" + std::to_string(c.at("d_model").get<int>()) : "") +
+        (c.value("model", "") == "nplm" && c.contains("ngram")
+             ? " (n " + std::to_string(c.at("ngram").get<int>()) + ")"
+             : std::string());
+    for (const auto& [key, by_seed] : study->files) {
+      std::vector<const json*> runs;
+      for (const auto& [seed, run] : by_seed) runs.push_back(run);
+      rows.push_back(scale_row(key.first + shape + ", " + key.second + " (section 1)", runs, 0));
+    }
+  }
+  std::erase_if(rows, [](const ScaleRow& r) { return r.mean <= 0; });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const ScaleRow& a, const ScaleRow& b) { return a.mean < b.mean; });
+  return rows;
+}
+
+std::string one_scale_section(const std::vector<ScaleRow>& rows, double ratio) {
+  if (ratio <= 0 || rows.empty()) return "";
+  std::ostringstream out;
+  out << "## All models on one scale\n\n"
+         "Every model of this report, ranked by test perplexity on our split (mean ± standard "
+         "deviation over seeds), and calibrated: divided by "
+      << fixed(ratio, 3)
+      << ", our Kneser-Ney 5-gram over the paper's, which is what the model would score on "
+         "the paper's copy of Brown if our split is as much harder for it as for the "
+         "n-gram. Bengio et al.'s column: their figure for the same model, where they have "
+         "one.\n\n"
+         "| model | seeds | test ppl | calibrated | Bengio et al. |\n"
+         "|---|---:|---:|---:|---:|\n";
+  for (const ScaleRow& r : rows) {
+    const auto spread = [&](double scale) {
+      return fixed(r.mean / scale, 1) + (r.seeds > 1 ? " ± " + fixed(r.sd / scale, 1) : "");
+    };
+    out << "| " << r.model << " | " << (r.seeds ? std::to_string(r.seeds) : "-") << " | "
+        << spread(1.0) << " | " << spread(ratio) << " | " << (r.paper > 0 ? fixed(r.paper, 0) : "")
+        << " |\n";
+  }
+  return out.str() + "\n";
+}
+}  // namespace tg::experiments::report

@@ -1,0 +1,56 @@
+#include <sstream>
+
+#include "experiments/report/format.hpp"
+#include "experiments/report/sections.hpp"
+
+namespace tg::experiments::report {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+Compute compute_in(const FolderFiles& folder) {
+  Compute c;
+  for (const auto& [name, j] : folder) {
+    if (name.starts_with("word2vec_")) {
+      c.word2vec_seconds += j.value("seconds", 0.0);
+    } else if (j.contains("train_seconds") && j.contains("test_ppl") &&
+               !j.contains("interrupted")) {
+      ++c.runs;
+      c.train_seconds += j.at("train_seconds").get<double>();
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+// What the long studies cost, folder by folder (the converged studies' files as load_study
+// read them); `total` receives the sum.
+std::string compute_section(const fs::path& dir, const FolderFiles& paper, const Study& gpt,
+                            const Study& nplm, const Study& sweep, Compute& total) {
+  std::ostringstream rows;
+  const std::pair<const char*, const FolderFiles*> folders[] = {{"paper_nplm", &paper},
+                                                                {"converged/gpt", &gpt.all},
+                                                                {"converged/nplm", &nplm.all},
+                                                                {"converged/data_size", &sweep.all},
+                                                                {"converged/lifecycle", nullptr}};
+  for (const auto& [folder, files] : folders) {
+    const Compute c = compute_in(files ? *files : read_folder(dir / folder));
+    if (c.runs == 0) continue;
+    rows << "| `" << folder << "/` | " << c.runs << " | " << duration(c.train_seconds) << " | "
+         << duration(c.word2vec_seconds) << " |\n";
+    total.runs += c.runs;
+    total.train_seconds += c.train_seconds;
+    total.word2vec_seconds += c.word2vec_seconds;
+  }
+  if (total.runs == 0) return "";
+  return "## Compute\n\nThe long studies so far, one core per run. Training: the optimisation "
+         "steps of each finished run, summed over the sittings of a resumed one (evaluations, "
+         "runs still in progress and the n-gram baselines, seconds each, not included).\n\n"
+         "| folder | finished runs | training | word2vec |\n|---|---:|---:|---:|\n" +
+         rows.str() + "| total | " + std::to_string(total.runs) + " | " +
+         duration(total.train_seconds) + " | " + duration(total.word2vec_seconds) + " |\n\n";
+}
+}  // namespace tg::experiments::report

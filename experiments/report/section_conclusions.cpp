@@ -1,0 +1,146 @@
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "experiments/report/format.hpp"
+#include "experiments/report/paper.hpp"
+#include "experiments/report/sections.hpp"
+#include "experiments/report/tables.hpp"
+
+namespace tg::experiments::report {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// What tying costs in parameters, beside its verdict: the input table doubles as the output
+// matrix, so one vocabulary x d_model table is trained instead of two.
+std::string tying_cost(const json& summary) {
+  const auto params_of = [&](const std::string& mode) {
+    for (const auto& r : summary.at("rows"))
+      if (r.at("mode") == mode) return r.at("trainable_params").at("mean").get<double>();
+    return 0.0;
+  };
+  const double untied = params_of("learned"), tied = params_of("learned-tied");
+  if (untied <= 0 || tied <= 0) return "";
+  // AdamW decays an untied output matrix but no embedding table, a tied one included, unless
+  // the runs chose --table-decay none or all.
+  const json& c = summary.at("base_config");
+  const bool confounded = c.value("optimizer", "adamw") != "adam" &&
+                          c.value("weight_decay", 0.0) > 0 &&
+                          c.value("table_decay", "output") == "output";
+  return "  - tying trains " + thousands(tied) + " parameters instead of " + thousands(untied) +
+         " (" + fixed(100 * (1 - tied / untied), 0) + "% fewer)" +
+         (confounded
+              ? "; the comparison is confounded: the untied output matrix has weight decay " +
+                    fixed(c.at("weight_decay").get<double>(), 2) +
+                    ", the tied table none (--table-decay output; section 1c compares tying under "
+                    "one policy)"
+              : "") +
+         "\n";
+}
+
+// The GPT's verdicts regrouped by how much data it saw, for the study's question: which
+// embeddings beat learned ones, and when. A one-seed verdict is not yet a decision.
+std::string in_short(const Study& gpt, const Study& sweep) {
+  std::vector<std::pair<std::string, std::vector<const Comparison*>>> shares;
+  const auto add = [&](const std::string& share, const Comparison& c) {
+    auto at = std::ranges::find(shares, share, [](const auto& s) { return s.first; });
+    if (at == shares.end()) at = shares.insert(shares.end(), {share, {}});
+    at->second.push_back(&c);
+  };
+  for (const Comparison& c : sweep.comparisons)
+    if (c.key.first.starts_with("gpt ")) add(c.key.first.substr(4) + " of the training split", c);
+  for (const Comparison& c : gpt.comparisons)
+    if (c.key.first == "gpt") add("the whole training split", c);
+  if (shares.empty()) return "";
+  std::string out =
+      "- **In short** (GPT; each embedding mode against learned embeddings, the language model "
+      "trained on the same share; -full: its word2vec trained on the whole split):\n";
+  for (const auto& [share, rows] : shares) {
+    std::string better, worse, undecided;
+    for (const Comparison* c : rows) {
+      std::string& list = c->verdict == Verdict::better  ? better
+                          : c->verdict == Verdict::worse ? worse
+                                                         : undecided;
+      list += (list.empty() ? "" : ", ") + c->key.second;
+    }
+    std::string line;
+    for (const auto& [name, list] :
+         {std::pair{"better", &better}, {"worse", &worse}, {"not decided", &undecided}})
+      if (!list->empty()) line += (line.empty() ? "" : "; ") + std::string(name) + ": " + *list;
+    out += "  - " + share + ": " + line + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+// What the converged runs say, each verdict with the numbers it rests on and its section:
+// rendered from the same comparisons as the tables, so it cannot drift from them.
+std::string conclusions_section(double ratio, const FolderFiles& paper,
+                                const std::vector<ScaleRow>& scale, const Study& gpt,
+                                const Study& nplm, const Study& sweep,
+                                const std::vector<Comparison>& tie, const json& converged_life,
+                                const Compute& compute) {
+  std::ostringstream out;
+  out << in_short(gpt, sweep);
+  if (ratio > 0)
+    out << "- **Calibration.** Our Kneser-Ney 5-gram's test perplexity is " << fixed(ratio, 3)
+        << " times the paper's on their copy of Brown: our test split is that much harder "
+           "(Calibration).\n";
+  for (const PaperMlp& p : kPaperMlps) {
+    const json& run = file_in(paper, std::string(p.name) + "_seed1.json");
+    if (run.is_null() || run.contains("interrupted") || ratio <= 0) continue;
+    const double calibrated = run.at("test_ppl").get<double>() / (p.test * ratio);
+    out << "- **The paper's " << p.name << "** reaches test perplexity "
+        << fixed(run.at("test_ppl").get<double>(), 1) << " against their " << fixed(p.test, 0)
+        << ": " << fixed(calibrated, 3) << " after calibration ("
+        << (std::fabs(calibrated - 1) <= 0.05 ? "within" : "outside")
+        << " 5%; The NPLM against Bengio et al.).\n";
+  }
+  // The best of ours on the paper's scale against the best of theirs (an MLP mixed with a
+  // trigram). A model run over several seeds comes before a single run that happens to score
+  // lower, which is named beside it: one seed's luck is not the model's. The rows are ranked,
+  // so the first match is the best; the n-grams have no seed.
+  const bool several = std::ranges::any_of(scale, [](const ScaleRow& r) { return r.seeds > 1; });
+  const auto best =
+      std::ranges::find_if(scale, [&](const ScaleRow& r) { return r.seeds > (several ? 1 : 0); });
+  const auto first_neural =
+      std::ranges::find_if(scale, [](const ScaleRow& r) { return r.seeds > 0; });
+  if (ratio > 0 && best != scale.end()) {
+    out << "- **Best model" << (several ? " over several seeds" : "") << ":** " << best->model
+        << ", test perplexity " << fixed(best->mean, 1) << " (" << best->seeds
+        << (best->seeds == 1 ? " seed" : " seeds") << "), " << fixed(best->mean / ratio, 1)
+        << " calibrated, against the paper's best, " << fixed(kPaperBest, 0)
+        << " (an MLP mixed with a trigram; All models on one scale)";
+    if (first_neural != best)
+      out << "; a single run scores lower: " << first_neural->model << ", "
+          << fixed(first_neural->mean, 1);
+    out << ".\n";
+  }
+  for (const auto& [model, study] : {std::pair{"gpt", &gpt}, {"nplm", &nplm}})
+    if (!study->comparisons.empty())
+      out << "- **" << model << " at convergence**, test perplexity against learned embeddings "
+          << "(section 1):\n"
+          << verdict_lines(study->comparisons) << tying_cost(study->summary);
+  if (!tie.empty())
+    out << "- **Tying with one decay policy** (section 1c), learned-tied against the untied GPT "
+           "whose vocabulary matrices have no weight decay either:\n"
+        << verdict_lines(tie);
+  if (!sweep.comparisons.empty())
+    out << "- **With less data** (section 2), each share's modes against learned at the same "
+           "share:\n"
+        << verdict_lines(sweep.comparisons, true);
+  out << life_cycle_conclusion(converged_life);
+  if (out.str().empty()) return "";
+  if (compute.runs > 0)
+    out << "- **Compute.** " << compute.runs << " runs, " << duration(compute.train_seconds)
+        << " of training on one core each (Compute).\n";
+  return "## Conclusions\n\nFrom the converged runs and the baselines below. " + method_sentence() +
+         " The interval resamples the seeds and, within each, runs of adjacent test blocks."
+         "\n\n" +
+         out.str() + "\n";
+}
+}  // namespace tg::experiments::report

@@ -1,0 +1,152 @@
+#include <map>
+#include <sstream>
+
+#include "experiments/report/format.hpp"
+#include "experiments/report/plots.hpp"
+#include "experiments/report/sections.hpp"
+#include "experiments/report/tables.hpp"
+
+namespace tg::experiments::report {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The five modes trained to early stopping (scripts/converged.sh), in root/converged/<model>.
+std::string converged_model(const fs::path& root, const std::string& model, const Study& study,
+                            bool plots) {
+  if (study.summary.is_null()) return "";
+  const fs::path sub = fs::path("converged") / model;
+  const json& summary = study.summary;
+  const size_t budget = summary.at("base_config").value("epochs", size_t{0});
+  std::map<RowKey, double> mean_seconds;  // each row's mean training time over its seeds
+  for (const auto& [key, by_seed] : study.files) {
+    if (by_seed.empty()) continue;
+    std::vector<double> seconds;
+    for (const auto& [seed, run] : by_seed) seconds.push_back(training_seconds(*run));
+    mean_seconds[key] = train::spread_of(seconds).mean;
+  }
+  return "`converged/" + model + "/`: " + training_setup(summary, first_run_config(study.files)) +
+         " A run that used fewer than its " + std::to_string(budget) +
+         " epochs stopped because validation stopped improving.\n\n" +
+         comparison_table(summary, "training time (mean)",
+                          [&](const json& row) {
+                            const auto found = mean_seconds.find({row.at("model"), row.at("mode")});
+                            return found == mean_seconds.end() ? 0.0 : found->second;
+                          }) +
+         "\n" + significance_rows(study.comparisons, "learned") + epochs_table(study.files) + "\n" +
+         (plots ? validation_curves(summary, study.files, root, sub, CurvePanels::with_near_best)
+                : "");
+}
+
+}  // namespace
+
+// The five modes trained to early stopping (scripts/converged.sh), GPT then NPLM.
+std::string converged_section(const fs::path& dir, const Study& gpt_study, const Study& nplm_study,
+                              bool plots) {
+  const std::string gpt = converged_model(dir, "gpt", gpt_study, plots);
+  const std::string nplm = converged_model(dir, "nplm", nplm_study, plots);
+  if (gpt.empty() && nplm.empty()) return "";
+  return "## 1. At convergence: frozen pretrained vs learned embeddings (and tied vs untied)\n\n"
+         "`scripts/converged.sh`. Every number is of the parameters of the best validation "
+         "epoch.\n\n" +
+         gpt + nplm;
+}
+
+namespace {
+
+// Tying with one decay policy: the GPT's learned-tied runs (section 1's folder) against the
+// untied GPT trained with --table-decay none (converged/gpt_table_decay_none), whose output
+// matrix, like the tied table, has no weight decay. Paired by seed; empty without runs.
+constexpr const char* kUntiedNoDecay = "learned, no table decay";
+
+}  // namespace
+
+std::vector<Comparison> fair_tie(const Study& gpt, const Study& no_decay) {
+  if (gpt.summary.is_null() || no_decay.summary.is_null()) return {};
+  RunFiles files;
+  for (const auto& [key, by_seed] : no_decay.files)
+    if (key.second == "learned") files.push_back({{key.first, kUntiedNoDecay}, by_seed});
+  for (const auto& [key, by_seed] : gpt.files)
+    if (key.second == "learned-tied") files.push_back({key, by_seed});
+  return compare_rows(files, kUntiedNoDecay);
+}
+
+std::string fair_tie_section(const std::vector<Comparison>& rows) {
+  if (rows.empty()) return "";
+  return "## 1c. Tying with one decay policy\n\n"
+         "`converged/gpt_table_decay_none/`: section 1's GPT, untied, trained with "
+         "`--table-decay none`: neither its token table nor its output matrix has weight decay, "
+         "as for the tied model, whose one table is an embedding. Section 1's learned-tied runs "
+         "against it, seed by seed.\n\n" +
+         significance_rows(rows, "untied (" + std::string(kUntiedNoDecay) + ")");
+}
+
+namespace {
+
+// Each share's cap on epochs and early-stopping patience as its runs were configured: "5%: at
+// most 240 epochs, patience 40; 25%: ...". Empty when no run file says.
+std::string share_budgets(const RunFiles& files) {
+  std::map<double, std::pair<size_t, size_t>> by_share;  // share: epochs, patience
+  for (const auto& [key, by_seed] : files)
+    for (const auto& [seed, run] : by_seed)
+      if (run->contains("config") && run->at("config").contains("train_fraction")) {
+        const json& c = run->at("config");
+        by_share[c.at("train_fraction").get<double>()] = {c.value("epochs", size_t{0}),
+                                                          c.value("patience", size_t{0})};
+      }
+  std::string out;
+  for (const auto& [share, budget] : by_share)
+    out += (out.empty() ? "" : "; ") + fixed(100 * share, 0) + "%: at most " +
+           std::to_string(budget.first) + " epochs, patience " + std::to_string(budget.second);
+  return out;
+}
+
+}  // namespace
+
+// The data-size sweep at convergence (scripts/converged.sh's data-size part, in
+// root/converged/data_size): its shares of the training split, and the 100% column from the
+// GPT runs of section 1, which are the same runs (both kinds of pretrained rows use word2vec
+// trained on the full split there).
+std::string converged_data_size(const fs::path& root, const Study& sweep, const Study& gpt,
+                                bool plots) {
+  if (sweep.summary.is_null()) return "";
+  const fs::path sub = fs::path("converged") / "data_size";
+  const std::string budgets = share_budgets(sweep.files);
+  json size = sweep.summary;
+  if (!gpt.summary.is_null()) {
+    std::map<RowKey, std::pair<const json*, const json*>> full;  // row, one of its run files
+    for (const auto& row : gpt.summary.at("rows"))
+      full[{row.at("model"), row.at("mode")}].first = &row;
+    for (const auto& [key, by_seed] : gpt.files)
+      if (!by_seed.empty()) full[key].second = by_seed.begin()->second;
+    json added = json::array();
+    for (const auto& [key, rows] : runs_by_row(size.at("rows"))) {
+      const std::string& mode = key.second;
+      const std::string source = mode.ends_with("-full") ? mode.substr(0, mode.size() - 5) : mode;
+      const auto found = full.find({key.first, source});
+      if (found == full.end() || !found->second.first || !found->second.second) continue;
+      json row = *found->second.first;
+      row["mode"] = mode, row["fraction"] = 1.0;
+      row["train_tokens"] = found->second.second->at("data").at("train_tokens");
+      added.push_back(row);
+    }
+    if (!added.empty()) {
+      for (const auto& row : added) size["rows"].push_back(row);
+      size["fractions"].push_back(1.0);
+    }
+  }
+  return "## 2. How much data: where does pretraining help? (at convergence)\n\n"
+         "`converged/data_size/`: the GPT of section 1 trained on the first share of the training "
+         "split, with early stopping on validation as there. " +
+         (budgets.empty() ? ""
+                          : "Each share's cap on epochs and its patience, both in passes over "
+                            "the share: " +
+                                budgets + ". ") +
+         "word2vec is trained on the same share, or on the full split for the -full rows. The "
+         "100% column is section 1's runs.\n\n" +
+         data_size_table(size) + "\n" + significance_rows(sweep.comparisons, "learned") +
+         epochs_table(sweep.files) + "\n" + (plots ? data_size_plot(size, root, sub) : "");
+}
+}  // namespace tg::experiments::report

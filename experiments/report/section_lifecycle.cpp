@@ -1,0 +1,93 @@
+#include <sstream>
+
+#include "experiments/report/format.hpp"
+#include "experiments/report/sections.hpp"
+
+namespace tg::experiments::report {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string lifecycle_section(const json& s) {
+  std::ostringstream out;
+  for (const auto& run : s.at("runs")) {
+    const std::string name = run.at("name").get<std::string>();
+    out << "#### " << name << "\n\n";
+    out << "- rows of the input table with a non-zero gradient per step: mean "
+        << fixed(100 * run.at("rows_per_step_mean").get<double>(), 2) << "% (of "
+        << run.at("vocab").get<size_t>() << "); over each epoch:";
+    for (const auto& e : run.at("rows_per_epoch"))
+      out << " " << fixed(100 * e.get<double>(), 1) << "%";
+    out << "\n";
+    if (const json changed = run.value("rows_changed_per_step_mean", json()); changed.is_number())
+      out << "- rows of the input table whose values a step changed (bitwise): mean "
+          << fixed(100 * changed.get<double>(), 2) << "%\n";
+    if (run.contains("best_epoch"))
+      out << "- best validation after epoch " << run.at("best_epoch").get<size_t>() << " of "
+          << run.at("drift").size()
+          << (run.value("stopped_early", false) ? " (then early stopping)" : " (the epoch cap)")
+          << "; test perplexity " << fixed(run.at("test_ppl").get<double>(), 1) << "\n";
+    out << "- WordSim-353 Spearman of the input embeddings "
+        << fixed(run.at("wordsim_input").get<double>(), 3) << ", of the output (unembedding) rows "
+        << fixed(run.at("wordsim_output").get<double>(), 3) << "\n\n";
+    out << "Cosine drift of each row from its initial value (mean of 1 - cos), by training-set "
+           "frequency:\n\n| epoch |";
+    std::vector<std::string> bands;
+    for (const auto& [band, _] : run.at("drift").at(0).at("bands").items()) bands.push_back(band);
+    for (const auto& b : bands) out << " " << b << " |";
+    out << "\n|---:|";
+    for (size_t i = 0; i < bands.size(); ++i) out << "---:|";
+    out << "\n";
+    for (const auto& d : run.at("drift")) {
+      out << "| " << d.at("epoch").get<size_t>() << " |";
+      for (const auto& b : bands) out << " " << fixed(d.at("bands").at(b).get<double>(), 3) << " |";
+      out << "\n";
+    }
+    out << "\nBand sizes (rows):";
+    for (const auto& [band, n] : run.at("band_sizes").items())
+      out << " " << band << " " << n.get<size_t>() << ";";
+    out << "\n\nNearest neighbours of probe words (input embeddings):\n\n| word | before training "
+           "| after training | word2vec |\n|---|---|---|---|\n";
+    for (const auto& p : run.at("neighbours")) {
+      auto list = [](const json& words) {
+        std::string s;
+        for (const auto& w : words) s += (s.empty() ? "" : ", ") + w.get<std::string>();
+        return s.empty() ? std::string("(not in vocabulary)") : s;
+      };
+      out << "| " << p.at("word").get<std::string>() << " | " << list(p.at("before")) << " | "
+          << list(p.at("after")) << " | " << list(p.at("word2vec")) << " |\n";
+    }
+    out << "\n";
+  }
+  if (s.contains("word2vec_wordsim"))
+    out << "word2vec vectors on the same training tokens: WordSim-353 Spearman "
+        << fixed(s.at("word2vec_wordsim").get<double>(), 3) << ".\n";
+  return out.str();
+}
+
+// What the converged life cycle measured, one line per run: how word-like the rows of each
+// table end up (WordSim-353), beside word2vec's on the same tokens, and how much of the input
+// table one step gives a gradient (with Adam's momentum, more rows than those change value).
+std::string life_cycle_conclusion(const json& life) {
+  if (life.is_null() || !life.contains("runs") || life.at("runs").empty()) return "";
+  std::ostringstream out;
+  out << "- **What the tables learn** (section 3, one seed), WordSim-353 Spearman of their rows";
+  if (life.contains("word2vec_wordsim"))
+    out << " (word2vec on the same tokens: " << fixed(life.at("word2vec_wordsim").get<double>(), 3)
+        << ")";
+  out << ":\n";
+  for (const auto& run : life.at("runs"))
+    out << "  - " << run.at("name").get<std::string>() << ": input table "
+        << fixed(run.at("wordsim_input").get<double>(), 3) << ", output rows "
+        << fixed(run.at("wordsim_output").get<double>(), 3) << "; a step gives "
+        << fixed(100 * run.at("rows_per_step_mean").get<double>(), 1)
+        << "% of the input rows a non-zero gradient"
+        << (run.value("rows_changed_per_step_mean", json()).is_number()
+                ? " and changes the values of " +
+                      fixed(100 * run.at("rows_changed_per_step_mean").get<double>(), 1) +
+                      "% (bitwise)\n"
+                : " (with Adam, rows that had one earlier keep moving: how many change value "
+                  "was not measured in this run)\n");
+  return out.str();
+}
+}  // namespace tg::experiments::report

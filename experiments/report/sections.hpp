@@ -1,0 +1,85 @@
+// The report's sections, one file each (section_*.cpp), in the order REPORT.md shows them.
+// Each is a pure function of the results it is given and returns "" when they hold nothing for
+// it, so a partial results folder renders the sections it can.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "experiments/report/analysis.hpp"
+
+namespace tg::experiments::report {
+
+// section_calibration.cpp
+// Our n-gram baselines (build/bin/ngram, the files of ngram/) next to Bengio et al.'s rows for
+// the same models on their copy of Brown: the ratio measures how much harder our split is.
+std::string calibration_section(const FolderFiles& ngram);
+// The NPLM rows of scripts/paper_nplm.sh (the files of paper_nplm/) next to the paper's;
+// `ngram_ratio`: ngram_ratio_of, 0 without the n-grams.
+std::string paper_nplm_section(const FolderFiles& paper, double ngram_ratio);
+// A model on the scale of the one-table section: its test perplexity over seeds, and Bengio
+// et al.'s for the same model (0: they have none).
+struct ScaleRow {
+  std::string model;
+  size_t seeds = 0;  // 0: no seed (the n-grams are deterministic)
+  double mean = 0, sd = 0, paper = 0;
+};
+std::vector<ScaleRow> scale_rows(const FolderFiles& ngram, const FolderFiles& paper,
+                                 const Study& gpt, const Study& nplm);
+std::string one_scale_section(const std::vector<ScaleRow>& rows, double ratio);
+
+// section_converged.cpp
+// The five modes trained to early stopping (scripts/converged.sh), GPT then NPLM.
+std::string converged_section(const std::filesystem::path& dir, const Study& gpt, const Study& nplm,
+                              bool plots);
+// Tying with one decay policy: the GPT's learned-tied runs against the untied GPT trained with
+// --table-decay none, paired by seed; empty without runs.
+std::vector<Comparison> fair_tie(const Study& gpt, const Study& no_decay);
+std::string fair_tie_section(const std::vector<Comparison>& rows);
+// The data-size sweep at convergence, its 100% column from section 1's GPT runs.
+std::string converged_data_size(const std::filesystem::path& root, const Study& sweep,
+                                const Study& gpt, bool plots);
+
+// section_lifecycle.cpp
+std::string lifecycle_section(const nlohmann::json& summary);  // exp_lifecycle's summary.json
+std::string life_cycle_conclusion(const nlohmann::json& life);
+
+// section_compute.cpp
+// The compute of the finished runs and the word2vec pretraining in one or more folders.
+struct Compute {
+  size_t runs = 0;
+  double train_seconds = 0, word2vec_seconds = 0;
+};
+// What the long studies cost, folder by folder; `total` receives the sum.
+std::string compute_section(const std::filesystem::path& dir, const FolderFiles& paper,
+                            const Study& gpt, const Study& nplm, const Study& sweep,
+                            Compute& total);
+
+// section_conclusions.cpp
+std::string conclusions_section(double ratio, const FolderFiles& paper,
+                                const std::vector<ScaleRow>& scale, const Study& gpt,
+                                const Study& nplm, const Study& sweep,
+                                const std::vector<Comparison>& tie,
+                                const nlohmann::json& converged_life, const Compute& compute);
+
+// section_reference.cpp
+// Bengio et al.'s headline rows, and the best row of the short-budget runs beside them.
+std::string bengio_reference_table(const nlohmann::json* embeddings,
+                                   const nlohmann::json* longer = nullptr);
+
+// section_short.cpp: the short-budget profiles of scripts/reproduce.sh, each headed as such;
+// `after_converged`: the converged section of the same question precedes it.
+std::string short_embeddings_section(const nlohmann::json& embeddings,
+                                     const std::filesystem::path& dir, bool plots);  // 1a
+std::string longer_training_section(const nlohmann::json& longer);                   // 1b
+std::string reference_section(const nlohmann::json& embeddings, const nlohmann::json& longer);
+std::string short_data_size_section(const nlohmann::json& size, bool after_converged,
+                                    const std::filesystem::path& dir, bool plots);
+std::string converged_lifecycle_section(const nlohmann::json& life,
+                                        const std::filesystem::path& dir, bool plots);  // 3
+std::string short_lifecycle_section(const nlohmann::json& life, bool after_converged,
+                                    const std::filesystem::path& dir, bool plots);
+
+}  // namespace tg::experiments::report

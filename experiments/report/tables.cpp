@@ -1,0 +1,194 @@
+#include "experiments/report/tables.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "base/enum_names.hpp"
+#include "experiments/report/format.hpp"
+
+namespace tg::experiments::report {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// The comparison table, its time column given by time_of(row).
+std::string comparison_table(const json& summary, const std::string& time_header,
+                             const std::function<double(const json& row)>& time_of) {
+  std::ostringstream out;
+  out << "| model | embedding | trainable params | valid ppl | test ppl | train ppl | "
+      << time_header << " | train tokens/s | runs |\n"
+      << "|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& r : summary.at("rows")) {
+    out << "| " << r.at("model").get<std::string>() << " | " << r.at("mode").get<std::string>()
+        << " | " << thousands(r.at("trainable_params").at("mean").get<double>()) << " | "
+        << mean_spread(r, "valid_ppl") << " | " << mean_spread(r, "test_ppl") << " | "
+        << mean_spread(r, "train_ppl") << " | " << duration(time_of(r)) << " | "
+        << fixed(r.at("train_tokens_per_s").at("mean").get<double>(), 0) << " | "
+        << r.at("runs").get<size_t>() << " |\n";
+  }
+  return out.str();
+}
+
+std::string embeddings_table(const json& summary) {
+  return comparison_table(summary, "wall time", [](const json& row) {
+    return row.at("wall_s").at("mean").get<double>();
+  });
+}
+
+std::string data_size_table(const json& summary) {
+  std::ostringstream out;
+  std::vector<double> fractions;
+  for (const auto& f : summary.at("fractions")) fractions.push_back(f.get<double>());
+  out << "Test perplexity (mean ± std over seeds) by the share of the training split used:\n\n| "
+         "model | embedding |";
+  for (double f : fractions) out << " " << fixed(100 * f, 0) << "% |";
+  out << "\n|---|---|";
+  for (size_t i = 0; i < fractions.size(); ++i) out << "---:|";
+  out << "\n";
+  std::vector<std::pair<std::string, std::string>> keys;
+  for (const auto& r : summary.at("rows")) {
+    std::pair<std::string, std::string> k{r.at("model").get<std::string>(),
+                                          r.at("mode").get<std::string>()};
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  }
+  for (const auto& [model, mode] : keys) {
+    out << "| " << model << " | " << mode << " |";
+    for (double f : fractions) {
+      const json* row = nullptr;
+      for (const auto& r : summary.at("rows"))
+        if (r.at("model") == model && r.at("mode") == mode &&
+            std::fabs(r.at("fraction").get<double>() - f) < 1e-9)
+          row = &r;
+      out << " " << (row ? mean_spread(*row, "test_ppl") : "-") << " |";
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+// A study's data, in one line. The data-size sweep describes each of its shares
+// ({"f0.05": ..., "f1": ...}); the largest share stands for the corpus there (the table gives
+// each share's size).
+std::string data_line(const json& summary) {
+  const json data = summary.value("data", json(""));
+  if (data.is_string()) return data.get<std::string>();
+  if (!data.is_object() || data.empty()) return "";
+  auto share = [](const std::string& tag) {  // "f0.25" -> 0.25
+    return tag.empty() ? 0.0 : std::strtod(tag.c_str() + 1, nullptr);
+  };
+  auto largest = data.items().begin();
+  for (auto it = data.items().begin(); it != data.items().end(); ++it)
+    if (share(it.key()) > share(largest.key())) largest = it;
+  return largest.value().get<std::string>();
+}
+
+// The setup of a study's runs in one sentence. The model's shape comes from a run's own
+// configuration when one is given: an experiment may set fields per run (the NPLM's hidden
+// width is its d_model, so that its output matrix can be tied), and the study's base
+// configuration then holds the flag's value, not the run's.
+std::string training_setup(const json& summary, const json& run_config) {
+  if (!summary.contains("base_config")) return "";
+  const json& c = summary.at("base_config");
+  const json& shape = run_config.is_object() ? run_config : c;
+  const std::string model = shape.value("model", std::string("?"));
+  std::ostringstream out;
+  out << model << ", d_model " << shape.value("d_model", 0);
+  if (model == "gpt")
+    out << ", " << shape.value("layers", 0) << " layers, " << shape.value("heads", 0)
+        << " heads, context " << shape.value("context", 0);
+  else if (model == "nplm")
+    out << ", n " << shape.value("ngram", 0) << ", " << shape.value("hidden", 0)
+        << " hidden units, " << (shape.value("direct", false) ? "" : "no ")
+        << "direct connections, windows of " << shape.value("context", 0) << " predictions";
+  else
+    out << ", context " << shape.value("context", 0);
+  out << ", batch " << c.value("batch", 0) << ", " << c.value("optimizer", std::string("?"))
+      << " lr " << c.value("lr", 0.0);
+  if (c.value("weight_decay", 0.0) > 0) out << ", weight decay " << c.value("weight_decay", 0.0);
+  out << ", " << c.value("warmup", 0) << " warm-up steps, " << c.value("schedule", std::string("?"))
+      << ", dropout " << fixed(c.value("dropout", 0.0), 2) << ", up to " << c.value("epochs", 0)
+      << " epochs, patience " << c.value("patience", 0) << ".";
+  return out.str();
+}
+
+// The verdicts' method, in the words the tables and the conclusions use.
+std::string method_sentence() {
+  return "A row is better or worse only when a paired t-test of the per-seed differences, with "
+         "Holm's correction across every comparison of sections 1, 1c and 2 (family-wise error "
+         "5%), "
+         "says so; otherwise it is not decided, and a row with one seed is not tested.";
+}
+
+std::string significance_rows(const std::vector<Comparison>& rows, const std::string& reference) {
+  if (rows.empty()) return "";
+  std::ostringstream out;
+  for (const Comparison& c : rows) {
+    const std::string per_seed = c.seeds == 1
+                                     ? fixed(c.per_seed.mean, 1)
+                                     : fixed(c.per_seed.sd, 1) + " (" + fixed(c.per_seed.min, 1) +
+                                           " to " + fixed(c.per_seed.max, 1) + ")";
+    out << "| " << c.key.first << " | " << c.key.second << " | " << fixed(c.per_seed.mean, 1)
+        << " | " << fixed(c.interval.low, 1) << " to " << fixed(c.interval.high, 1) << " | "
+        << per_seed << " | " << (c.seeds > 1 ? p_value(c.test.p) : "-") << " | "
+        << (c.seeds > 1 ? p_value(c.holm_p) : "-") << " | "
+        << base::name_of(kVerdictNames, c.verdict) << " |\n";
+  }
+  return "Each row against " + reference +
+         " embeddings of the same model, over the seeds both rows ran: the mean difference in "
+         "test perplexity seed by seed, its 95% interval from a bootstrap that resamples the "
+         "seeds and then, within each seed, the test split's " +
+         std::to_string(rows.front().blocks) + " blocks of 1,000 tokens in runs of " +
+         std::to_string(rows.front().interval.run_length) +
+         " adjacent blocks (neighbouring blocks are correlated), and the per-seed spread "
+         "(standard deviation, range). " +
+         method_sentence() +
+         "\n\n"
+         "| model | embedding | test ppl difference | 95% interval (seeds, test blocks) | per seed "
+         "sd (range) | p (t-test over seeds) | Holm p | verdict |\n"
+         "|---|---|---:|---:|---:|---:|---:|---|\n" +
+         out.str() + "\n";
+}
+
+// "best epoch/epochs run (training time)" for each seed of each row, from the runs' own
+// files: the training time adds up over the sittings of a resumed run, where wall_s counts
+// the last process only.
+std::string epochs_table(const RunFiles& files) {
+  std::ostringstream out;
+  out << "| model | embedding | best epoch / epochs run (training time), by seed; cap: "
+         "stopped by its epoch cap, not by early stopping |\n"
+      << "|---|---|---|\n";
+  for (const auto& [key, by_seed] : files) {
+    std::string cell;
+    for (const auto& [seed, file] : by_seed) {
+      const json& run = *file;
+      cell += (cell.empty() ? "" : ", ") + std::to_string(run.value("best_epoch", size_t{0})) +
+              "/" + std::to_string(run.contains("epochs") ? run.at("epochs").size() : 0);
+      std::string notes;
+      if (run.contains("train_seconds") || run.contains("wall_s"))
+        notes = duration(training_seconds(run));
+      // Ran out of epochs before validation stopped improving: not converged by that rule.
+      if (run.contains("stopped_early") && !run.at("stopped_early").get<bool>())
+        notes += notes.empty() ? "cap" : ", cap";
+      if (!notes.empty()) cell += " (" + notes + ")";
+    }
+    out << "| " << key.first << " | " << key.second << " | " << cell << " |\n";
+  }
+  return out.str();
+}
+
+// "  - learned-tied: -14.9 (95% interval -17.2 to -12.6; 3 seeds, p 0.004, Holm 0.07): not
+// decided" for each row, the model's name first when `with_model`.
+std::string verdict_lines(const std::vector<Comparison>& rows, bool with_model) {
+  std::string out;
+  for (const Comparison& c : rows)
+    out += "  - " + (with_model ? c.key.first + ", " : "") + c.key.second + ": " +
+           fixed(c.per_seed.mean, 1) + " (95% interval " + fixed(c.interval.low, 1) + " to " +
+           fixed(c.interval.high, 1) + "; " + std::to_string(c.seeds) +
+           (c.seeds == 1 ? " seed"
+                         : " seeds, p " + p_value(c.test.p) + ", Holm " + p_value(c.holm_p)) +
+           "): " + base::name_of(kVerdictNames, c.verdict) + "\n";
+  return out;
+}
+}  // namespace tg::experiments::report

@@ -1,0 +1,35 @@
+// The report's building blocks: the tables and sentences several sections share.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "experiments/report/analysis.hpp"
+
+namespace tg::experiments::report {
+
+// The comparison table of a study's summary, its time column given by time_of(row).
+std::string comparison_table(const nlohmann::json& summary, const std::string& time_header,
+                             const std::function<double(const nlohmann::json& row)>& time_of);
+std::string embeddings_table(const nlohmann::json& summary);  // exp_embeddings' summary.json
+std::string data_size_table(const nlohmann::json& summary);   // exp_data_size's summary.json
+// Best epoch / epochs run (and training time) of every run, row by row.
+std::string epochs_table(const RunFiles& files);
+
+// A study's data, in one line.
+std::string data_line(const nlohmann::json& summary);
+// The setup of a study's runs in one sentence (`run_config`: a run's own configuration, or
+// null).
+std::string training_setup(const nlohmann::json& summary,
+                           const nlohmann::json& run_config = nlohmann::json());
+
+// The verdicts' method, in the words the tables and the conclusions use.
+std::string method_sentence();
+// The comparisons against `reference` as a table, after a paragraph saying how they are drawn.
+std::string significance_rows(const std::vector<Comparison>& rows, const std::string& reference);
+// "  - learned-tied: -14.9 (95% interval ...): not decided" for each row.
+std::string verdict_lines(const std::vector<Comparison>& rows, bool with_model = false);
+
+}  // namespace tg::experiments::report
