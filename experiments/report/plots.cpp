@@ -138,7 +138,7 @@ std::string validation_curves(const json& emb, const RunFiles& files, const fs::
   // Early stopping watches the first valid_limit tokens of validation; the tables report the
   // whole split, so the curves say which they show.
   const size_t limit =
-      emb.contains("base_config") ? emb.at("base_config").value("valid_limit", 0) : 0;
+      emb.contains("base_config") ? config_of(emb.at("base_config")).valid_limit : 0;
   const std::string measured =
       (limit > 0 ? "first " + thousands(static_cast<double>(limit)) + " tokens; " : "") +
       "mean, sd over seeds";

@@ -87,6 +87,14 @@ json first_run_config(const RunFiles& files) {
   return json();
 }
 
+train::TrainConfig config_of(const json& config) {
+  try {
+    return train::TrainConfig::from_json(config);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(std::string("a configuration the report cannot read: ") + e.what());
+  }
+}
+
 double training_seconds(const json& run) {
   return run.value("train_seconds", run.value("wall_s", 0.0));
 }

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "train/config.hpp"
+
 namespace tg::experiments::report {
 
 // A JSON file, or null when there is none; a file that is not valid JSON is an error naming it.
@@ -40,6 +42,11 @@ RunFiles load_run_files(const Rows& rows, const FolderFiles& folder);
 RunFiles files_by_share(const nlohmann::json& summary, const FolderFiles& folder);
 // The configuration of the first run of a study's files, or null.
 nlohmann::json first_run_config(const RunFiles& files);
+
+// A run's or a study's configuration (a run file's "config", a summary's "base_config") as the
+// typed struct, so that the report names a setting by its member, never by its key; an unknown
+// key or a value of the wrong type is an error naming it.
+train::TrainConfig config_of(const nlohmann::json& config);
 
 // A run's training time: train_seconds adds up the sittings of a resumed run, where an older
 // run's wall_s counts the last one only (the oldest have wall_s alone).

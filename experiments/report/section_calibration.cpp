@@ -140,12 +140,9 @@ std::vector<ScaleRow> scale_rows(const FolderFiles& ngram, const FolderFiles& pa
   for (const Study* study : {&gpt, &nplm}) {
     if (study->summary.is_null()) continue;
     // The model's width and context as far as its configuration names them.
-    const json& c = study->summary.at("base_config");
-    const std::string shape =
-        (c.contains("d_model") ? " d" + std::to_string(c.at("d_model").get<int>()) : "") +
-        (c.value("model", "") == "nplm" && c.contains("ngram")
-             ? " (n " + std::to_string(c.at("ngram").get<int>()) + ")"
-             : std::string());
+    const train::ModelConfig m = config_of(study->summary.at("base_config")).model;
+    const std::string shape = " d" + std::to_string(m.d_model) +
+                              (m.name == "nplm" ? " (n " + std::to_string(m.ngram) + ")" : "");
     for (const auto& [key, by_seed] : study->files) {
       std::vector<const json*> runs;
       for (const auto& [seed, run] : by_seed) runs.push_back(run);

@@ -26,15 +26,14 @@ std::string tying_cost(const json& summary) {
   if (untied <= 0 || tied <= 0) return "";
   // AdamW decays an untied output matrix but no embedding table, a tied one included, unless
   // the runs chose --table-decay none or all.
-  const json& c = summary.at("base_config");
-  const bool confounded = c.value("optimizer", "adamw") != "adam" &&
-                          c.value("weight_decay", 0.0) > 0 &&
-                          c.value("table_decay", "output") == "output";
+  const train::TrainConfig c = config_of(summary.at("base_config"));
+  const bool confounded = c.optimizer != train::OptimizerKind::adam && c.weight_decay > 0 &&
+                          c.table_decay == optim::TableDecay::output;
   return "  - tying trains " + thousands(tied) + " parameters instead of " + thousands(untied) +
          " (" + fixed(100 * (1 - tied / untied), 0) + "% fewer)" +
          (confounded
               ? "; the comparison is confounded: the untied output matrix has weight decay " +
-                    fixed(c.at("weight_decay").get<double>(), 2) +
+                    fixed(c.weight_decay, 2) +
                     ", the tied table none (--table-decay output; section 1c compares tying under "
                     "one policy)"
               : "") +

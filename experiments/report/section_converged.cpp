@@ -19,7 +19,7 @@ std::string converged_model(const fs::path& root, const std::string& model, cons
   if (study.summary.is_null()) return "";
   const fs::path sub = fs::path("converged") / model;
   const json& summary = study.summary;
-  const size_t budget = summary.at("base_config").value("epochs", size_t{0});
+  const size_t budget = config_of(summary.at("base_config")).epochs;
   std::map<RowKey, double> mean_seconds;  // each row's mean training time over its seeds
   for (const auto& [key, by_seed] : study.files) {
     if (by_seed.empty()) continue;
@@ -91,10 +91,9 @@ std::string share_budgets(const RunFiles& files) {
   std::map<double, std::pair<size_t, size_t>> by_share;  // share: epochs, patience
   for (const auto& [key, by_seed] : files)
     for (const auto& [seed, run] : by_seed)
-      if (run->contains("config") && run->at("config").contains("train_fraction")) {
-        const json& c = run->at("config");
-        by_share[c.at("train_fraction").get<double>()] = {c.value("epochs", size_t{0}),
-                                                          c.value("patience", size_t{0})};
+      if (run->contains("config")) {
+        const train::TrainConfig c = config_of(run->at("config"));
+        by_share[c.data.train_fraction] = {c.epochs, c.patience};
       }
   std::string out;
   for (const auto& [share, budget] : by_share)

@@ -58,7 +58,7 @@ std::string converged_lifecycle_section(const json& life, const fs::path& dir, b
   if (life.is_null()) return "";
   return "## 3. The life cycle of an embedding table (at convergence)\n\n"
          "`converged/lifecycle/`: " +
-         training_setup(life) + " Seed " + std::to_string(life.at("base_config").value("seed", 1)) +
+         training_setup(life) + " Seed " + std::to_string(config_of(life.at("base_config")).seed) +
          ".\n\n" + lifecycle_section(life) +
          (plots ? drift_plot(life, dir, fs::path("converged") / "lifecycle") : "");
 }

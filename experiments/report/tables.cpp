@@ -90,26 +90,23 @@ std::string data_line(const json& summary) {
 // configuration then holds the flag's value, not the run's.
 std::string training_setup(const json& summary, const json& run_config) {
   if (!summary.contains("base_config")) return "";
-  const json& c = summary.at("base_config");
-  const json& shape = run_config.is_object() ? run_config : c;
-  const std::string model = shape.value("model", std::string("?"));
+  const train::TrainConfig c = config_of(summary.at("base_config"));
+  const train::ModelConfig m = run_config.is_object() ? config_of(run_config).model : c.model;
   std::ostringstream out;
-  out << model << ", d_model " << shape.value("d_model", 0);
-  if (model == "gpt")
-    out << ", " << shape.value("layers", 0) << " layers, " << shape.value("heads", 0)
-        << " heads, context " << shape.value("context", 0);
-  else if (model == "nplm")
-    out << ", n " << shape.value("ngram", 0) << ", " << shape.value("hidden", 0)
-        << " hidden units, " << (shape.value("direct", false) ? "" : "no ")
-        << "direct connections, windows of " << shape.value("context", 0) << " predictions";
+  out << m.name << ", d_model " << m.d_model;
+  if (m.name == "gpt")
+    out << ", " << m.layers << " layers, " << m.heads << " heads, context " << m.context;
+  else if (m.name == "nplm")
+    out << ", n " << m.ngram << ", " << m.hidden << " hidden units, " << (m.direct ? "" : "no ")
+        << "direct connections, windows of " << m.context << " predictions";
   else
-    out << ", context " << shape.value("context", 0);
-  out << ", batch " << c.value("batch", 0) << ", " << c.value("optimizer", std::string("?"))
-      << " lr " << c.value("lr", 0.0);
-  if (c.value("weight_decay", 0.0) > 0) out << ", weight decay " << c.value("weight_decay", 0.0);
-  out << ", " << c.value("warmup", 0) << " warm-up steps, " << c.value("schedule", std::string("?"))
-      << ", dropout " << fixed(c.value("dropout", 0.0), 2) << ", up to " << c.value("epochs", 0)
-      << " epochs, patience " << c.value("patience", 0) << ".";
+    out << ", context " << m.context;
+  out << ", batch " << c.batch << ", " << base::name_of(train::kOptimizerNames, c.optimizer)
+      << " lr " << c.lr;
+  if (c.weight_decay > 0) out << ", weight decay " << c.weight_decay;
+  out << ", " << c.warmup << " warm-up steps, " << base::name_of(optim::kScheduleNames, c.schedule)
+      << ", dropout " << fixed(c.model.dropout, 2) << ", up to " << c.epochs << " epochs, patience "
+      << c.patience << ".";
   return out.str();
 }
 
