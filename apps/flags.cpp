@@ -26,8 +26,9 @@ void add_data_flags(CLI::App& app, text::LMDataOptions& d) {
       ->check(number_in(0.0, 1.0, false, false) & positive(false));
 }
 
-void add_training_flags(CLI::App& app, train::TrainConfig& c) {
-  train::ModelConfig& m = c.model;
+namespace {
+
+void add_model_flags(CLI::App& app, train::ModelConfig& m) {
   app.add_option("--model", m.name, "a registered model: " + train::model_help())
       ->capture_default_str()
       ->check(CLI::Validator(
@@ -73,6 +74,9 @@ void add_training_flags(CLI::App& app, train::TrainConfig& c) {
   app.add_option("--dropout", m.dropout, "dropout probability")
       ->capture_default_str()
       ->check(number_in(0.0, 1.0, true));
+}
+
+void add_optimizer_flags(CLI::App& app, train::TrainConfig& c) {
   add_enum_option(app, "--optimizer", c.optimizer, train::kOptimizerNames, "");
   app.add_option("--lr", c.lr, "peak learning rate")->capture_default_str()->check(positive(false));
   app.add_option("--weight-decay", c.weight_decay,
@@ -99,6 +103,10 @@ void add_training_flags(CLI::App& app, train::TrainConfig& c) {
   app.add_option("--clip", c.clip, "global gradient-norm clip (0 = off)")
       ->capture_default_str()
       ->check(non_negative(false));
+}
+
+// How long to train, how often to evaluate, and how the run is spread over threads and ranks.
+void add_run_flags(CLI::App& app, train::TrainConfig& c) {
   app.add_option("--epochs", c.epochs, "passes over the training split")
       ->capture_default_str()
       ->check(non_negative());
@@ -130,6 +138,9 @@ void add_training_flags(CLI::App& app, train::TrainConfig& c) {
       ->check(positive(false));
   app.add_flag("--no-comm-overlap{false}", c.comm_overlap,
                "MPI: reduce gradients after backward, not during it");
+}
+
+void add_file_flags(CLI::App& app, train::TrainConfig& c) {
   app.add_option("--checkpoint", c.checkpoint,
                  "save model + optimizer + training state here (safetensors)");
   app.add_option("--checkpoint-every", c.checkpoint_every, "also save every N steps")
@@ -140,6 +151,15 @@ void add_training_flags(CLI::App& app, train::TrainConfig& c) {
   app.add_option("--token-nll", c.token_nll,
                  "write each valid and test token's negative log-likelihood (JSON; for "
                  "ngram --mix-with and per-token comparisons)");
+}
+
+}  // namespace
+
+void add_training_flags(CLI::App& app, train::TrainConfig& c) {
+  add_model_flags(app, c.model);
+  add_optimizer_flags(app, c);
+  add_run_flags(app, c);
+  add_file_flags(app, c);
   add_data_flags(app, c.data);
 }
 

@@ -17,6 +17,44 @@
 using namespace tg;
 using nlohmann::json;
 
+namespace {
+
+// The pretrained modes' vectors, by seed, trained now unless the study has them; their logs go
+// into the summary. The first seed's file keeps the name of the one file all seeds shared
+// before each had its own, so that its finished runs stay valid.
+std::map<uint64_t, std::string> pretrain_per_seed(const text::LMData& data,
+                                                  const train::TrainConfig& base,
+                                                  const experiments::CommonFlags& f,
+                                                  json& summary) {
+  std::map<uint64_t, std::string> vectors;
+  const std::string stem = f.out + "/word2vec_d" + std::to_string(base.model.d_model);
+  for (size_t i = 0; i < f.seeds; ++i) {
+    const uint64_t seed = base.seed + i;
+    const bool first = i == 0;
+    if (f.w2v_seeds == experiments::VectorSeeds::shared && !first) {
+      vectors[seed] = vectors.at(base.seed);
+      continue;
+    }
+    vectors[seed] = first ? stem + ".bin" : stem + "_seed" + std::to_string(seed) + ".bin";
+    const json log = experiments::pretrain_word2vec(
+        data, f.word2vec_options(base.model.d_model, seed), vectors[seed]);
+    if (first) summary["word2vec"] = log;
+    summary["word2vec_by_seed"][std::to_string(seed)] = log;
+  }
+  return vectors;
+}
+
+// What a run's summary entry keeps of its results.
+json summary_entry(const json& results) {
+  json e;
+  for (const char* key : {"valid_ppl", "test_ppl", "train_ppl", "trainable_params", "total_params",
+                          "wall_s", "train_tokens_per_s", "best_epoch", "epochs"})
+    e[key] = results.value(key, json());  // null when an older file lacks it
+  return e;
+}
+
+}  // namespace
+
 int tg::experiments::exp_embeddings_main(int argc, char** argv) {
   experiments::ExperimentProgram program(
       "exp_embeddings", "which input embedding predicts the next word better?",
@@ -36,58 +74,24 @@ int tg::experiments::exp_embeddings_main(int argc, char** argv) {
                     {"data", data.description},
                     {"vocab", data.vocab.size()},
                     {"seeds", f.seeds}};
-    // The pretrained modes' vectors, by seed. The first seed's file keeps the name of the one
-    // file all seeds shared before each had its own, so that its finished runs stay valid.
-    std::map<uint64_t, std::string> vectors;
     bool needs_vectors = false;
     for (const auto& m : mode_list) needs_vectors = needs_vectors || nn::is_pretrained(m.embedding);
-    for (size_t i = 0; needs_vectors && i < f.seeds; ++i) {
-      const uint64_t seed = base.seed + i;
-      const bool first = i == 0;
-      std::string path = f.out + "/word2vec_d" + std::to_string(base.model.d_model);
-      if (f.w2v_seeds == experiments::VectorSeeds::shared || first) {
-        vectors[seed] = path + ".bin";
-        if (!first) continue;
-      } else {
-        vectors[seed] = path + "_seed" + std::to_string(seed) + ".bin";
-      }
-      text::Word2VecOptions o = f.w2v;
-      o.size = base.model.d_model;
-      o.cbow = f.w2v_cbow == 1;
-      o.seed = seed;
-      const json log = experiments::pretrain_word2vec(data, o, vectors[seed]);
-      if (first) summary["word2vec"] = log;
-      summary["word2vec_by_seed"][std::to_string(seed)] = log;
-    }
+    const std::map<uint64_t, std::string> vectors = needs_vectors
+                                                        ? pretrain_per_seed(data, base, f, summary)
+                                                        : std::map<uint64_t, std::string>{};
     experiments::Plan plan(
-        f.out + "/summary.json", summary,
-        [](const json& r) {
-          json e;
-          for (const char* key :
-               {"valid_ppl", "test_ppl", "train_ppl", "trainable_params", "total_params", "wall_s",
-                "train_tokens_per_s", "best_epoch", "epochs"})
-            e[key] = r.value(key, json());  // null when an older file lacks it
-          return e;
-        },
-        {"model", "mode"},
+        f.out + "/summary.json", summary, summary_entry, {"model", "mode"},
         {"valid_ppl", "test_ppl", "train_ppl", "trainable_params", "wall_s", "train_tokens_per_s"});
     for (const auto& model : models)
       for (const auto& mode : mode_list)
         for (size_t seed = 1; seed <= f.seeds; ++seed) {
-          train::TrainConfig c = base;
-          c.model.name = model;
-          c.model.embedding = mode.embedding;
-          c.model.tied = mode.tied;
-          c.seed = base.seed + seed - 1;
-          c.model.vectors = nn::is_pretrained(mode.embedding) ? vectors.at(c.seed) : "";
-          if (model == "nplm")
-            c.model.hidden =
-                c.model.d_model;  // so that tying (U = C) is possible with one architecture
-          plan.add(
-              {c,
-               model + " " + mode.name + " seed " + std::to_string(c.seed),
-               f.out + "/" + model + "_" + mode.name + "_seed" + std::to_string(c.seed) + ".json",
-               {{"model", model}, {"mode", mode.name}, {"seed", c.seed}}});
+          train::TrainConfig c = experiments::run_config(base, model, mode, base.seed + seed - 1);
+          if (nn::is_pretrained(mode.embedding)) c.model.vectors = vectors.at(c.seed);
+          const std::string stem = model + "_" + mode.name + "_seed" + std::to_string(c.seed);
+          plan.add({c,
+                    model + " " + mode.name + " seed " + std::to_string(c.seed),
+                    f.out + "/" + stem + ".json",
+                    {{"model", model}, {"mode", mode.name}, {"seed", c.seed}}});
         }
     plan.collect_finished();
     // Seed-major: every run of the first seed before the second seed's, so that a study stopped

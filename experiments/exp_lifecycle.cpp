@@ -23,6 +23,54 @@
 using namespace tg;
 using nlohmann::json;
 
+namespace {
+
+// How often each row's token occurs in the training split.
+std::vector<size_t> train_counts(const text::LMData& data) {
+  std::vector<size_t> count(data.vocab.size(), 0);
+  for (size_t i = data.train.begin; i < data.train.end; ++i)
+    ++count[static_cast<size_t>(data.stream[i])];
+  return count;
+}
+
+// The rows of each frequency band.
+json band_sizes(const std::vector<size_t>& train_count) {
+  json sizes = json::object();
+  for (size_t id = 0; id < train_count.size(); ++id) {
+    const std::string band = experiments::frequency_band(static_cast<int32_t>(id), train_count[id]);
+    sizes[band] = sizes.value(band, 0) + 1;
+  }
+  return sizes;
+}
+
+// One run's entry in the summary, from its results (run_one) and the probe's.
+json summary_entry(const std::string& label, bool tied, size_t vocab, const json& r,
+                   const json& bands) {
+  json rows_per_epoch = json::array(), drift = json::array();
+  for (const auto& e : r.at("epochs")) {
+    rows_per_epoch.push_back(e.at("rows_touched"));
+    drift.push_back({{"epoch", e.at("epoch")}, {"bands", e.at("drift")}});
+  }
+  const json& life = r.at("lifecycle");
+  return {{"name", label},
+          {"tied", tied},
+          {"vocab", vocab},
+          {"valid_ppl", r.at("valid_ppl")},
+          {"test_ppl", r.at("test_ppl")},
+          {"best_epoch", r.value("best_epoch", 0)},
+          {"stopped_early", r.value("stopped_early", false)},
+          {"rows_per_step_mean", life.at("rows_per_step_mean")},
+          {"rows_changed_per_step_mean", life.value("rows_changed_per_step_mean", json())},
+          {"rows_per_epoch", rows_per_epoch},
+          {"drift", drift},
+          {"band_sizes", bands},
+          {"wordsim_input", life.at("wordsim_input")},
+          {"wordsim_output", life.at("wordsim_output")},
+          {"neighbours", life.at("neighbours")}};
+}
+
+}  // namespace
+
 int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
   experiments::ExperimentProgram program("exp_lifecycle", "the life cycle of an embedding table",
                                          "results/lifecycle", "learned,learned-tied",
@@ -45,25 +93,12 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
     experiments::make_dirs(f.out);
     const text::LMData data = train::load_data(base.data);
     std::fprintf(stderr, "%s\n", data.description.c_str());
-    const size_t vocab = data.vocab.size();
-    std::vector<size_t> train_count(vocab, 0);
-    for (size_t i = data.train.begin; i < data.train.end; ++i)
-      ++train_count[static_cast<size_t>(data.stream[i])];
-    json band_sizes = json::object();
-    for (size_t id = 0; id < vocab; ++id)
-      band_sizes[experiments::frequency_band(static_cast<int32_t>(id), train_count[id])] =
-          band_sizes.value(experiments::frequency_band(static_cast<int32_t>(id), train_count[id]),
-                           0) +
-          1;
-
-    text::Word2VecOptions w2v = f.w2v;
-    w2v.size = base.model.d_model;
-    w2v.cbow = f.w2v_cbow == 1;
-    w2v.seed = base.seed;
-    // Only rank 0 trains word2vec, so only its log has the scores: look them up with value()
-    // (operator[] on a const json with a missing key is undefined behaviour, which aborted
-    // rank 1 under the sanitizers and read garbage without them).
-    const json w2v_log = experiments::pretrain_word2vec(data, w2v, f.out + "/word2vec.bin");
+    const std::vector<size_t> train_count = train_counts(data);
+    const json bands = band_sizes(train_count);
+    // Only rank 0 trains word2vec, so only its log has the scores: the others read them with
+    // value(), which gives null for a missing key.
+    const json w2v_log = experiments::pretrain_word2vec(
+        data, f.word2vec_options(base.model.d_model, base.seed), f.out + "/word2vec.bin");
     const text::WordVectors vectors = text::load_vectors(f.out + "/word2vec.bin");
     const text::VectorIndex w2v_index(vectors.words, vectors.matrix);
 
@@ -74,10 +109,7 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
                     {"word2vec", w2v_log}};
     json runs = json::array();
     for (const auto& mode : mode_list) {
-      train::TrainConfig c = base;
-      c.model.embedding = nn::EmbeddingMode::learned;
-      c.model.tied = mode.tied;
-      if (c.model.name == "nplm") c.model.hidden = c.model.d_model;
+      train::TrainConfig c = experiments::run_config(base, base.model.name, mode, base.seed);
       // The table before training: the model this configuration builds (the same seed gives
       // the same parameters; checked against the trained model's at its first step).
       const Tensor initial =
@@ -88,33 +120,11 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
       const json r = experiments::run_one(c, data, label,
                                           f.out + "/" + c.model.name + "_" + mode.name + ".json",
                                           probe.hooks(), "lifecycle");
-      json rows_per_epoch = json::array(), drift = json::array();
-      for (const auto& e : r.at("epochs")) {
-        rows_per_epoch.push_back(e.at("rows_touched"));
-        drift.push_back({{"epoch", e.at("epoch")}, {"bands", e.at("drift")}});
-      }
-      const json& life = r.at("lifecycle");
-      runs.push_back(
-          {{"name", label},
-           {"tied", mode.tied},
-           {"vocab", vocab},
-           {"valid_ppl", r.at("valid_ppl")},
-           {"test_ppl", r.at("test_ppl")},
-           {"best_epoch", r.value("best_epoch", 0)},
-           {"stopped_early", r.value("stopped_early", false)},
-           {"rows_per_step_mean", life.at("rows_per_step_mean")},
-           {"rows_changed_per_step_mean", life.value("rows_changed_per_step_mean", json())},
-           {"rows_per_epoch", rows_per_epoch},
-           {"drift", drift},
-           {"band_sizes", band_sizes},
-           {"wordsim_input", life.at("wordsim_input")},
-           {"wordsim_output", life.at("wordsim_output")},
-           {"neighbours", life.at("neighbours")}});
+      runs.push_back(summary_entry(label, mode.tied, data.vocab.size(), r, bands));
       summary["runs"] = runs;
       experiments::write_json(f.out + "/summary.json", summary);
     }
-    // Rank 0 alone holds the full results (the others' output is silenced anyway): rendering
-    // on another rank failed at the end of an MPI run.
+    // Rank 0 alone holds the full results (the others' output is silenced anyway).
     if (!distributed::is_main()) return 0;
     std::printf("%s", report::lifecycle_section(summary).c_str());
     std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());

@@ -28,6 +28,15 @@ struct CommonFlags {
   text::Word2VecOptions w2v;  // size follows --d-model
   int w2v_cbow = 0;
   VectorSeeds w2v_seeds = VectorSeeds::per_run;
+
+  // The word2vec options of the flags for a table of `size` columns, trained with `seed`.
+  text::Word2VecOptions word2vec_options(size_t size, uint64_t seed) const {
+    text::Word2VecOptions o = w2v;
+    o.size = size;
+    o.cbow = w2v_cbow == 1;
+    o.seed = seed;
+    return o;
+  }
 };
 
 inline void add_common_flags(CLI::App& app, CommonFlags& f, const std::string& default_out) {
@@ -65,6 +74,9 @@ struct ExperimentProgram {
     apps::add_training_flags(app, base);
     add_common_flags(app, flags, default_out);
     app.add_option("--modes", modes, modes_help)->capture_default_str();
+    app.get_option("--token-nll")
+        ->description(
+            "a folder: each run's valid and test token losses in a file named like its JSON");
   }
 
   int run(int argc, char** argv, const std::function<int()>& body) {
@@ -74,6 +86,16 @@ struct ExperimentProgram {
       return app.exit(e);
     }
     return apps::guarded_main(name.c_str(), [&] {
+      // A study names each run's files itself, in --out: one --results or --checkpoint would
+      // be overwritten by every run, and resumed by the wrong one.
+      for (const auto& [flag, value] : {std::pair{"--results", &base.results},
+                                        {"--checkpoint", &base.checkpoint},
+                                        {"--resume", &base.resume}})
+        if (!value->empty())
+          throw std::invalid_argument(
+              std::string(flag) + ": " + name +
+              " writes each run's results and checkpoint into --out (RUN.json, RUN.ckpt) and "
+              "resumes from them when invoked again; give --out instead");
       std::fprintf(stderr, "%s %s\n", name.c_str(), apps::describe_flags(app).c_str());
       return body();
     });

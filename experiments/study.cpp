@@ -18,6 +18,7 @@
 #include "autograd/io.hpp"
 #include "base/build_info.hpp"
 #include "base/files.hpp"
+#include "base/hash.hpp"
 #include "distributed/distributed.hpp"
 #include "text/lm_data.hpp"
 #include "text/similarity.hpp"
@@ -76,22 +77,34 @@ std::vector<Mode> parse_modes(const std::string& list) {
   return modes;
 }
 
+train::TrainConfig run_config(const train::TrainConfig& base, const std::string& model,
+                              const Mode& mode, uint64_t seed) {
+  train::TrainConfig c = base;
+  c.model.name = model;
+  c.model.embedding = mode.embedding;
+  c.model.tied = mode.tied;
+  c.seed = seed;
+  if (model == "nplm") c.model.hidden = c.model.d_model;
+  return c;
+}
+
 void write_json(const std::string& path, const json& value) {
+  // A corpus' words are bytes: one that is not UTF-8 is written with U+FFFD, not refused.
   if (distributed::is_main())
-    base::atomic_write(path, [&](std::ostream& o) { o << value.dump(2) << "\n"; });
+    base::atomic_write(path, [&](std::ostream& o) {
+      o << value.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    });
 }
 
 namespace {
 
 // What a word2vec run was trained on: the training tokens as the LM sees them.
 std::string token_fingerprint(const text::LMData& data) {
-  uint64_t h = 1469598103934665603ull;
+  base::Fnv1a h;
   for (size_t i = data.train.begin; i < data.train.end; ++i)
-    for (int b = 0; b < 4; ++b)
-      h = (h ^ ((static_cast<uint32_t>(data.stream[i]) >> (8 * b)) & 0xFF)) * 1099511628211ull;
-  for (const auto& w : data.vocab.words())
-    for (unsigned char ch : w + "\n") h = (h ^ ch) * 1099511628211ull;
-  return std::to_string(h);
+    h.add_little_endian(static_cast<uint32_t>(data.stream[i]), 4);
+  for (const auto& w : data.vocab.words()) h.add_bytes(w + "\n");
+  return std::to_string(h.value());
 }
 
 // The settings of a finished run that differ from this invocation's, one "key: there, here"
@@ -126,16 +139,29 @@ json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const 
   if (std::filesystem::exists(path) && std::filesystem::exists(log_path)) {
     json log = json::parse(std::ifstream(log_path), nullptr, false);
     if (log.is_object() && log.value("options", json()) == options) {
+      const json recorded = log.value("fnv1a", json());
+      if (recorded.is_string()) {
+        const std::string now = base::fnv1a_file_hex(path);
+        if (now != recorded.get<std::string>())
+          throw std::runtime_error(path + ": not the vectors this study trained (FNV-1a " + now +
+                                   "; " + log_path + " records " + recorded.get<std::string>() +
+                                   "): delete both files and the study trains them again");
+        if (distributed::is_main())
+          std::fprintf(stderr, "[word2vec] reusing %s (same options, tokens and hash)\n",
+                       path.c_str());
+        log["reused"] = true;
+        return log;
+      }
       if (distributed::is_main())
-        std::fprintf(stderr, "[word2vec] reusing %s (same options and tokens)\n", path.c_str());
-      log["reused"] = true;
-      return log;
+        std::fprintf(stderr, "[word2vec] %s records no hash of %s: training it again\n",
+                     log_path.c_str(), path.c_str());
     }
   }
+  const std::string file_name = std::filesystem::path(path).filename().string();
   // Under MPI rank 0 trains and writes the vectors; the others wait, then read the file.
   if (!distributed::is_main()) {
     distributed::barrier();
-    return {{"file", path}};
+    return {{"file", file_name}};
   }
   const text::Tokens tokens = data.train_tokens();
   train::LiveLine line;
@@ -154,15 +180,11 @@ json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const 
   std::snprintf(buf, sizeof buf, "done in %.1f s, %zu words, WordSim-353 %.3f (%.0f%% OOV)",
                 r.seconds, r.words.size(), ws.spearman, 100 * ws.oov_ratio());
   line.finish(label + buf);
-  const json log = {{"file", path},
-                    {"tokens", tokens.size()},
-                    {"words", r.words.size()},
-                    {"seconds", r.seconds},
-                    {"words_per_s", r.words_per_s},
-                    {"wordsim353", ws.spearman},
-                    {"wordsim353_oov", ws.oov_ratio()},
-                    {"options", options},
-                    {"commit", base::commit()}};
+  const json log = {{"file", file_name},         {"fnv1a", base::fnv1a_file_hex(path)},
+                    {"tokens", tokens.size()},   {"words", r.words.size()},
+                    {"seconds", r.seconds},      {"words_per_s", r.words_per_s},
+                    {"wordsim353", ws.spearman}, {"wordsim353_oov", ws.oov_ratio()},
+                    {"options", options},        {"commit", base::commit()}};
   write_json(log_path, log);
   distributed::barrier();
   return log;
@@ -264,8 +286,14 @@ json finished_run(const train::TrainConfig& c, const std::string& json_path,
 json run_one(train::TrainConfig c, const text::LMData& data, const std::string& label,
              const std::string& json_path, const train::TrainHooks& hooks,
              const std::string& hooks_key) {
+  namespace fs = std::filesystem;
   c.label = label;
   c.results = json_path;
+  // --token-nll names a folder for a study: each run's losses in a file named like its JSON.
+  if (!c.token_nll.empty()) {
+    make_dirs(c.token_nll);
+    c.token_nll = (fs::path(c.token_nll) / fs::path(json_path).filename()).string();
+  }
   // Resumable studies: a finished run (its JSON, with these settings) is not run again; the
   // run in progress checkpoints each epoch beside its JSON and continues from there.
   if (json done = read_finished(c, json_path, &data); done.is_object()) {
@@ -286,6 +314,12 @@ json run_one(train::TrainConfig c, const text::LMData& data, const std::string& 
   train::RunResult r = train::train_language_model(c, data, hooks);
   // Finished: the JSON holds everything; the checkpoint was only for resuming.
   if (c.checkpoint == checkpoint && distributed::is_main()) std::filesystem::remove(checkpoint);
+  // The study's vectors sit in its folder: recorded by name, the folder can move.
+  const fs::path vectors = c.model.vectors;
+  if (!vectors.empty() && vectors.parent_path() == fs::path(json_path).parent_path()) {
+    r.json["config"]["vectors"] = vectors.filename().string();
+    write_json(json_path, r.json);
+  }
   std::fprintf(stderr,
                "[%s] valid ppl %.1f, test ppl %.1f, %zu trainable parameters, %.0f tok/s, %s\n",
                label.c_str(), r.valid_ppl, r.test_ppl, r.json["trainable_params"].get<size_t>(),
@@ -339,7 +373,8 @@ void Plan::train(size_t i, const text::LMData& data) {
 
 json Plan::entry(size_t i, const json& results) const {
   json e = runs_[i].keys;
-  e["file"] = runs_[i].file;
+  // Relative to the summary's folder, which holds the run files.
+  e["file"] = std::filesystem::path(runs_[i].file).filename().string();
   e.update(entry_(results));
   return e;
 }

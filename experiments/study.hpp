@@ -13,8 +13,8 @@
 
 namespace tg::experiments {
 
-// A row of the comparison: an embedding mode, tied or not, and which word2vec vectors.
-// A row of a study: how its model's embedding table is made.
+// A row of a study: how its model's embedding table is made (an embedding mode, tied or not,
+// and which word2vec vectors).
 struct Mode {
   std::string name;  // "learned", "learned-tied", "frozen-pretrained", ...
   nn::EmbeddingMode embedding = nn::EmbeddingMode::learned;
@@ -25,9 +25,17 @@ struct Mode {
 // plus "frozen-pretrained-full" and "finetune-pretrained-full" for the data-size sweep.
 std::vector<Mode> parse_modes(const std::string& list);
 
+// One run of a study: the base configuration with `model`, `mode`'s table and `seed`; the
+// NPLM's hidden width follows d_model, so that one architecture can tie its output matrix to the
+// table (U = C).
+train::TrainConfig run_config(const train::TrainConfig& base, const std::string& model,
+                              const Mode& mode, uint64_t seed);
+
 // Trains skip-gram word2vec (dimension = d_model) on the training range of `data` (words as
 // the LM sees them, rare ones as <unk>), writes it to `path` (binary) and returns a log entry
-// with the time and WordSim-353 Spearman of the vectors.
+// with the time, WordSim-353 Spearman of the vectors and the file's hash. A study invoked again
+// reuses the file when its log records the same options and tokens and the file still has the
+// hash it was written with (a file replaced since is refused, naming both hashes).
 nlohmann::json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions options,
                                  const std::string& path);
 
@@ -39,7 +47,9 @@ void write_json(const std::string& path, const nlohmann::json& value);
 nlohmann::json finished_run(const train::TrainConfig& config, const std::string& json_path,
                             const std::string& hooks_key = "");
 
-// Runs one configuration, prints a one-line summary, writes the run's JSON to json_path.
+// Runs one configuration, prints a one-line summary, writes the run's JSON to json_path (its
+// checkpoint beside it, its per-token losses into the folder config.token_nll names, if any).
+// Paths inside json_path's folder are recorded relative to it, so that the folder can move.
 // A finished run there with the same settings is returned instead, unless it lacks the
 // results key `hooks_key` that the hooks add (made without them): that one is trained again.
 nlohmann::json run_one(train::TrainConfig config, const text::LMData& data,
@@ -64,7 +74,10 @@ class Plan {
   Plan(std::string summary_path, nlohmann::json summary, Entry entry,
        std::vector<std::string> group_keys, std::vector<std::string> metrics);
 
-  void add(Run run) { runs_.push_back(std::move(run)), entries_.emplace_back(); }
+  void add(Run run) {
+    runs_.push_back(std::move(run));
+    entries_.emplace_back();
+  }
   const std::vector<Run>& runs() const { return runs_; }
   nlohmann::json& summary() { return summary_; }
 

@@ -126,4 +126,52 @@ for value in -5 '"abc"' 1e999; do
     fail "no clear message for test_ppl $value: $(tail -1 "$work/edited.err")"
   rm -rf "$work/edited"
 done
+# The study records its own files by name, relative to its folder, so that the folder can move.
+grep -q '"file": "gpt_learned_seed1.json"' "$work/whole/summary.json" ||
+  fail "the summary names its run files by a path: $(grep -m1 '"file"' "$work/whole/summary.json")"
+grep -q '"vectors": "word2vec_d16.bin"' "$work/whole/gpt_finetune-pretrained_seed1.json" ||
+  fail "the run file names its vectors by a path: $(grep -m1 '"vectors"' "$work/whole/gpt_finetune-pretrained_seed1.json")"
+# Cached vectors are checked by their hash: another file of the same dimension put in their place
+# (here the second seed's) is refused, naming both hashes; a log without a hash (an older
+# study) trains them again, to the same vectors, and the finished runs stay valid.
+cp -r "$work/whole" "$work/swapped"
+cp "$work/swapped/word2vec_d16_seed2.bin" "$work/swapped/word2vec_d16.bin"
+if "$bin/exp_embeddings" "${flags[@]}" --out "$work/swapped" >/dev/null 2>"$work/swapped.err"; then
+  fail "a study reused vectors replaced by others"
+fi
+grep -q "word2vec_d16.bin: not the vectors this study trained (FNV-1a [0-9a-f]*; .* records [0-9a-f]*)" "$work/swapped.err" ||
+  fail "no clear message for replaced vectors: $(tail -1 "$work/swapped.err")"
+sed -i '/"fnv1a"/d' "$work/swapped/word2vec_d16.bin.json"
+"$bin/exp_embeddings" "${flags[@]}" --out "$work/swapped" >/dev/null 2>"$work/unhashed.err" ||
+  fail "the study over a log without a hash failed: $(tail -1 "$work/unhashed.err")"
+grep -q "records no hash of .*word2vec_d16.bin: training it again" "$work/unhashed.err" ||
+  fail "vectors without a hash were not trained again"
+[ "$(grep -c "done, skipped" "$work/unhashed.err")" = 4 ] || fail "the vectors trained again did not keep the 4 finished runs"
+cmp -s "$work/swapped/word2vec_d16.bin" "$work/whole/word2vec_d16.bin" || fail "the vectors trained again differ"
+# One --results or --checkpoint for a whole study would be overwritten by each run: refused.
+for flag in --results --checkpoint --resume; do
+  touch "$work/given"
+  if "$bin/exp_embeddings" "${flags[@]}" "$flag" "$work/given" --out "$work/given_out" >/dev/null 2>"$work/given.err"; then
+    fail "a study took $flag"
+  fi
+  grep -q "^exp_embeddings: error: $flag: exp_embeddings writes each run's results and checkpoint into --out" "$work/given.err" ||
+    fail "no clear message for $flag: $(tail -1 "$work/given.err")"
+done
+# --token-nll names a folder: each run's losses in a file of its own.
+"$bin/exp_embeddings" "${flags[@]}" --steps 2 --token-nll "$work/losses" --out "$work/with_losses" >/dev/null 2>"$work/losses.err" ||
+  fail "the study with --token-nll failed: $(tail -1 "$work/losses.err")"
+for run in gpt_learned_seed1 gpt_learned_seed2 gpt_finetune-pretrained_seed1 gpt_finetune-pretrained_seed2; do
+  grep -q '"test"' "$work/losses/$run.json" 2>/dev/null || fail "no per-token losses of $run in the --token-nll folder"
+done
+# Words that are not UTF-8 (a Latin-1 corpus, a probe typed in one) are written as U+FFFD in the
+# JSON files, not refused after training.
+latin1=$work/latin1.txt
+cp "$toy" "$latin1"
+for _ in 1 2 3; do printf 'the caf\xe9 sat on the mat . the dog saw the caf\xe9 .\n' >>"$latin1"; done
+latin_life=("${life[@]}")
+latin_life[1]=$latin1
+latin_life[${#latin_life[@]}-3]=$'cat,caf\xe9'  # --probes
+"$bin/exp_lifecycle" "${latin_life[@]}" --steps 2 --modes learned --out "$work/latin1" >/dev/null 2>"$work/latin1.err" ||
+  fail "the life cycle of a corpus that is not UTF-8 failed: $(tail -1 "$work/latin1.err")"
+grep -q $'"word": "caf\xef\xbf\xbd"' "$work/latin1/summary.json" || fail "the probe that is not UTF-8 is not in the summary"
 echo "study_resume: the resumed study equals the uninterrupted one (4 runs and the life cycle, bit for bit)"

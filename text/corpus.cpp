@@ -1,6 +1,7 @@
 #include "text/corpus.hpp"
 
 #include "autograd/io.hpp"
+#include "base/hash.hpp"
 #include "base/machine.hpp"
 #include "base/process.hpp"
 
@@ -106,16 +107,16 @@ namespace {
 constexpr uint64_t kBrownChecksum = 0x1fdce33ca7b472d7ull;
 
 uint64_t brown_checksum(const fs::path& dir) {
-  uint64_t h = 1469598103934665603ull;
+  base::Fnv1a h;
   for (char genre : std::string("abcdefghjklmnpr"))
     for (int number = 1; number <= 99; ++number) {
       char name[16];
       std::snprintf(name, sizeof name, "c%c%02d", genre, number);
       const fs::path path = dir / name;
       if (!fs::exists(path)) continue;
-      for (unsigned char c : read_file(path.string())) h = (h ^ c) * 1099511628211ull;
+      h.add_bytes(read_file(path.string()));
     }
-  return h;
+  return h.value();
 }
 
 }  // namespace

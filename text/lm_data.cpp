@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "base/hash.hpp"
+
 namespace tg::text {
 
 Tokens LMData::train_tokens() const {
@@ -61,20 +63,18 @@ LMData load_lm_data(const LMDataOptions& o) {
 }
 
 std::string fingerprint(const LMData& data) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a
-  auto mix = [&h](uint64_t v) {
-    for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xFF)) * 1099511628211ull;
-  };
-  for (int32_t id : data.stream) mix(static_cast<uint32_t>(id));
+  // Every value as 8 bytes, a word's bytes included, each word ended by 0xFFFFFFFF.
+  base::Fnv1a h;
+  for (int32_t id : data.stream) h.add_little_endian(static_cast<uint32_t>(id), 8);
   for (size_t v : {data.train.begin, data.train.end, data.valid.begin, data.valid.end,
                    data.test.begin, data.test.end})
-    mix(v);
+    h.add_little_endian(v, 8);
   for (const auto& w : data.vocab.words()) {
-    for (unsigned char ch : w) mix(ch);
-    mix(0xFFFFFFFFull);
+    for (unsigned char ch : w) h.add_little_endian(ch, 8);
+    h.add_little_endian(0xFFFFFFFFull, 8);
   }
   char buf[20];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h.value()));
   return buf;
 }
 
