@@ -136,8 +136,12 @@ int evaluate_vectors(const EvalArgs& a) {
   for (const auto& [name, path] :
        {std::pair{"WordSim-353", a.wordsim}, std::pair{"SimLex-999", a.simlex}}) {
     const auto s = text::evaluate_similarity(index, path);
-    std::printf("%-12s Spearman %.4f  pairs %zu/%zu (%.1f%% out of vocabulary)\n", name, s.spearman,
-                s.used, s.pairs, 100 * s.oov_ratio());
+    if (s.measured())
+      std::printf("%-12s Spearman %.4f  pairs %zu/%zu (%.1f%% out of vocabulary)\n", name,
+                  s.spearman, s.used, s.pairs, 100 * s.oov_ratio());
+    else
+      std::printf("%-12s Spearman n/a  pairs %zu/%zu (at least %zu with both words known needed)\n",
+                  name, s.used, s.pairs, text::SimilarityScore::kMinPairs);
   }
   const auto an = text::evaluate_analogies(index, a.analogies);
   std::printf("%-12s accuracy %.4f  questions %zu/%zu\n", "analogies", an.accuracy, an.used,

@@ -176,9 +176,10 @@ json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const 
   text::save_vectors(path, r.words, r.input, text::VectorFormat::binary);
   const text::VectorIndex index(r.words, r.input);
   const auto ws = text::evaluate_similarity(index, data_path("wordsim353.tsv"));
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "done in %.1f s, %zu words, WordSim-353 %.3f (%.0f%% OOV)",
-                r.seconds, r.words.size(), ws.spearman, 100 * ws.oov_ratio());
+  char score[16] = "n/a", buf[200];
+  if (ws.measured()) std::snprintf(score, sizeof score, "%.3f", ws.spearman);
+  std::snprintf(buf, sizeof buf, "done in %.1f s, %zu words, WordSim-353 %s (%.0f%% OOV)",
+                r.seconds, r.words.size(), score, 100 * ws.oov_ratio());
   line.finish(label + buf);
   const json log = {{"file", file_name},         {"fnv1a", base::fnv1a_file_hex(path)},
                     {"tokens", tokens.size()},   {"words", r.words.size()},

@@ -150,7 +150,7 @@ SimilarityScore evaluate_similarity(const VectorIndex& index, const std::string&
     model.push_back(index.cosine(ra, rb));
   }
   if (score.pairs == 0) throw std::runtime_error(path + ": no word pairs in the file");
-  score.spearman = spearman(human, model);
+  score.spearman = score.measured() ? spearman(human, model) : std::nan("");
   return score;
 }
 

@@ -33,8 +33,12 @@ class VectorIndex {
 };
 
 struct SimilarityScore {
+  // A rank correlation over fewer pairs says nothing (two pairs give +-1): below this many pairs
+  // with both words known, spearman is NaN (null in JSON, "n/a" in print).
+  static constexpr size_t kMinPairs = 10;
   double spearman = 0.0;
   size_t pairs = 0, used = 0;  // in the file / with both words known
+  bool measured() const { return used >= kMinPairs; }
   double oov_ratio() const {
     return pairs ? 1.0 - static_cast<double>(used) / static_cast<double>(pairs) : 0.0;
   }

@@ -25,6 +25,10 @@ std::string p_value(double p) {
   return p < 0.001 ? "<0.001" : fixed(p, 3);
 }
 
+std::string score(const nlohmann::json& value) {
+  return value.is_number() ? fixed(value.get<double>(), 3) : "n/a";
+}
+
 std::string mean_spread(const nlohmann::json& row, const std::string& metric, int decimals) {
   if (!row.contains(metric)) return "-";
   const nlohmann::json& m = row.at(metric);

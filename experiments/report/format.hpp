@@ -11,6 +11,10 @@ std::string thousands(double v);            // "950", "40.0k", "1.20M"
 std::string duration(double seconds);       // "45 s", "12.5 min", "3.5 h"
 std::string p_value(double p);              // "0.004", "<0.001"
 
+// A correlation recorded in a results file as "0.412", or "n/a" where it was not measured (null:
+// too few word pairs known).
+std::string score(const nlohmann::json& value);
+
 // A summary row's metric as "312.4 ± 3.1" (mean ± sample standard deviation; one run:
 // "312.4"); "-" if the row has no such metric.
 std::string mean_spread(const nlohmann::json& row, const std::string& metric, int decimals = 1);

@@ -1,6 +1,7 @@
 #include "experiments/report/results.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <stdexcept>
 
@@ -24,7 +25,71 @@ json load(const fs::path& p) {
 json load_summary(const fs::path& p) {
   json summary = load(p);
   if (summary.is_null() || summary.value("runs", json::array()).empty()) return nullptr;
+  check_summary(summary, p);
   return summary;
+}
+
+namespace {
+
+bool same_number(const json& a, const json& b) {
+  if (!a.is_number() || !b.is_number()) return a == b;
+  const double x = a.get<double>(), y = b.get<double>();
+  return std::fabs(x - y) <= 1e-9 * std::max(std::fabs(x), std::fabs(y));
+}
+
+}  // namespace
+
+void check_summary(const json& summary, const fs::path& p) {
+  const auto disagree = [&](const std::string& what) {
+    return std::runtime_error(p.string() + " disagrees with its run files: " + what +
+                              " (a study invoked again rewrites its summary from them)");
+  };
+  const json& runs = summary.at("runs");
+  for (const json& entry : runs) {
+    if (!entry.is_object() || !entry.contains("file")) continue;
+    const std::string name = fs::path(entry.at("file").get<std::string>()).filename().string();
+    const json file = load(p.parent_path() / name);
+    if (file.is_null()) continue;  // a run file not committed: the summary is all there is
+    for (const char* key : {"valid_ppl", "test_ppl"})
+      if (entry.contains(key) && !same_number(entry.at(key), file.value(key, json())))
+        throw disagree(std::string(key) + " of " + name + " is " + entry.at(key).dump() +
+                       " there, " + file.value(key, json()).dump() + " in the file");
+  }
+  if (!summary.contains("rows")) return;
+  size_t listed = 0;
+  for (const json& row : summary.at("rows")) {
+    const json count = row.value("runs", json());
+    if (!count.is_number_unsigned() || count.get<size_t>() == 0)
+      throw disagree("a row's run count is " + count.dump() + ", not a whole number of runs");
+    std::vector<double> test;
+    size_t matching = 0;
+    for (const json& entry : runs) {
+      bool same = true;
+      for (const auto& [key, value] : row.items())
+        if (!value.is_object() && key != "runs" && !(entry.contains(key) && entry.at(key) == value))
+          same = false;
+      if (!same) continue;
+      ++matching;
+      if (entry.value("test_ppl", json()).is_number()) test.push_back(entry.at("test_ppl"));
+    }
+    const std::string name =
+        row.value("model", json("?")).dump() + " " + row.value("mode", json("?")).dump();
+    if (matching != count.get<size_t>())
+      throw disagree("row " + name + " counts " + count.dump() + " runs, the summary lists " +
+                     std::to_string(matching));
+    if (row.contains("test_ppl") && !test.empty()) {
+      double mean = 0;
+      for (double v : test) mean += v / static_cast<double>(test.size());
+      if (!same_number(row.at("test_ppl").value("mean", json()), mean))
+        throw disagree("row " + name + " has mean test ppl " +
+                       row.at("test_ppl").value("mean", json()).dump() + ", its runs " +
+                       fixed(mean, 4));
+    }
+    listed += matching;
+  }
+  if (listed != runs.size())
+    throw disagree("its rows count " + std::to_string(listed) + " runs, it lists " +
+                   std::to_string(runs.size()));
 }
 
 Rows runs_by_row(const json& runs) {

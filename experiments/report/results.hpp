@@ -16,8 +16,13 @@ namespace tg::experiments::report {
 // A JSON file, or null when there is none; a file that is not valid JSON is an error naming it.
 nlohmann::json load(const std::filesystem::path& p);
 // A study's summary.json, or null while it lists no finished run: a study writes its summary
-// before the first run ends, and an empty section says nothing.
+// before the first run ends, and an empty section says nothing. The summary is checked against
+// the run files it lists (check_summary).
 nlohmann::json load_summary(const std::filesystem::path& p);
+// Throws naming the file and the number unless the summary says what its run files say: each
+// listed run's valid and test perplexity as in its file (where the file is there), each row's
+// count a whole number of the runs listed for it, and its mean test perplexity theirs.
+void check_summary(const nlohmann::json& summary, const std::filesystem::path& p);
 
 // A study's runs grouped by (model, mode), the groups in the order their first run appears.
 using RowKey = std::pair<std::string, std::string>;

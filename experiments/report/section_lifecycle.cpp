@@ -27,9 +27,8 @@ std::string lifecycle_section(const json& s) {
           << run.at("drift").size()
           << (run.value("stopped_early", false) ? " (then early stopping)" : " (the epoch cap)")
           << "; test perplexity " << fixed(run.at("test_ppl").get<double>(), 1) << "\n";
-    out << "- WordSim-353 Spearman of the input embeddings "
-        << fixed(run.at("wordsim_input").get<double>(), 3) << ", of the output (unembedding) rows "
-        << fixed(run.at("wordsim_output").get<double>(), 3) << "\n\n";
+    out << "- WordSim-353 Spearman of the input embeddings " << score(run.at("wordsim_input"))
+        << ", of the output (unembedding) rows " << score(run.at("wordsim_output")) << "\n\n";
     out << "Cosine drift of each row from its initial value (mean of 1 - cos), by training-set "
            "frequency:\n\n| epoch |";
     std::vector<std::string> bands;
@@ -61,7 +60,7 @@ std::string lifecycle_section(const json& s) {
   }
   if (s.contains("word2vec_wordsim"))
     out << "word2vec vectors on the same training tokens: WordSim-353 Spearman "
-        << fixed(s.at("word2vec_wordsim").get<double>(), 3) << ".\n";
+        << score(s.at("word2vec_wordsim")) << ".\n";
   return out.str();
 }
 
@@ -73,14 +72,12 @@ std::string life_cycle_conclusion(const json& life) {
   std::ostringstream out;
   out << "- **What the tables learn** (section 3, one seed), WordSim-353 Spearman of their rows";
   if (life.contains("word2vec_wordsim"))
-    out << " (word2vec on the same tokens: " << fixed(life.at("word2vec_wordsim").get<double>(), 3)
-        << ")";
+    out << " (word2vec on the same tokens: " << score(life.at("word2vec_wordsim")) << ")";
   out << ":\n";
   for (const auto& run : life.at("runs"))
     out << "  - " << run.at("name").get<std::string>() << ": input table "
-        << fixed(run.at("wordsim_input").get<double>(), 3) << ", output rows "
-        << fixed(run.at("wordsim_output").get<double>(), 3) << "; a step gives "
-        << fixed(100 * run.at("rows_per_step_mean").get<double>(), 1)
+        << score(run.at("wordsim_input")) << ", output rows " << score(run.at("wordsim_output"))
+        << "; a step gives " << fixed(100 * run.at("rows_per_step_mean").get<double>(), 1)
         << "% of the input rows a non-zero gradient"
         << (run.value("rows_changed_per_step_mean", json()).is_number()
                 ? " and changes the values of " +

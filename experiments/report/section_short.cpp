@@ -16,7 +16,7 @@ std::string short_embeddings_section(const json& emb, const fs::path& dir, bool 
   md << "## 1a. A short budget: the same comparison after 2 epochs\n\n" << data_line(emb) << "\n\n";
   if (emb.contains("word2vec"))
     md << "word2vec (skip-gram, trained on the training split only): WordSim-353 Spearman "
-       << fixed(emb.at("word2vec").at("wordsim353").get<double>(), 3) << ", "
+       << score(emb.at("word2vec").at("wordsim353")) << ", "
        << fixed(emb.at("word2vec").at("seconds").get<double>(), 1) << " s.\n\n";
   md << embeddings_table(emb)
      << "\nppl = perplexity; mean ± sample standard deviation over seeds. Valid/test: full "

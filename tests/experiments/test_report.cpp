@@ -654,7 +654,7 @@ BOOST_FIXTURE_TEST_CASE(a_run_file_without_its_curve_is_an_error_not_a_crash, Re
   learned["file"] = "gpt_learned_seed1.json";
   learned.erase("epochs");
   std::ofstream(dir / "converged" / "gpt" / "gpt_learned_seed1.json")
-      << json{{"test_ppl", 280.0}}.dump();
+      << json{{"valid_ppl", 300.0}, {"test_ppl", 280.0}}.dump();
   const json summary = {{"rows", experiments::aggregate({learned}, {"model", "mode"}, kMetrics)},
                         {"runs", json::array({learned})},
                         {"base_config", {{"model", "gpt"}, {"epochs", 12}}}};
@@ -738,3 +738,45 @@ BOOST_AUTO_TEST_CASE(verdicts_come_from_the_corrected_test_over_seeds) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_FIXTURE_TEST_CASE(a_summary_that_disagrees_with_its_run_files_is_refused, ResultsFolder) {
+  fs::create_directories(dir / "embeddings");
+  json learned = run("gpt", "learned", 300, 310);
+  learned["file"] = "gpt_learned_seed1.json";
+  const json agreeing = {{"rows", experiments::aggregate({learned}, {"model", "mode"}, kMetrics)},
+                         {"runs", json::array({learned})}};
+  const auto render_with = [&](const json& summary, const json& file) {
+    std::ofstream(dir / "embeddings" / "summary.json") << summary.dump();
+    std::ofstream(dir / "embeddings" / "gpt_learned_seed1.json") << file.dump();
+    return experiments::report::render_report(dir.string(), false);
+  };
+  const auto refused = [&](const json& summary, const json& file, const std::string& says) {
+    try {
+      render_with(summary, file);
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      BOOST_TEST(
+          what.find("summary.json disagrees with its run files: " + says) != std::string::npos,
+          what);
+      return;
+    }
+    BOOST_ERROR("rendered a summary that disagrees with its run files: " + says);
+  };
+  BOOST_TEST(render_with(agreeing, learned).find("| gpt | learned |") != std::string::npos);
+  // The run file says 320, the summary 310.
+  json edited = learned;
+  edited["test_ppl"] = 320.0;
+  refused(agreeing, edited, "test_ppl of gpt_learned_seed1.json is 310.0 there, 320.0 in the file");
+  // A run count that is not the runs listed, or not a whole number (1e30 printed as 0).
+  for (const json& count : {json(2), json(1e30), json(-1)}) {
+    json summary = agreeing;
+    summary["rows"][0]["runs"] = count;
+    refused(summary, learned,
+            count == json(2) ? "row \"gpt\" \"learned\" counts 2 runs, the summary lists 1"
+                             : "a row's run count is " + count.dump());
+  }
+  // A row's mean that is not its runs'.
+  json summary = agreeing;
+  summary["rows"][0]["test_ppl"]["mean"] = 250.0;
+  refused(summary, learned, "row \"gpt\" \"learned\" has mean test ppl 250.0, its runs 310.0000");
+}

@@ -3,6 +3,8 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 
 #include "autograd/autograd.hpp"
 #include "text/similarity.hpp"
@@ -125,6 +127,23 @@ BOOST_AUTO_TEST_CASE(similarity_and_analogy_evaluation) {
   BOOST_TEST(s.pairs == 4u);
   BOOST_TEST(s.used == 3u);
   BOOST_TEST(s.oov_ratio() == 0.25);
+  // Three known pairs rank nothing: no score rather than a correlation of +-1 by chance.
+  BOOST_TEST(!s.measured());
+  BOOST_TEST(std::isnan(s.spearman));
+  // All ten pairs of the five words, scored by the vectors' own cosine: measured, and 1.
+  const std::vector<std::string> words = {"King", "man", "woman", "queen", "prince"};
+  const std::string ten = (std::filesystem::temp_directory_path() / "tg_ten_pairs.tsv").string();
+  {
+    std::ofstream out(ten);
+    for (int a = 0; a < 5; ++a)
+      for (int b = a + 1; b < 5; ++b)
+        out << words[a] << "\t" << words[b] << "\t" << index.cosine(a, b) << "\n";
+  }
+  const auto all = evaluate_similarity(index, ten);
+  BOOST_TEST(all.used == SimilarityScore::kMinPairs);
+  BOOST_TEST(all.measured());
+  BOOST_TEST(all.spearman == 1.0, boost::test_tools::tolerance(1e-12));
+  std::filesystem::remove(ten);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
