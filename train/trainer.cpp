@@ -487,7 +487,18 @@ RunResult Trainer::run() {
     }
     end_epoch();
   }
-  return finish();
+  RunResult result = finish();
+  // A signal during the final evaluation: the evaluation was finished and every file written,
+  // so the run is complete; stop as asked, saying so.
+  if (const int signal = agreed_stop_signal()) {
+    clear_stop_signal();
+    throw Interrupted(signal,
+                      signal_name(signal) +
+                          " during the final evaluation, which finished: the run is complete" +
+                          (c_.results.empty() ? "" : "; results in " + c_.results) +
+                          (c_.checkpoint.empty() ? "" : "; checkpoint " + c_.checkpoint));
+  }
+  return result;
 }
 
 void Trainer::interrupt(int signal) {

@@ -474,6 +474,34 @@ BOOST_AUTO_TEST_CASE(a_signal_during_training_stops_after_the_step_with_everythi
   fs::remove(c.checkpoint), fs::remove(c.results);
 }
 
+// A signal during the final evaluation (here from after_training, which runs inside it) lets
+// the evaluation finish: the results are complete, and the run stops saying so instead of
+// dying silently when the signal is raised again after the loop.
+BOOST_AUTO_TEST_CASE(a_signal_during_the_final_evaluation_ends_a_complete_run_with_a_message) {
+  const RecordedSigterm recorded;
+  train::TrainConfig c = tiny("gpt");
+  c.checkpoint = temp("final.ckpt"), c.results = temp("final.json");
+  train::TrainHooks hooks;
+  hooks.after_training = [](nn::LanguageModel&, nlohmann::json&) { ::raise(SIGTERM); };
+  std::string message;
+  try {
+    train::Trainer(c, toy(), hooks).run();
+  } catch (const train::Interrupted& e) {
+    BOOST_TEST(e.signal == SIGTERM);
+    message = e.what();
+  }
+  BOOST_TEST(message.find("SIGTERM during the final evaluation, which finished: the run is "
+                          "complete; results in " +
+                          c.results) == 0u,
+             message);
+  BOOST_TEST(g_passed_on.load() == 0);
+  std::ifstream in(c.results);
+  const auto results = nlohmann::json::parse(in);
+  BOOST_TEST(!results.contains("interrupted"));
+  BOOST_TEST(results.at("test_ppl").get<double>() > 1);
+  fs::remove(c.checkpoint), fs::remove(c.results);
+}
+
 // A user's hooks keep their own state across an interruption: it rides in the checkpoint, so
 // the resumed run's final analysis (after_training) sees every step, as an uninterrupted one.
 BOOST_AUTO_TEST_CASE(hook_state_survives_a_stop_and_resume) {
