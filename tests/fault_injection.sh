@@ -47,6 +47,9 @@ wait_for() {
 interrupt_program() {
   local err=$1 signals=$2 ready=$3
   shift 3
+  # Emptied here, not by the redirection: the child truncates it only once it runs, and until
+  # then wait_for would read the previous run's "step " and signal a program not yet training.
+  : >"$err"
   "$@" >/dev/null 2>"$err" &
   local pid=$!
   wait_for "$ready" "$err"
@@ -87,6 +90,7 @@ if command -v mpirun >/dev/null; then
   for target in mpirun job; do
     case="SIGTERM to $target: every rank stops after the same step, rank 0 saves"
     rm -f mpi.ckpt mpi.json
+    : >mpi.err  # not the previous target's "step " (see interrupt_program)
     OMPI_MCA_odls_base_sigkill_timeout=5 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
       OMPI_MCA_rmaps_base_oversubscribe=1 timeout --foreground 120 mpirun -np 2 --oversubscribe \
       "$bin/train_lm" "${long[@]}" --checkpoint mpi.ckpt --results mpi.json >/dev/null 2>mpi.err &

@@ -1,5 +1,7 @@
 #include "experiments/report/analysis.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "experiments/report/paper.hpp"
@@ -89,9 +91,27 @@ Study load_study(const fs::path& folder, StudyRows rows) {
   return study;
 }
 
-double ngram_ratio_of(const FolderFiles& ngram) {
-  const json& kn = file_in(ngram, "kneser-ney_5.json");
-  return kn.is_null() ? 0.0 : kn.at("test_ppl").get<double>() / *paper_ngram_test("kneser-ney", 5);
+Calibration calibration_of(const FolderFiles& ngram) {
+  Calibration c;
+  for (const PaperNgram& p : kPaperNgrams) {
+    const std::string name = std::string(p.smoothing) + " " + std::to_string(p.order) + "-gram";
+    const json& run =
+        file_in(ngram, std::string(p.smoothing) + "_" + std::to_string(p.order) + ".json");
+    if (run.is_null()) continue;
+    const double ratio = run.at("test_ppl").get<double>() / p.test;
+    c.ratios.emplace_back(name, ratio);
+    c.low = c.ratios.size() == 1 ? ratio : std::min(c.low, ratio);
+    c.high = c.ratios.size() == 1 ? ratio : std::max(c.high, ratio);
+  }
+  return c;
+}
+
+Agreement agreement(std::pair<double, double> range, double tolerance) {
+  const auto inside = [&](double v) { return std::fabs(v - 1) <= tolerance; };
+  if (inside(range.first) && inside(range.second)) return Agreement::within;
+  // Both ends outside, on the same side of 1 (a range across the whole band straddles it).
+  const bool below = range.second<1 - tolerance, above = range.first> 1 + tolerance;
+  return below || above ? Agreement::outside : Agreement::straddles;
 }
 
 }  // namespace tg::experiments::report

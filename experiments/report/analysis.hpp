@@ -64,8 +64,22 @@ struct Study {
 enum class StudyRows { by_mode, by_share };
 Study load_study(const std::filesystem::path& folder, StudyRows rows = StudyRows::by_mode);
 
-// Our Kneser-Ney 5-gram's test perplexity over the paper's (the files of ngram/), or 0 without
-// it: how much harder our copy of Brown's test split is.
-double ngram_ratio_of(const FolderFiles& ngram);
+// How much harder our copy of Brown's test split is than the paper's: each of our n-grams'
+// test perplexity over the paper's figure for the same model (the files of ngram/; Kneser-Ney
+// 3-5 and deleted interpolation 3), and their range. A figure of ours on the paper's scale is
+// then a range too, one end per extreme ratio.
+struct Calibration {
+  std::vector<std::pair<std::string, double>> ratios;  // {"kneser-ney 5-gram", 1.027}, ...
+  double low = 0, high = 0;                            // the smallest and largest ratio
+  bool known() const { return !ratios.empty(); }
+  // ours divided by each end of the range: {ours / high, ours / low}.
+  std::pair<double, double> on_paper_scale(double ours) const { return {ours / high, ours / low}; }
+};
+Calibration calibration_of(const FolderFiles& ngram);
+
+// Where a calibrated range lies against "within `tolerance` of 1": a verdict only when the whole
+// range is on one side.
+enum class Agreement { within, outside, straddles };
+Agreement agreement(std::pair<double, double> range, double tolerance = 0.05);
 
 }  // namespace tg::experiments::report

@@ -45,7 +45,7 @@ std::string render(const std::string& results_dir, bool plots) {
         "comes from them.\n\n";
   // The long studies, each folder read (and compared) once for its sections and the conclusions.
   const FolderFiles ngram = read_folder(dir / "ngram"), paper = read_folder(dir / "paper_nplm");
-  const double ngram_ratio = ngram_ratio_of(ngram);
+  const Calibration calibration = calibration_of(ngram);
   Study gpt = load_study(dir / "converged" / "gpt"), nplm = load_study(dir / "converged" / "nplm"),
         sweep = load_study(dir / "converged" / "data_size", StudyRows::by_share);
   const Study no_decay = load_study(dir / "converged" / "gpt_table_decay_none");
@@ -59,10 +59,10 @@ std::string render(const std::string& results_dir, bool plots) {
   Compute compute;
   const std::string compute_table = compute_section(dir, paper, gpt, nplm, sweep, compute);
   const std::vector<ScaleRow> scale = scale_rows(ngram, paper, gpt, nplm);
-  md << conclusions_section(ngram_ratio, paper, scale, gpt, nplm, sweep, tie, converged_life,
+  md << conclusions_section(calibration, paper, scale, gpt, nplm, sweep, tie, converged_life,
                             compute)
-     << calibration_section(ngram) << paper_nplm_section(paper, ngram_ratio)
-     << one_scale_section(scale, ngram_ratio) << converged_section(dir, gpt, nplm, plots)
+     << calibration_section(ngram) << paper_nplm_section(paper, calibration)
+     << one_scale_section(scale, calibration) << converged_section(dir, gpt, nplm, plots)
      << fair_tie_section(tie);
   // The runs of `scripts/reproduce.sh --target` (longer training), when they sit next to the
   // full profile's results, get their own table and a line in the reference table.

@@ -74,51 +74,71 @@ std::string in_short(const Study& gpt, const Study& sweep) {
   return out;
 }
 
-}  // namespace
-
-// What the converged runs say, each verdict with the numbers it rests on and its section:
-// rendered from the same comparisons as the tables, so it cannot drift from them.
-std::string conclusions_section(double ratio, const FolderFiles& paper,
-                                const std::vector<ScaleRow>& scale, const Study& gpt,
-                                const Study& nplm, const Study& sweep,
-                                const std::vector<Comparison>& tie, const json& converged_life,
-                                const Compute& compute) {
-  std::ostringstream out;
-  out << in_short(gpt, sweep);
-  if (ratio > 0)
-    out << "- **Calibration.** Our Kneser-Ney 5-gram's test perplexity is " << fixed(ratio, 3)
-        << " times the paper's on their copy of Brown: our test split is that much harder "
-           "(Calibration).\n";
+// The calibration range, and the paper's MLPs on the paper's scale: within 5% of their figure
+// only when the whole calibrated range is.
+std::string calibration_lines(const Calibration& calibration, const FolderFiles& paper) {
+  if (!calibration.known()) return "";
+  std::string names;
+  for (const auto& [name, ratio] : calibration.ratios) names += (names.empty() ? "" : ", ") + name;
+  const bool one = calibration.ratios.size() == 1;
+  std::string out =
+      "- **Calibration.** Our " +
+      std::string(one ? names + "'s test perplexity is " : "n-grams' test perplexities are ") +
+      fixed(calibration.low, 3) + (one ? "" : " to " + fixed(calibration.high, 3)) +
+      " times the paper's" + (one ? "" : " for the same models (" + names + ")") +
+      " on their copy of Brown: our test split is that much harder (Calibration).\n";
   for (const PaperMlp& p : kPaperMlps) {
     const json& run = file_in(paper, std::string(p.name) + "_seed1.json");
-    if (run.is_null() || run.contains("interrupted") || ratio <= 0) continue;
-    const double calibrated = run.at("test_ppl").get<double>() / (p.test * ratio);
-    out << "- **The paper's " << p.name << "** reaches test perplexity "
-        << fixed(run.at("test_ppl").get<double>(), 1) << " against their " << fixed(p.test, 0)
-        << ": " << fixed(calibrated, 3) << " after calibration ("
-        << (std::fabs(calibrated - 1) <= 0.05 ? "within" : "outside")
-        << " 5%; The NPLM against Bengio et al.).\n";
+    if (run.is_null() || run.contains("interrupted")) continue;
+    const double test = run.at("test_ppl").get<double>();
+    const Agreement a = agreement(calibration.on_paper_scale(test / p.test));
+    out += "- **The paper's " + std::string(p.name) + "** reaches test perplexity " +
+           fixed(test, 1) + " against their " + fixed(p.test, 0) + ": " +
+           calibrated_range(calibration, test / p.test, 3) + " after calibration (" +
+           (a == Agreement::within    ? "within 5%"
+            : a == Agreement::outside ? "outside 5%"
+                                      : "the range straddles 5%: neither within nor outside") +
+           "; The NPLM against Bengio et al.).\n";
   }
-  // The best of ours on the paper's scale against the best of theirs (an MLP mixed with a
-  // trigram). A model run over several seeds comes before a single run that happens to score
-  // lower, which is named beside it: one seed's luck is not the model's. The rows are ranked,
-  // so the first match is the best; the n-grams have no seed.
+  return out;
+}
+
+// The best of ours on the paper's scale against the best of theirs (an MLP mixed with a
+// trigram). A model run over several seeds comes before a single run that happens to score
+// lower, which is named beside it: one seed's luck is not the model's. The rows are ranked, so
+// the first match is the best; the n-grams have no seed.
+std::string best_model_line(const std::vector<ScaleRow>& scale, const Calibration& calibration) {
   const bool several = std::ranges::any_of(scale, [](const ScaleRow& r) { return r.seeds > 1; });
   const auto best =
       std::ranges::find_if(scale, [&](const ScaleRow& r) { return r.seeds > (several ? 1 : 0); });
   const auto first_neural =
       std::ranges::find_if(scale, [](const ScaleRow& r) { return r.seeds > 0; });
-  if (ratio > 0 && best != scale.end()) {
-    out << "- **Best model" << (several ? " over several seeds" : "") << ":** " << best->model
-        << ", test perplexity " << fixed(best->mean, 1) << " (" << best->seeds
-        << (best->seeds == 1 ? " seed" : " seeds") << "), " << fixed(best->mean / ratio, 1)
-        << " calibrated, against the paper's best, " << fixed(kPaperBest, 0)
-        << " (an MLP mixed with a trigram; All models on one scale)";
-    if (first_neural != best)
-      out << "; a single run scores lower: " << first_neural->model << ", "
-          << fixed(first_neural->mean, 1);
-    out << ".\n";
-  }
+  if (!calibration.known() || best == scale.end()) return "";
+  std::string out = "- **Best model" + std::string(several ? " over several seeds" : "") + ":** " +
+                    best->model + ", test perplexity " + fixed(best->mean, 1) + " (" +
+                    std::to_string(best->seeds) + (best->seeds == 1 ? " seed" : " seeds") + "), " +
+                    calibrated_range(calibration, best->mean, 1) +
+                    " on the paper's scale, beside the paper's best, " + fixed(kPaperBest, 0) +
+                    " (an MLP mixed with a trigram): a comparison across two copies of the corpus "
+                    "that holds only as far as the calibration does (All models on one scale)";
+  if (first_neural != best)
+    out +=
+        "; a single run scores lower: " + first_neural->model + ", " + fixed(first_neural->mean, 1);
+  return out + ".\n";
+}
+
+}  // namespace
+
+// What the converged runs say, each verdict with the numbers it rests on and its section:
+// rendered from the same comparisons as the tables, so it cannot drift from them.
+std::string conclusions_section(const Calibration& calibration, const FolderFiles& paper,
+                                const std::vector<ScaleRow>& scale, const Study& gpt,
+                                const Study& nplm, const Study& sweep,
+                                const std::vector<Comparison>& tie, const json& converged_life,
+                                const Compute& compute) {
+  std::ostringstream out;
+  out << in_short(gpt, sweep) << calibration_lines(calibration, paper)
+      << best_model_line(scale, calibration);
   for (const auto& [model, study] : {std::pair{"gpt", &gpt}, {"nplm", &nplm}})
     if (!study->comparisons.empty())
       out << "- **" << model << " at convergence**, test perplexity against learned embeddings "

@@ -33,7 +33,7 @@ std::string short_embeddings_section(const json& emb, const fs::path& dir, bool 
 
 std::string longer_training_section(const json& longer) {
   if (longer.is_null()) return "";
-  return "## 1b. Longer training: the runs below 252\n\n"
+  return "## 1b. Longer training\n\n"
          "`scripts/reproduce.sh --target`, results in `target/`: " +
          training_setup(longer) + "\n\n" + embeddings_table(longer) + "\n";
 }

@@ -16,9 +16,11 @@ namespace tg::experiments::report {
 // Our n-gram baselines (build/bin/ngram, the files of ngram/) next to Bengio et al.'s rows for
 // the same models on their copy of Brown: the ratio measures how much harder our split is.
 std::string calibration_section(const FolderFiles& ngram);
-// The NPLM rows of scripts/paper_nplm.sh (the files of paper_nplm/) next to the paper's;
-// `ngram_ratio`: ngram_ratio_of, 0 without the n-grams.
-std::string paper_nplm_section(const FolderFiles& paper, double ngram_ratio);
+// "0.959 to 0.978": `ours` on the paper's scale, one end per end of the calibration range; "-"
+// without n-grams.
+std::string calibrated_range(const Calibration& calibration, double ours, int decimals);
+// The NPLM rows of scripts/paper_nplm.sh (the files of paper_nplm/) next to the paper's.
+std::string paper_nplm_section(const FolderFiles& paper, const Calibration& calibration);
 // A model on the scale of the one-table section: its test perplexity over seeds, and Bengio
 // et al.'s for the same model (0: they have none).
 struct ScaleRow {
@@ -28,7 +30,7 @@ struct ScaleRow {
 };
 std::vector<ScaleRow> scale_rows(const FolderFiles& ngram, const FolderFiles& paper,
                                  const Study& gpt, const Study& nplm);
-std::string one_scale_section(const std::vector<ScaleRow>& rows, double ratio);
+std::string one_scale_section(const std::vector<ScaleRow>& rows, const Calibration& calibration);
 
 // section_converged.cpp
 // The five modes trained to early stopping (scripts/converged.sh), GPT then NPLM.
@@ -58,7 +60,7 @@ std::string compute_section(const std::filesystem::path& dir, const FolderFiles&
                             Compute& total);
 
 // section_conclusions.cpp
-std::string conclusions_section(double ratio, const FolderFiles& paper,
+std::string conclusions_section(const Calibration& calibration, const FolderFiles& paper,
                                 const std::vector<ScaleRow>& scale, const Study& gpt,
                                 const Study& nplm, const Study& sweep,
                                 const std::vector<Comparison>& tie,
