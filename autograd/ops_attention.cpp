@@ -72,6 +72,96 @@ void apply_keep(const float* p, float* a, size_t rows, size_t width, size_t row0
     }
 }
 
+// The sizes of one call: batch, context, width, heads, head width; the scores' scale and
+// dropout.
+struct Attention {
+  size_t b_n, t, c, h_n, d;
+  float scale;  // 1 / sqrt(d)
+  bool drop;
+  float keep_scale;  // 1 / (1 - p)
+  size_t c3() const { return 3 * c; }
+  size_t tt() const { return t * t; }
+};
+
+// Dropout as composed ops draws one uniform per entry of [B, H, T, T], masked ones included;
+// the same draws in the same order keep both paths' masks identical. Drawn before the heads
+// run in parallel, so the mask does not depend on the thread count.
+void draw_keep_bits(const Attention& at, float dropout_p, Generator& gen, KeepBits& keep) {
+  const size_t n = at.b_n * at.h_n * at.tt();
+  keep.words.assign((n + 63) / 64, 0);
+  for (size_t i = 0; i < n; ++i)
+    if (!(gen.uniform() < dropout_p)) keep.words[i >> 6] |= uint64_t{1} << (i & 63);
+}
+
+// Head bh (batch b, head h) forward, a strip of query rows at a time: Y = dropout(softmax(Q K^T
+// scale, causal)) V, written into its columns of `out`; each row's softmax statistics into
+// head_stats (maxima, then 1 / sums). `strip` and `dropped` are the thread's buffers.
+void attention_forward_head(const Attention& at, const float* x, size_t bh, float* head_stats,
+                            const KeepBits& keep, float* strip, float* dropped, float* out) {
+  const size_t b = bh / at.h_n, h = bh % at.h_n, t = at.t, c = at.c, c3 = at.c3(), d = at.d;
+  const float* q = x + b * t * c3 + h * d;
+  for (size_t i0 = 0; i0 < t; i0 += kRows) {
+    const size_t rows = std::min(kRows, t - i0), width = i0 + rows;
+    gemm(false, true, rows, width, d, at.scale, q + i0 * c3, c3, q + c, c3, 0.0f, strip, width);
+    causal_softmax_strip(strip, rows, width, i0, head_stats + i0, head_stats + t + i0);
+    const float* a = strip;
+    if (at.drop) {
+      apply_keep(strip, dropped, rows, width, i0, t, keep, bh * at.tt(), at.keep_scale);
+      a = dropped;
+    }
+    gemm(false, false, rows, d, width, 1.0f, a, width, q + 2 * c, c3, 0.0f,
+         out + (b * t + i0) * c + h * d, c);
+  }
+}
+
+// da holds dA = dY V^T of a strip; it becomes dS, the gradient of the scores: back through
+// dropout, then softmax, dS = P * (dP - sum_j P dP), on the visible keys.
+void softmax_backward_strip(const Attention& at, float* da, const float* p, size_t rows,
+                            size_t width, size_t i0, const KeepBits& keep, size_t bh) {
+  for (size_t r = 0; r < rows; ++r) {
+    float* row = da + r * width;
+    const float* prow = p + r * width;
+    const size_t n = i0 + r + 1;
+    if (at.drop)
+      for (size_t j = 0; j < n; ++j)
+        row[j] = keep.get(bh * at.tt() + (i0 + r) * at.t + j) ? row[j] * at.keep_scale : 0.0f;
+    double dot = 0.0;
+    for (size_t j = 0; j < n; ++j) dot += static_cast<double>(prow[j]) * row[j];
+    for (size_t j = 0; j < n; ++j) row[j] = prow[j] * (row[j] - static_cast<float>(dot));
+    std::fill(row + n, row + width, 0.0f);
+  }
+}
+
+// Head bh backward, strip by strip: the weights recomputed from Q and K with forward's
+// statistics, then dV, dQ and dK added into the head's own columns of gx (heads never share a
+// column, so they run in parallel). p, da and dropped are the thread's strip buffers.
+void attention_backward_head(const Attention& at, const float* x, const float* g, float* gx,
+                             size_t bh, const float* head_stats, const KeepBits& keep, float* p,
+                             float* da, float* dropped) {
+  const size_t b = bh / at.h_n, h = bh % at.h_n, t = at.t, c = at.c, c3 = at.c3(), d = at.d;
+  const float* q = x + b * t * c3 + h * d;
+  float* gq = gx + b * t * c3 + h * d;
+  for (size_t i0 = 0; i0 < t; i0 += kRows) {
+    const size_t rows = std::min(kRows, t - i0), width = i0 + rows;
+    const float* qi = q + i0 * c3;
+    const float* gy = g + (b * t + i0) * c + h * d;
+    gemm(false, true, rows, width, d, at.scale, qi, c3, q + c, c3, 0.0f, p, width);
+    recompute_weights(p, rows, width, i0, head_stats + i0, head_stats + t + i0);
+    const float* a = p;
+    if (at.drop) {
+      apply_keep(p, dropped, rows, width, i0, t, keep, bh * at.tt(), at.keep_scale);
+      a = dropped;
+    }
+    gemm(false, true, rows, width, d, 1.0f, gy, c, q + 2 * c, c3, 0.0f, da, width);  // dA = dY V^T
+    gemm(true, false, width, d, rows, 1.0f, a, width, gy, c, 1.0f, gq + 2 * c, c3);  // dV += A^T dY
+    softmax_backward_strip(at, da, p, rows, width, i0, keep, bh);
+    gemm(false, false, rows, d, width, at.scale, da, width, q + c, c3, 1.0f, gq + i0 * c3,
+         c3);  // dQ += dS K
+    gemm(true, false, width, d, rows, at.scale, da, width, qi, c3, 1.0f, gq + c,
+         c3);  // dK += dS^T Q
+  }
+}
+
 }  // namespace
 
 Tensor causal_attention(const Tensor& qkv, size_t heads, float dropout_p, bool training,
@@ -83,104 +173,44 @@ Tensor causal_attention(const Tensor& qkv, size_t heads, float dropout_p, bool t
   if (!(dropout_p >= 0.0f && dropout_p < 1.0f))
     throw std::invalid_argument("causal_attention: dropout probability " +
                                 std::to_string(dropout_p) + " is not in [0, 1)");
-  const size_t b_n = qkv.size(0), t = qkv.size(1), c3 = qkv.size(2), c = c3 / 3, h_n = heads,
-               d = c / heads;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  const bool drop = training && dropout_p > 0.0f;
-  const float keep_scale = 1.0f / (1.0f - dropout_p);
+  const size_t c = qkv.size(2) / 3;
+  const Attention at{qkv.size(0),
+                     qkv.size(1),
+                     c,
+                     heads,
+                     c / heads,
+                     1.0f / std::sqrt(static_cast<float>(c / heads)),
+                     training && dropout_p > 0.0f,
+                     1.0f / (1.0f - dropout_p)};
   const bool grad = needs_grad({&qkv});
-  const size_t tt = t * t;
-
+  const size_t heads_total = at.b_n * at.h_n, strip_size = std::min(at.t, kRows) * at.t;
   // Per row of every head: the softmax's maximum and 1 / sum, for backward.
-  auto stats = std::make_shared<std::vector<float>>(grad ? 2 * b_n * h_n * t : 0);
-  // Dropout as composed ops draws one uniform per entry of [B, H, T, T], masked ones included;
-  // the same draws in the same order keep both paths' masks identical. Drawn before the heads
-  // run in parallel, so the mask does not depend on the thread count.
+  auto stats = std::make_shared<std::vector<float>>(grad ? 2 * heads_total * at.t : 0);
   auto keep = std::make_shared<KeepBits>();
-  if (drop) {
-    keep->words.assign((b_n * h_n * tt + 63) / 64, 0);
-    for (size_t i = 0, n = b_n * h_n * tt; i < n; ++i)
-      if (!(gen.uniform() < dropout_p)) keep->words[i >> 6] |= uint64_t{1} << (i & 63);
-  }
-  Tensor out = Tensor::empty({b_n, t, c});
-  const float* x = qkv.data();
+  if (at.drop) draw_keep_bits(at, dropout_p, gen, *keep);
+  Tensor out = Tensor::empty({at.b_n, at.t, at.c});
   // Heads are independent: each block of threads takes whole heads, and the products inside
   // run single-threaded (they are small: [rows, d] by [d, T]).
-  detail::parallel_for(b_n * h_n, 1, [&](size_t first, size_t last) {
-    std::vector<float> strip(std::min(t, kRows) * t), dropped(drop ? strip.size() : 0),
-        scratch_stats(grad ? 0 : 2 * t);
-    for (size_t bh = first; bh < last; ++bh) {
-      const size_t b = bh / h_n, h = bh % h_n;
-      const float* q = x + b * t * c3 + h * d;
-      float* head_stats = grad ? stats->data() + 2 * bh * t : scratch_stats.data();
-      for (size_t i0 = 0; i0 < t; i0 += kRows) {
-        const size_t rows = std::min(kRows, t - i0), width = i0 + rows;
-        float* s = strip.data();
-        gemm(false, true, rows, width, d, scale, q + i0 * c3, c3, q + c, c3, 0.0f, s, width);
-        causal_softmax_strip(s, rows, width, i0, head_stats + i0, head_stats + t + i0);
-        const float* a = s;
-        if (drop) {
-          apply_keep(s, dropped.data(), rows, width, i0, t, *keep, bh * tt, keep_scale);
-          a = dropped.data();
-        }
-        gemm(false, false, rows, d, width, 1.0f, a, width, q + 2 * c, c3, 0.0f,
-             out.data() + (b * t + i0) * c + h * d, c);
-      }
-    }
+  detail::parallel_for(heads_total, 1, [&](size_t first, size_t last) {
+    std::vector<float> strip(strip_size), dropped(at.drop ? strip_size : 0),
+        scratch_stats(grad ? 0 : 2 * at.t);
+    for (size_t bh = first; bh < last; ++bh)
+      attention_forward_head(at, qkv.data(), bh,
+                             grad ? stats->data() + 2 * bh * at.t : scratch_stats.data(), *keep,
+                             strip.data(), dropped.data(), out.data());
   });
   if (!grad) return out;
-
   record("causal_attention", {qkv}, out,
-         [qkv, out, stats, keep, b_n, t, c, h_n, d, scale, drop, keep_scale]() mutable {
-           const size_t c3 = 3 * c, tt = t * t;
+         [qkv, out, stats, keep, at, heads_total, strip_size]() mutable {
+           // Taken once, before the threads: grad_data allocates the buffer on first use.
            const float* x = qkv.data();
            const float* g = out.grad().data();
            float* gx = qkv.grad_data();
-           // Each head writes only its own columns of dQ, dK and dV: heads run in parallel.
-           detail::parallel_for(b_n * h_n, 1, [&](size_t first, size_t last) {
-             const size_t strip_size = std::min(t, kRows) * t;
-             std::vector<float> p(strip_size), da(strip_size), dropped(drop ? strip_size : 0);
-             for (size_t bh = first; bh < last; ++bh) {
-               const size_t b = bh / h_n, h = bh % h_n;
-               const float* q = x + b * t * c3 + h * d;
-               const float* head_stats = stats->data() + 2 * bh * t;
-               float* gq = gx + b * t * c3 + h * d;
-               for (size_t i0 = 0; i0 < t; i0 += kRows) {
-                 const size_t rows = std::min(kRows, t - i0), width = i0 + rows;
-                 const float* qi = q + i0 * c3;
-                 const float* gy = g + (b * t + i0) * c + h * d;
-                 gemm(false, true, rows, width, d, scale, qi, c3, q + c, c3, 0.0f, p.data(), width);
-                 recompute_weights(p.data(), rows, width, i0, head_stats + i0, head_stats + t + i0);
-                 const float* a = p.data();
-                 if (drop) {
-                   apply_keep(p.data(), dropped.data(), rows, width, i0, t, *keep, bh * tt,
-                              keep_scale);
-                   a = dropped.data();
-                 }
-                 gemm(false, true, rows, width, d, 1.0f, gy, c, q + 2 * c, c3, 0.0f, da.data(),
-                      width);  // dA = dY V^T
-                 gemm(true, false, width, d, rows, 1.0f, a, width, gy, c, 1.0f, gq + 2 * c,
-                      c3);  // dV += A^T dY
-                 // Through dropout, then softmax: dS = P * (dP - sum_j P dP), on the visible keys.
-                 for (size_t r = 0; r < rows; ++r) {
-                   float* row = da.data() + r * width;
-                   const float* prow = p.data() + r * width;
-                   const size_t n = i0 + r + 1;
-                   if (drop)
-                     for (size_t j = 0; j < n; ++j)
-                       row[j] = keep->get(bh * tt + (i0 + r) * t + j) ? row[j] * keep_scale : 0.0f;
-                   double dot = 0.0;
-                   for (size_t j = 0; j < n; ++j) dot += static_cast<double>(prow[j]) * row[j];
-                   for (size_t j = 0; j < n; ++j)
-                     row[j] = prow[j] * (row[j] - static_cast<float>(dot));
-                   std::fill(row + n, row + width, 0.0f);
-                 }
-                 gemm(false, false, rows, d, width, scale, da.data(), width, q + c, c3, 1.0f,
-                      gq + i0 * c3, c3);  // dQ += dS K
-                 gemm(true, false, width, d, rows, scale, da.data(), width, qi, c3, 1.0f, gq + c,
-                      c3);  // dK += dS^T Q
-               }
-             }
+           detail::parallel_for(heads_total, 1, [&](size_t first, size_t last) {
+             std::vector<float> p(strip_size), da(strip_size), dropped(at.drop ? strip_size : 0);
+             for (size_t bh = first; bh < last; ++bh)
+               attention_backward_head(at, x, g, gx, bh, stats->data() + 2 * bh * at.t, *keep,
+                                       p.data(), da.data(), dropped.data());
            });
          });
   return out;

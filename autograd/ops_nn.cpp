@@ -374,6 +374,140 @@ Tensor cross_entropy(const Tensor& logits, const Ids& targets, int ignore_index)
   return out;
 }
 
+namespace {
+
+// The fused head's problem: logits = x W^T (+ b) over [rows, vocab], never stored whole, and the
+// mean cross-entropy over the rows whose target is not ignored. The gradients are those for an
+// upstream 1 (the loss is a scalar), computed while each chunk's logits are at hand and scaled
+// by the upstream in backward.
+struct LinearCrossEntropy {
+  const float *x, *weight, *bias;  // bias: null without one
+  const std::vector<int32_t>& targets;
+  int ignore_index;
+  size_t rows, width, vocab, chunk;
+  float inv_count;                    // 1 / the rows that count
+  bool grad, grad_x, grad_w, grad_b;  // which gradients to make (grad: any)
+  float* dx;                          // [rows, width] or null
+  std::vector<float>& row_loss;       // [rows]
+};
+
+// One row of logits in place: its loss, and, for the gradient, d loss / d logits = (softmax -
+// one_hot) / count = (e - sum one_hot) / (sum count) with e = exp(logits - max). The row keeps
+// e - sum one_hot; the factor 1 / (sum count), returned in `scale`, is applied to the small
+// operands of the products (the input rows, the input gradient rows), not to the
+// vocabulary-wide row. An ignored row becomes zeros, with scale 0.
+void softmax_gradient_row(const LinearCrossEntropy& p, float* row, int32_t target, float& loss,
+                          float& scale) {
+  scale = 0.0f;
+  if (target == p.ignore_index) {
+    if (p.grad) std::fill(row, row + p.vocab, 0.0f);
+    return;
+  }
+  if (!p.grad) {
+    loss = detail::row_logsumexp(row, p.vocab) - row[target];
+    return;
+  }
+  const float target_logit = row[target];
+  const float max = detail::row_max(row, p.vocab);
+  const float sum = detail::row_exp_shifted(row, max, row, p.vocab);
+  loss = max + std::log(sum) - target_logit;
+  row[target] -= sum;
+  scale = p.inv_count / sum;
+}
+
+// Rows [first, first + n): their logits into `logits`, their losses, and their share of the
+// gradients: dx rows written, dw and db accumulated into the slab's buffers (dw overwritten when
+// `first_of_slab`).
+void linear_cross_entropy_chunk(const LinearCrossEntropy& p, size_t first, size_t n, float* logits,
+                                float* x_scaled, float* row_scale, float* dw, float* db,
+                                bool first_of_slab) {
+  const size_t width = p.width, vocab = p.vocab;
+  const float* xs = p.x + first * width;
+  if (p.bias)
+    for (size_t r = 0; r < n; ++r) std::copy_n(p.bias, vocab, logits + r * vocab);
+  detail::gemm(false, true, n, vocab, width, 1.0f, xs, width, p.weight, width, p.bias ? 1.0f : 0.0f,
+               logits, vocab);
+  detail::parallel_for(n, 4, [&](size_t r_begin, size_t r_end) {
+    for (size_t r = r_begin; r < r_end; ++r)
+      softmax_gradient_row(p, logits + r * vocab, p.targets[first + r], p.row_loss[first + r],
+                           row_scale[r]);
+  });
+  if (!p.grad) return;
+  if (p.grad_x) {
+    float* dxs = p.dx + first * width;
+    detail::gemm(false, false, n, width, vocab, 1.0f, logits, vocab, p.weight, width, 0.0f, dxs,
+                 width);
+    for (size_t r = 0; r < n; ++r)
+      for (size_t j = 0; j < width; ++j) dxs[r * width + j] *= row_scale[r];
+  }
+  if (p.grad_w) {
+    for (size_t r = 0; r < n; ++r)
+      for (size_t j = 0; j < width; ++j) x_scaled[r * width + j] = xs[r * width + j] * row_scale[r];
+    detail::gemm(true, false, vocab, width, n, 1.0f, logits, vocab, x_scaled, width,
+                 first_of_slab ? 0.0f : 1.0f, dw, width);
+  }
+  if (p.grad_b)
+    detail::parallel_for(vocab, 256, [&](size_t j_begin, size_t j_end) {
+      for (size_t r = 0; r < n; ++r)
+        for (size_t j = j_begin; j < j_end; ++j) db[j] += logits[r * vocab + j] * row_scale[r];
+    });
+}
+
+// A slab of rows [begin, end), chunk by chunk, with its own logits buffer and its own weight
+// and bias gradients (dw, db: written, not added to).
+void linear_cross_entropy_slab(const LinearCrossEntropy& p, size_t begin, size_t end, float* dw,
+                               float* db) {
+  const size_t buffer_rows = std::min(p.chunk, end - begin);
+  const auto logits = std::make_unique_for_overwrite<float[]>(buffer_rows * p.vocab);
+  std::vector<float> x_scaled(p.grad_w ? buffer_rows * p.width : 0), row_scale(buffer_rows);
+  for (size_t first = begin; first < end; first += p.chunk)
+    linear_cross_entropy_chunk(p, first, std::min(p.chunk, end - first), logits.get(),
+                               x_scaled.data(), row_scale.data(), dw, db, first == begin);
+}
+
+// Each slab's weight and bias gradients: slab 0 writes the result's own buffers, the others
+// their own, added into slab 0's in slab order whatever the threads. The weight gradients need
+// no zeroing: each slab's first product writes them (beta 0).
+class SlabGradients {
+ public:
+  SlabGradients(size_t slabs, size_t weight_size, size_t bias_size)
+      : weight_size_(weight_size),
+        dw_(weight_size ? std::make_unique_for_overwrite<float[]>(weight_size) : nullptr),
+        db_(bias_size),
+        slab_dw_(weight_size ? slabs - 1 : 0),
+        slab_db_(bias_size ? slabs - 1 : 0) {}
+  // Called by the thread that runs `slab`, once.
+  float* weight(size_t slab) {
+    if (!dw_ || slab == 0) return dw_.get();
+    slab_dw_[slab - 1] = std::make_unique_for_overwrite<float[]>(weight_size_);
+    return slab_dw_[slab - 1].get();
+  }
+  float* bias(size_t slab) {
+    if (db_.empty() || slab == 0) return db_.empty() ? nullptr : db_.data();
+    slab_db_[slab - 1].resize(db_.size());
+    return slab_db_[slab - 1].data();
+  }
+  void sum() {
+    detail::parallel_for(slab_dw_.empty() ? 0 : weight_size_, 4096, [&](size_t begin, size_t end) {
+      for (const auto& part : slab_dw_)
+        for (size_t i = begin; i < end; ++i) dw_[i] += part[i];
+    });
+    for (const auto& part : slab_db_)
+      for (size_t j = 0; j < db_.size(); ++j) db_[j] += part[j];
+  }
+  std::unique_ptr<float[]> take_weight() { return std::move(dw_); }
+  std::vector<float> take_bias() { return std::move(db_); }
+
+ private:
+  size_t weight_size_;
+  std::unique_ptr<float[]> dw_;
+  std::vector<float> db_;
+  std::vector<std::unique_ptr<float[]>> slab_dw_;
+  std::vector<std::vector<float>> slab_db_;
+};
+
+}  // namespace
+
 Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor& bias,
                             const Ids& targets, int ignore_index) {
   const Shape sx = x.shape(), sw = weight.shape();
@@ -398,9 +532,6 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
   const bool grad_x = grad && x.requires_grad(), grad_w = grad && weight.requires_grad();
   const bool grad_b = grad && bias.defined() && bias.requires_grad();
 
-  // The loss is a scalar, so its gradients are those for an upstream 1, scaled by the upstream
-  // in backward: they are computed here, chunk by chunk, while each chunk's logits are at hand.
-  //
   // Threads: each gets a contiguous slab of rows and runs its own single-threaded products
   // on it (BLAS does not split a product again inside a parallel region), with its own logits
   // chunk and weight-gradient buffer, summed in slab order at the end. Splitting every product
@@ -411,96 +542,30 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
   // fewer times (the sizes tried: benchmarks/HISTORY.md).
   const size_t chunk_elems = size_t{1} << 22;
   const size_t chunk = std::max<size_t>(chunk_elems / std::max<size_t>(vocab, 1), 16);
-  // The weight gradients need no zeroing: each slab's first product writes them (beta 0).
-  std::vector<float> dx(grad_x ? rows * width : 0), db(grad_b ? vocab : 0);
-  std::unique_ptr<float[]> dw =
-      grad_w ? std::make_unique_for_overwrite<float[]>(vocab * width) : nullptr;
-  std::vector<std::unique_ptr<float[]>> slab_dw(grad_w ? slabs - 1 : 0);
-  std::vector<std::vector<float>> slab_db(grad_b ? slabs - 1 : 0);
-  std::vector<float> row_loss(rows, 0.0f);
-  const float inv_count = 1.0f / static_cast<float>(count);
-
+  std::vector<float> dx(grad_x ? rows * width : 0), row_loss(rows, 0.0f);
+  SlabGradients slab_grads(slabs, grad_w ? vocab * width : 0, grad_b ? vocab : 0);
+  const LinearCrossEntropy problem{x.data(),
+                                   weight.data(),
+                                   bias.defined() ? bias.data() : nullptr,
+                                   targets.values,
+                                   ignore_index,
+                                   rows,
+                                   width,
+                                   vocab,
+                                   chunk,
+                                   1.0f / static_cast<float>(count),
+                                   grad,
+                                   grad_x,
+                                   grad_w,
+                                   grad_b,
+                                   grad_x ? dx.data() : nullptr,
+                                   row_loss};
   detail::parallel_for(slabs, 1, [&](size_t slab_begin, size_t slab_end) {
-    for (size_t slab = slab_begin; slab < slab_end; ++slab) {
-      const size_t begin = rows * slab / slabs, end = rows * (slab + 1) / slabs;
-      float* dw_slab = nullptr;
-      float* db_slab = nullptr;
-      if (grad_w)
-        dw_slab = slab == 0
-                      ? dw.get()
-                      : (slab_dw[slab - 1] = std::make_unique_for_overwrite<float[]>(vocab * width))
-                            .get();
-      if (grad_b)
-        db_slab =
-            slab == 0 ? db.data() : (slab_db[slab - 1].resize(vocab), slab_db[slab - 1].data());
-      const size_t buffer_rows = std::min(chunk, end - begin);
-      const auto logits = std::make_unique_for_overwrite<float[]>(buffer_rows * vocab);
-      std::vector<float> x_scaled(grad_w ? buffer_rows * width : 0), row_scale(buffer_rows);
-      for (size_t first = begin; first < end; first += chunk) {
-        const size_t n = std::min(chunk, end - first);
-        const float* xs = x.data() + first * width;
-        if (bias.defined())
-          for (size_t r = 0; r < n; ++r) std::copy_n(bias.data(), vocab, logits.get() + r * vocab);
-        detail::gemm(false, true, n, vocab, width, 1.0f, xs, width, weight.data(), width,
-                     bias.defined() ? 1.0f : 0.0f, logits.get(), vocab);
-        detail::parallel_for(n, 4, [&](size_t r_begin, size_t r_end) {
-          for (size_t r = r_begin; r < r_end; ++r) {
-            float* row = logits.get() + r * vocab;
-            const int32_t target = targets.values[first + r];
-            row_scale[r] = 0.0f;
-            if (target == ignore_index) {
-              if (grad) std::fill(row, row + vocab, 0.0f);
-              continue;
-            }
-            if (!grad) {
-              row_loss[first + r] = detail::row_logsumexp(row, vocab) - row[target];
-              continue;
-            }
-            // d loss / d logits = (softmax - one_hot) / count = (e - sum one_hot) / (sum count)
-            // with e = exp(logits - max). The row keeps e - sum one_hot; the factor
-            // 1 / (sum count) is applied to the small operands of the products below (the
-            // input rows, the input gradient rows), not to the vocabulary-wide row.
-            const float target_logit = row[target];
-            const float max = detail::row_max(row, vocab);
-            const float sum = detail::row_exp_shifted(row, max, row, vocab);
-            row_loss[first + r] = max + std::log(sum) - target_logit;
-            row[target] -= sum;
-            row_scale[r] = inv_count / sum;
-          }
-        });
-        if (!grad) continue;
-        if (grad_x) {
-          float* dxs = dx.data() + first * width;
-          detail::gemm(false, false, n, width, vocab, 1.0f, logits.get(), vocab, weight.data(),
-                       width, 0.0f, dxs, width);
-          for (size_t r = 0; r < n; ++r)
-            for (size_t j = 0; j < width; ++j) dxs[r * width + j] *= row_scale[r];
-        }
-        if (grad_w) {
-          for (size_t r = 0; r < n; ++r)
-            for (size_t j = 0; j < width; ++j)
-              x_scaled[r * width + j] = xs[r * width + j] * row_scale[r];
-          detail::gemm(true, false, vocab, width, n, 1.0f, logits.get(), vocab, x_scaled.data(),
-                       width, first == begin ? 0.0f : 1.0f, dw_slab, width);
-        }
-        if (grad_b)
-          detail::parallel_for(vocab, 256, [&](size_t j_begin, size_t j_end) {
-            for (size_t r = 0; r < n; ++r)
-              for (size_t j = j_begin; j < j_end; ++j)
-                db_slab[j] += logits[r * vocab + j] * row_scale[r];
-          });
-      }
-    }
+    for (size_t slab = slab_begin; slab < slab_end; ++slab)
+      linear_cross_entropy_slab(problem, rows * slab / slabs, rows * (slab + 1) / slabs,
+                                slab_grads.weight(slab), slab_grads.bias(slab));
   });
-  // The slabs' weight and bias gradients, added in slab order whatever the threads.
-  if (slabs > 1) {
-    detail::parallel_for(grad_w ? vocab * width : 0, 4096, [&](size_t begin, size_t end) {
-      for (const auto& part : slab_dw)
-        for (size_t i = begin; i < end; ++i) dw[i] += part[i];
-    });
-    for (const auto& part : slab_db)
-      for (size_t j = 0; j < db.size(); ++j) db[j] += part[j];
-  }
+  slab_grads.sum();
   double total = 0.0;
   for (size_t r = 0; r < rows; ++r)  // in row order, whatever the thread count
     if (targets.values[r] != ignore_index) total += row_loss[r];
@@ -509,8 +574,9 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
   std::vector<Tensor> inputs{x, weight};
   if (bias.defined()) inputs.push_back(bias);
   record("linear_cross_entropy", std::move(inputs), out,
-         [x, weight, bias, out, dx = std::move(dx), dw = std::shared_ptr<float[]>(std::move(dw)),
-          db = std::move(db)]() mutable {
+         [x, weight, bias, out, dx = std::move(dx),
+          dw = std::shared_ptr<float[]>(slab_grads.take_weight()),
+          db = slab_grads.take_bias()]() mutable {
            const float g = out.grad().data()[0];
            if (!dx.empty()) x.add_to_grad(dx.data(), g);
            if (dw) weight.add_to_grad(dw.get(), g);
