@@ -61,6 +61,35 @@ nlohmann::json mix(const std::string& path, const tg::text::LMData& data,
           {"test_ppl", std::exp(tg::text::mixture_nll(test_model, test_ngram, w))}};
 }
 
+// The results file: the model, the data it was counted on, its perplexities.
+nlohmann::json results_json(const std::string& smoothing, size_t order,
+                            const tg::text::LMDataOptions& data_options,
+                            const tg::text::LMData& data, double valid, double test,
+                            double seconds) {
+  using namespace tg;
+  return {{"program", "ngram"},
+          {"version", base::version()},
+          {"commit", base::commit()},
+          {"config",
+           {{"smoothing", smoothing},
+            {"order", order},
+            {"corpus",
+             data_options.corpus_file.empty() ? data_options.corpus : data_options.corpus_file},
+            {"split", data_options.split},
+            {"min_count", data_options.min_count},
+            {"vocab_counts", base::name_of(text::kVocabCountsNames, data_options.vocab_counts)},
+            {"train_fraction", data_options.train_fraction}}},
+          {"data",
+           {{"description", data.description},
+            {"vocab", data.vocab.size()},
+            {"train_tokens", data.train.size()},
+            {"valid_tokens", data.valid.size()},
+            {"test_tokens", data.test.size()}}},
+          {"valid_ppl", valid},
+          {"test_ppl", test},
+          {"seconds", seconds}};
+}
+
 }  // namespace
 
 int tg::apps::ngram_main(int argc, char** argv) {
@@ -108,28 +137,7 @@ int tg::apps::ngram_main(int argc, char** argv) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::string name = base::name_of(text::kNgramSmoothingNames, smoothing);
-    nlohmann::json out = {
-        {"program", "ngram"},
-        {"version", base::version()},
-        {"commit", base::commit()},
-        {"config",
-         {{"smoothing", name},
-          {"order", order},
-          {"corpus",
-           data_options.corpus_file.empty() ? data_options.corpus : data_options.corpus_file},
-          {"split", data_options.split},
-          {"min_count", data_options.min_count},
-          {"vocab_counts", base::name_of(text::kVocabCountsNames, data_options.vocab_counts)},
-          {"train_fraction", data_options.train_fraction}}},
-        {"data",
-         {{"description", data.description},
-          {"vocab", data.vocab.size()},
-          {"train_tokens", data.train.size()},
-          {"valid_tokens", data.valid.size()},
-          {"test_tokens", data.test.size()}}},
-        {"valid_ppl", valid},
-        {"test_ppl", test},
-        {"seconds", seconds}};
+    nlohmann::json out = results_json(name, order, data_options, data, valid, test, seconds);
     if (!mix_with.empty()) out["mixture"] = mix(mix_with, data, valid_nll, test_nll);
     if (!results.empty()) {
       base::atomic_write(results, [&](std::ostream& o) {

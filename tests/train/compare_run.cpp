@@ -1,7 +1,7 @@
 // compare_run GOLDEN RESULT: exits 0 when every number GOLDEN records (perplexities, steps,
 // parameter count, the per-epoch losses; not timings) is bit-identical in RESULT (a train_lm
-// results file), and prints each difference otherwise. Used for the golden runs recorded
-// before the trainer moved into train/, and for a study resumed after a kill against the
+// results file), and prints each difference otherwise. Used for the golden runs (recorded
+// results that every build must replay), and for a study resumed after a kill against the
 // same study run in one go. A run records which clone of the row kernels ("simd") and which
 // OpenBLAS kernel ("blas") made it; when either differs (other summation orders), or with
 // --relaxed (the sanitizer build, whose instrumentation keeps the kernels scalar), numbers must
