@@ -11,23 +11,24 @@ rm -rf "$work"
 mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 
-fail() { echo "examples.sh: $*" >&2; exit 1; }
+suite=examples.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 configure_and_build() {  # name, build dir, extra cmake arguments...
   local name=$1 dir=$2
   shift 2
   cmake -S "$src/examples/$name" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >"$dir.log" 2>&1 ||
-    { cat "$dir.log" >&2; fail "$name: configure failed"; }
-  cmake --build "$dir" -j2 >>"$dir.log" 2>&1 || { tail -30 "$dir.log" >&2; fail "$name: build failed"; }
+    { cat "$dir.log" >&2; die "$name: configure failed"; }
+  cmake --build "$dir" -j2 >>"$dir.log" 2>&1 || { tail -30 "$dir.log" >&2; die "$name: build failed"; }
 }
 expect() {  # what, output, regex
-  grep -Eq "$3" <<<"$2" || { echo "$2" >&2; fail "$1: output does not match '$3'"; }
+  grep -Eq "$3" <<<"$2" || { echo "$2" >&2; die "$1: output does not match '$3'"; }
 }
 first_last_train_loss_falls() {  # what, output
   local losses
   losses=$(grep -Eo 'train loss [0-9.]+' <<<"$2" | awk '{print $3}')
-  [ "$(wc -l <<<"$losses")" -ge 2 ] || fail "$1: fewer than two epochs reported"
+  [ "$(wc -l <<<"$losses")" -ge 2 ] || die "$1: fewer than two epochs reported"
   awk 'NR==1{first=$1} {last=$1} END{exit !(last < first)}' <<<"$losses" ||
-    fail "$1: the training loss did not fall ($(tr '\n' ' ' <<<"$losses"))"
+    die "$1: the training loss did not fall ($(tr '\n' ' ' <<<"$losses"))"
 }
 swiglu_flags=(--corpus-file "$toy" --min-count 2 --d-model 24 --layers 1 --heads 2 --context 16 --batch 8 --warmup 2)
 

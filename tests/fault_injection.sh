@@ -5,21 +5,12 @@
 # was lost or left half-written.
 #   tests/fault_injection.sh BIN_DIR TOY_CORPUS WORK_DIR
 set -uo pipefail
+suite=fault_injection
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bin=$1 toy=$2 work=$3
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work" || exit 1
-failures=0 passed=0
-
-fail() { echo "FAIL $case: $*" >&2; failures=$((failures + 1)); }
-ok() { passed=$((passed + 1)); }
-# check STATUS WANT_STATUS STDERR_FILE REGEX: exit status and message.
-check() {
-  local status=$1 want=$2 err=$3 regex=$4
-  if [ "$status" != "$want" ]; then fail "exit status $status, want $want: $(tail -3 "$err")"; return 1; fi
-  if ! grep -Eq -- "$regex" "$err"; then fail "message does not match '$regex': $(tail -3 "$err")"; return 1; fi
-  ok
-}
 # A run that must fail cleanly: non-zero, not a crash (signal), message matching.
 refused() {
   local status=$1 err=$2 regex=$3
@@ -263,5 +254,4 @@ for f in ws_nan.tsv:"score 'nan' is not a finite number" ws_abc.tsv:"score '9abc
   check $? 1 ws.err "${f#*:}"
 done
 
-echo "fault injection: $passed passed, $failures failed"
-[ $failures = 0 ]
+finish

@@ -3,12 +3,12 @@
 # is read; a rewritten file keeps its permissions.
 #   tests/output_paths.sh BIN_DIR TOY_CORPUS WORK_DIR
 set -uo pipefail
+suite=output_paths
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bin=$1 toy=$2 work=$3
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work" || exit 1
-failures=0 passed=0
-fail() { echo "FAIL $case: $*" >&2; failures=$((failures + 1)); }
 # refused STATUS STDERR REGEX FILE...: exit 1, the message, and each FILE unchanged (as
 # copied before into FILE.orig).
 refused() {
@@ -17,7 +17,7 @@ refused() {
   if [ "$status" != 1 ]; then fail "exit status $status, want 1: $(tail -2 "$err")"; return; fi
   if ! grep -Eq -- "$regex" "$err"; then fail "message does not match '$regex': $(tail -2 "$err")"; return; fi
   for f in "$@"; do cmp -s "$f" "$f.orig" || { fail "$f changed"; return; }; done
-  passed=$((passed + 1))
+  ok
 }
 fresh() { cp "$toy" corpus.txt && cp corpus.txt corpus.txt.orig; }
 base_flags=(--min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 --warmup 2)
@@ -97,5 +97,4 @@ echo '{}' > private.json && chmod 600 private.json
 mode=$(stat -c %a private.json)
 [ "$mode" = 600 ] && grep -q valid_ppl private.json && passed=$((passed + 1)) || fail "mode $mode after the rewrite"
 
-echo "output_paths: $passed passed, $failures failed"
-[ "$failures" = 0 ]
+finish

@@ -9,15 +9,16 @@ rm -rf "$work"
 mkdir -p "$work"
 flags=(--corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 --warmup 2
        --epochs 16 --models gpt --modes learned,finetune-pretrained --seeds 2 --w2v-iter 1)
-fail() { echo "study_resume: $*" >&2; exit 1; }
+suite=study_resume
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # Waits up to 30 s for a file: a toy run lasts milliseconds, so the polling is fine-grained.
 wait_for() { for _ in $(seq 6000); do [ -f "$1" ] && return; sleep 0.005; done; }
 
-"$bin/exp_embeddings" "${flags[@]}" --out "$work/whole" >/dev/null 2>"$work/whole.err" || fail "uninterrupted study failed"
+"$bin/exp_embeddings" "${flags[@]}" --out "$work/whole" >/dev/null 2>"$work/whole.err" || die "uninterrupted study failed"
 # Seed-major: every mode's seed 1 before any seed 2, so that a stopped study has whole seeds.
 order=$(grep -o '^\[gpt [a-z-]* seed [0-9]\] valid ppl' "$work/whole.err" | sed 's/^\[gpt //; s/\] valid ppl//' | paste -sd,)
 [ "$order" = "learned seed 1,finetune-pretrained seed 1,learned seed 2,finetune-pretrained seed 2" ] ||
-  fail "the runs were not trained seed by seed: $order"
+  die "the runs were not trained seed by seed: $order"
 
 # Killed (SIGKILL: nothing gets to clean up) once the third run (learned, seed 2) has
 # checkpointed an epoch; the runs have enough epochs that the checkpoint is there long enough
@@ -27,19 +28,19 @@ pid=$!
 wait_for "$work/parts/gpt_learned_seed2.ckpt"
 kill -KILL $pid
 wait $pid 2>/dev/null
-[ -f "$work/parts/gpt_learned_seed1.json" ] || fail "the first run had not finished before the kill"
-[ ! -f "$work/parts/gpt_learned_seed2.json" ] || fail "the kill came too late: the second run had finished"
+[ -f "$work/parts/gpt_learned_seed1.json" ] || die "the first run had not finished before the kill"
+[ ! -f "$work/parts/gpt_learned_seed2.json" ] || die "the kill came too late: the second run had finished"
 
-"$bin/exp_embeddings" "${flags[@]}" --out "$work/parts" >/dev/null 2>"$work/parts2.err" || fail "resumed study failed: $(tail -3 "$work/parts2.err")"
-grep -q "gpt learned seed 1\] done, skipped" "$work/parts2.err" || fail "the finished run was not skipped"
-grep -q "reusing .*word2vec" "$work/parts2.err" || fail "word2vec was trained again"
+"$bin/exp_embeddings" "${flags[@]}" --out "$work/parts" >/dev/null 2>"$work/parts2.err" || die "resumed study failed: $(tail -3 "$work/parts2.err")"
+grep -q "gpt learned seed 1\] done, skipped" "$work/parts2.err" || die "the finished run was not skipped"
+grep -q "reusing .*word2vec" "$work/parts2.err" || die "word2vec was trained again"
 grep -q "\[gpt learned seed 2\] resumed from .*gpt_learned_seed2.ckpt at step [1-9]" "$work/parts2.err" ||
-  fail "the run in progress did not resume from its checkpoint"
+  die "the run in progress did not resume from its checkpoint"
 
 for run in gpt_learned_seed1 gpt_learned_seed2 gpt_finetune-pretrained_seed1 gpt_finetune-pretrained_seed2; do
-  "$bin/compare_run" "$work/whole/$run.json" "$work/parts/$run.json" || fail "$run differs from the uninterrupted study"
+  "$bin/compare_run" "$work/whole/$run.json" "$work/parts/$run.json" || die "$run differs from the uninterrupted study"
 done
-[ -z "$(ls "$work/parts"/*.ckpt 2>/dev/null)" ] || fail "checkpoints of finished runs were left behind"
+[ -z "$(ls "$work/parts"/*.ckpt 2>/dev/null)" ] || die "checkpoints of finished runs were left behind"
 # A study resumed with more seeds lists every finished run in its summary from the start, not
 # only those its loop has passed again: here the first new run cannot even start (its results
 # path is a folder), after all four finished runs of the folder are in the summary.
@@ -47,10 +48,10 @@ more=("${flags[@]}")
 more[${#more[@]}-3]=3  # --seeds 3
 mkdir "$work/whole/gpt_learned_seed3.json"
 if "$bin/exp_embeddings" "${more[@]}" --out "$work/whole" >/dev/null 2>"$work/more.err"; then
-  fail "a run whose results path is a folder trained"
+  die "a run whose results path is a folder trained"
 fi
 [ "$(grep -c '"best_epoch":' "$work/whole/summary.json")" = 4 ] ||
-  fail "the summary lost finished runs when a new seed started: $(grep -c '"best_epoch":' "$work/whole/summary.json") runs"
+  die "the summary lost finished runs when a new seed started: $(grep -c '"best_epoch":' "$work/whole/summary.json") runs"
 rmdir "$work/whole/gpt_learned_seed3.json"
 
 # The life cycle's measurements (rows touched, drift, neighbours) survive a kill too: its hooks'
@@ -58,48 +59,48 @@ rmdir "$work/whole/gpt_learned_seed3.json"
 life=(--corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 --warmup 2
       --epochs 16 --probes cat,dog --w2v-iter 1)
 "$bin/exp_lifecycle" "${life[@]}" --out "$work/life_whole" >/dev/null 2>"$work/life_whole.err" ||
-  fail "uninterrupted life cycle failed: $(tail -1 "$work/life_whole.err")"
+  die "uninterrupted life cycle failed: $(tail -1 "$work/life_whole.err")"
 "$bin/exp_lifecycle" "${life[@]}" --out "$work/life_parts" >/dev/null 2>"$work/life1.err" &
 pid=$!
 wait_for "$work/life_parts/gpt_learned.ckpt"
 kill -KILL $pid
 wait $pid 2>/dev/null
-[ ! -f "$work/life_parts/gpt_learned.json" ] || fail "the kill came too late: the life cycle's first run had finished"
+[ ! -f "$work/life_parts/gpt_learned.json" ] || die "the kill came too late: the life cycle's first run had finished"
 "$bin/exp_lifecycle" "${life[@]}" --out "$work/life_parts" >/dev/null 2>"$work/life2.err" ||
-  fail "resumed life cycle failed: $(tail -1 "$work/life2.err")"
-grep -q "\[gpt learned\] resumed from" "$work/life2.err" || fail "the life cycle did not resume from its checkpoint"
+  die "resumed life cycle failed: $(tail -1 "$work/life2.err")"
+grep -q "\[gpt learned\] resumed from" "$work/life2.err" || die "the life cycle did not resume from its checkpoint"
 runs_of() { sed -n '/^  "runs": \[/,/^  \],\{0,1\}$/p' "$1"; }
-[ -n "$(runs_of "$work/life_whole/summary.json")" ] || fail "no runs in the life cycle's summary"
+[ -n "$(runs_of "$work/life_whole/summary.json")" ] || die "no runs in the life cycle's summary"
 [ "$(runs_of "$work/life_whole/summary.json")" = "$(runs_of "$work/life_parts/summary.json")" ] ||
-  fail "the resumed life cycle's measurements differ from the uninterrupted one's"
+  die "the resumed life cycle's measurements differ from the uninterrupted one's"
 
 # A finished run made without the life cycle's hooks (an older exp_lifecycle) is trained
 # again, to the same numbers, not reused without its measurements.
 sed -i 's/"lifecycle":/"made_before":/' "$work/life_parts/gpt_learned.json"
 "$bin/exp_lifecycle" "${life[@]}" --out "$work/life_parts" >/dev/null 2>"$work/life3.err" ||
-  fail "life cycle over an older run failed: $(tail -1 "$work/life3.err")"
+  die "life cycle over an older run failed: $(tail -1 "$work/life3.err")"
 grep -q '\[gpt learned\] .* has no "lifecycle" (made without this program.s hooks): training again' "$work/life3.err" ||
-  fail "the older run was not trained again: $(grep 'gpt learned' "$work/life3.err" | head -1)"
-grep -q '\[gpt learned-tied\] done, skipped' "$work/life3.err" || fail "the complete run was not reused"
+  die "the older run was not trained again: $(grep 'gpt learned' "$work/life3.err" | head -1)"
+grep -q '\[gpt learned-tied\] done, skipped' "$work/life3.err" || die "the complete run was not reused"
 [ "$(runs_of "$work/life_whole/summary.json")" = "$(runs_of "$work/life_parts/summary.json")" ] ||
-  fail "the life cycle trained again differs"
+  die "the life cycle trained again differs"
 
 # Evaluating more often changes no number: the finished runs are reused.
 "$bin/exp_embeddings" "${flags[@]}" --eval-every 3 --out "$work/parts" >/dev/null 2>"$work/evals.err" ||
-  fail "the study with --eval-every failed: $(tail -1 "$work/evals.err")"
-[ "$(grep -c "done, skipped" "$work/evals.err")" = 4 ] || fail "--eval-every did not reuse the 4 finished runs"
+  die "the study with --eval-every failed: $(tail -1 "$work/evals.err")"
+[ "$(grep -c "done, skipped" "$work/evals.err")" = 4 ] || die "--eval-every did not reuse the 4 finished runs"
 # The same folder with other settings is refused, not silently mixed.
 if "$bin/exp_embeddings" "${flags[@]}" --lr 5e-3 --out "$work/parts" >/dev/null 2>"$work/other.err"; then
-  fail "a study with another --lr reused the finished runs"
+  die "a study with another --lr reused the finished runs"
 fi
-grep -q "holds a finished run with other settings" "$work/other.err" || fail "no clear message: $(tail -1 "$work/other.err")"
-grep -Eq "^  lr: [0-9.e-]+ there, [0-9.e-]+ here$" "$work/other.err" || fail "the message does not name --lr: $(cat "$work/other.err")"
+grep -q "holds a finished run with other settings" "$work/other.err" || die "no clear message: $(tail -1 "$work/other.err")"
+grep -Eq "^  lr: [0-9.e-]+ there, [0-9.e-]+ here$" "$work/other.err" || die "the message does not name --lr: $(cat "$work/other.err")"
 # A study folder moved (or cloned elsewhere) keeps its finished runs, those on its pretrained
 # vectors included (their recorded path is the old folder's).
 mv "$work/parts" "$work/moved"
 "$bin/exp_embeddings" "${flags[@]}" --out "$work/moved" >/dev/null 2>"$work/moved.err" ||
-  fail "the moved study failed: $(tail -3 "$work/moved.err")"
-[ "$(grep -c "done, skipped" "$work/moved.err")" = 4 ] || fail "the moved study did not reuse its 4 finished runs"
+  die "the moved study failed: $(tail -3 "$work/moved.err")"
+[ "$(grep -c "done, skipped" "$work/moved.err")" = 4 ] || die "the moved study did not reuse its 4 finished runs"
 # So does one whose corpus file moved with it (named by its file, checked by its tokens); the
 # same file name with other tokens is refused.
 mkdir -p "$work/elsewhere"
@@ -107,61 +108,61 @@ cp "$toy" "$work/elsewhere/$(basename "$toy")"
 there=("${flags[@]}")
 there[1]="$work/elsewhere/$(basename "$toy")"
 "$bin/exp_embeddings" "${there[@]}" --out "$work/moved" >/dev/null 2>"$work/corpus_moved.err" ||
-  fail "the study with its corpus moved failed: $(tail -3 "$work/corpus_moved.err")"
-[ "$(grep -c "done, skipped" "$work/corpus_moved.err")" = 4 ] || fail "the moved corpus did not reuse the 4 finished runs"
+  die "the study with its corpus moved failed: $(tail -3 "$work/corpus_moved.err")"
+[ "$(grep -c "done, skipped" "$work/corpus_moved.err")" = 4 ] || die "the moved corpus did not reuse the 4 finished runs"
 echo "the cat sat on the mat again and again" >>"$work/elsewhere/$(basename "$toy")"
 if "$bin/exp_embeddings" "${there[@]}" --out "$work/moved" >/dev/null 2>"$work/corpus_changed.err"; then
-  fail "a study on other tokens reused the finished runs"
+  die "a study on other tokens reused the finished runs"
 fi
 grep -q "^  the data (corpus, split and vocabulary): fingerprint [0-9a-f]* there, [0-9a-f]* here$" "$work/corpus_changed.err" ||
-  fail "the refusal does not name the data: $(cat "$work/corpus_changed.err")"
+  die "the refusal does not name the data: $(cat "$work/corpus_changed.err")"
 # A finished run whose perplexity was damaged or edited does not count as finished.
 for value in -5 '"abc"' 1e999; do
   cp -r "$work/whole" "$work/edited"
   sed -i -E "s/\"test_ppl\": [^,]*/\"test_ppl\": $value/" "$work/edited/gpt_learned_seed1.json"
   if "$bin/exp_embeddings" "${flags[@]}" --out "$work/edited" >/dev/null 2>"$work/edited.err"; then
-    fail "a run file with test_ppl $value counted as finished"
+    die "a run file with test_ppl $value counted as finished"
   fi
   grep -Eq "gpt_learned_seed1.json: (test_ppl is .*, not a perplexity|not valid JSON)" "$work/edited.err" ||
-    fail "no clear message for test_ppl $value: $(tail -1 "$work/edited.err")"
+    die "no clear message for test_ppl $value: $(tail -1 "$work/edited.err")"
   rm -rf "$work/edited"
 done
 # The study records its own files by name, relative to its folder, so that the folder can move.
 grep -q '"file": "gpt_learned_seed1.json"' "$work/whole/summary.json" ||
-  fail "the summary names its run files by a path: $(grep -m1 '"file"' "$work/whole/summary.json")"
+  die "the summary names its run files by a path: $(grep -m1 '"file"' "$work/whole/summary.json")"
 grep -q '"vectors": "word2vec_d16.bin"' "$work/whole/gpt_finetune-pretrained_seed1.json" ||
-  fail "the run file names its vectors by a path: $(grep -m1 '"vectors"' "$work/whole/gpt_finetune-pretrained_seed1.json")"
+  die "the run file names its vectors by a path: $(grep -m1 '"vectors"' "$work/whole/gpt_finetune-pretrained_seed1.json")"
 # Cached vectors are checked by their hash: another file of the same dimension put in their place
 # (here the second seed's) is refused, naming both hashes; a log without a hash (an older
 # study) trains them again, to the same vectors, and the finished runs stay valid.
 cp -r "$work/whole" "$work/swapped"
 cp "$work/swapped/word2vec_d16_seed2.bin" "$work/swapped/word2vec_d16.bin"
 if "$bin/exp_embeddings" "${flags[@]}" --out "$work/swapped" >/dev/null 2>"$work/swapped.err"; then
-  fail "a study reused vectors replaced by others"
+  die "a study reused vectors replaced by others"
 fi
 grep -q "word2vec_d16.bin: not the vectors this study trained (FNV-1a [0-9a-f]*; .* records [0-9a-f]*)" "$work/swapped.err" ||
-  fail "no clear message for replaced vectors: $(tail -1 "$work/swapped.err")"
+  die "no clear message for replaced vectors: $(tail -1 "$work/swapped.err")"
 sed -i '/"fnv1a"/d' "$work/swapped/word2vec_d16.bin.json"
 "$bin/exp_embeddings" "${flags[@]}" --out "$work/swapped" >/dev/null 2>"$work/unhashed.err" ||
-  fail "the study over a log without a hash failed: $(tail -1 "$work/unhashed.err")"
+  die "the study over a log without a hash failed: $(tail -1 "$work/unhashed.err")"
 grep -q "records no hash of .*word2vec_d16.bin: training it again" "$work/unhashed.err" ||
-  fail "vectors without a hash were not trained again"
-[ "$(grep -c "done, skipped" "$work/unhashed.err")" = 4 ] || fail "the vectors trained again did not keep the 4 finished runs"
-cmp -s "$work/swapped/word2vec_d16.bin" "$work/whole/word2vec_d16.bin" || fail "the vectors trained again differ"
+  die "vectors without a hash were not trained again"
+[ "$(grep -c "done, skipped" "$work/unhashed.err")" = 4 ] || die "the vectors trained again did not keep the 4 finished runs"
+cmp -s "$work/swapped/word2vec_d16.bin" "$work/whole/word2vec_d16.bin" || die "the vectors trained again differ"
 # One --results or --checkpoint for a whole study would be overwritten by each run: refused.
 for flag in --results --checkpoint --resume; do
   touch "$work/given"
   if "$bin/exp_embeddings" "${flags[@]}" "$flag" "$work/given" --out "$work/given_out" >/dev/null 2>"$work/given.err"; then
-    fail "a study took $flag"
+    die "a study took $flag"
   fi
   grep -q "^exp_embeddings: error: $flag: exp_embeddings writes each run's results and checkpoint into --out" "$work/given.err" ||
-    fail "no clear message for $flag: $(tail -1 "$work/given.err")"
+    die "no clear message for $flag: $(tail -1 "$work/given.err")"
 done
 # --token-nll names a folder: each run's losses in a file of its own.
 "$bin/exp_embeddings" "${flags[@]}" --steps 2 --token-nll "$work/losses" --out "$work/with_losses" >/dev/null 2>"$work/losses.err" ||
-  fail "the study with --token-nll failed: $(tail -1 "$work/losses.err")"
+  die "the study with --token-nll failed: $(tail -1 "$work/losses.err")"
 for run in gpt_learned_seed1 gpt_learned_seed2 gpt_finetune-pretrained_seed1 gpt_finetune-pretrained_seed2; do
-  grep -q '"test"' "$work/losses/$run.json" 2>/dev/null || fail "no per-token losses of $run in the --token-nll folder"
+  grep -q '"test"' "$work/losses/$run.json" 2>/dev/null || die "no per-token losses of $run in the --token-nll folder"
 done
 # Words that are not UTF-8 (a Latin-1 corpus, a probe typed in one) are written as U+FFFD in the
 # JSON files, not refused after training.
@@ -172,6 +173,6 @@ latin_life=("${life[@]}")
 latin_life[1]=$latin1
 latin_life[${#latin_life[@]}-3]=$'cat,caf\xe9'  # --probes
 "$bin/exp_lifecycle" "${latin_life[@]}" --steps 2 --modes learned --out "$work/latin1" >/dev/null 2>"$work/latin1.err" ||
-  fail "the life cycle of a corpus that is not UTF-8 failed: $(tail -1 "$work/latin1.err")"
-grep -q $'"word": "caf\xef\xbf\xbd"' "$work/latin1/summary.json" || fail "the probe that is not UTF-8 is not in the summary"
+  die "the life cycle of a corpus that is not UTF-8 failed: $(tail -1 "$work/latin1.err")"
+grep -q $'"word": "caf\xef\xbf\xbd"' "$work/latin1/summary.json" || die "the probe that is not UTF-8 is not in the summary"
 echo "study_resume: the resumed study equals the uninterrupted one (4 runs and the life cycle, bit for bit)"

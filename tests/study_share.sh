@@ -9,23 +9,24 @@ mkdir -p "$work"
 flags=(--corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 --warmup 2
        --epochs 4 --models gpt --modes learned,finetune-pretrained --seeds 2 --w2v-iter 1)
 runs=(gpt_learned_seed1 gpt_learned_seed2 gpt_finetune-pretrained_seed1 gpt_finetune-pretrained_seed2)
-fail() { echo "study_share: $*" >&2; exit 1; }
+suite=study_share
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 trained() { cat "$@" | grep -c "\] valid ppl"; }
 
-"$bin/exp_embeddings" "${flags[@]}" --out "$work/alone" >/dev/null 2>"$work/alone.err" || fail "the study alone failed"
+"$bin/exp_embeddings" "${flags[@]}" --out "$work/alone" >/dev/null 2>"$work/alone.err" || die "the study alone failed"
 
 # A run held by another process is skipped, not trained twice; the holder finishes it later.
 mkdir -p "$work/held"
 flock "$work/held/gpt_learned_seed2.lock" "$bin/exp_embeddings" "${flags[@]}" --out "$work/held" \
-  >/dev/null 2>"$work/held1.err" || fail "the study beside a held run failed: $(tail -1 "$work/held1.err")"
+  >/dev/null 2>"$work/held1.err" || die "the study beside a held run failed: $(tail -1 "$work/held1.err")"
 grep -q "\[gpt learned seed 2\] another process is training it (it holds .*gpt_learned_seed2.lock), skipped" \
-  "$work/held1.err" || fail "the held run was not skipped: $(grep 'learned seed 2' "$work/held1.err")"
-[ "$(trained "$work/held1.err")" = 3 ] || fail "the first process trained $(trained "$work/held1.err") runs, not 3"
+  "$work/held1.err" || die "the held run was not skipped: $(grep 'learned seed 2' "$work/held1.err")"
+[ "$(trained "$work/held1.err")" = 3 ] || die "the first process trained $(trained "$work/held1.err") runs, not 3"
 "$bin/exp_embeddings" "${flags[@]}" --out "$work/held" >/dev/null 2>"$work/held2.err" ||
-  fail "the second process failed: $(tail -1 "$work/held2.err")"
-[ "$(trained "$work/held2.err")" = 1 ] || fail "the second process trained $(trained "$work/held2.err") runs, not 1"
+  die "the second process failed: $(tail -1 "$work/held2.err")"
+[ "$(trained "$work/held2.err")" = 1 ] || die "the second process trained $(trained "$work/held2.err") runs, not 1"
 for run in "${runs[@]}"; do
-  "$bin/compare_run" "$work/alone/$run.json" "$work/held/$run.json" || fail "$run differs from the study alone"
+  "$bin/compare_run" "$work/alone/$run.json" "$work/held/$run.json" || die "$run differs from the study alone"
 done
 
 # Two processes at once: every run trained by exactly one of them, and the summary of the
@@ -34,16 +35,16 @@ done
 first=$!
 "$bin/exp_embeddings" "${flags[@]}" --out "$work/both" >/dev/null 2>"$work/both2.err" &
 second=$!
-wait $first || fail "the first of two processes failed: $(tail -1 "$work/both1.err")"
-wait $second || fail "the second of two processes failed: $(tail -1 "$work/both2.err")"
+wait $first || die "the first of two processes failed: $(tail -1 "$work/both1.err")"
+wait $second || die "the second of two processes failed: $(tail -1 "$work/both2.err")"
 for run in "${runs[@]}"; do
   IFS=_ read -r model mode seed <<< "$run"  # gpt_learned_seed1 -> "[gpt learned seed 1]"
   n=$(cat "$work/both1.err" "$work/both2.err" | grep -c "^\[$model $mode seed ${seed#seed}\] valid ppl")
-  [ "$n" = 1 ] || fail "$run was trained $n times by the two processes"
-  "$bin/compare_run" "$work/alone/$run.json" "$work/both/$run.json" || fail "$run differs from the study alone"
+  [ "$n" = 1 ] || die "$run was trained $n times by the two processes"
+  "$bin/compare_run" "$work/alone/$run.json" "$work/both/$run.json" || die "$run differs from the study alone"
 done
 [ "$(grep -c '"best_epoch":' "$work/both/summary.json")" = 4 ] ||
-  fail "the summary lists $(grep -c '"best_epoch":' "$work/both/summary.json") runs, not 4"
+  die "the summary lists $(grep -c '"best_epoch":' "$work/both/summary.json") runs, not 4"
 [ -z "$(ls "$work/both"/gpt_*.lock "$work/held"/gpt_*.lock 2>/dev/null)" ] ||
-  fail "finished runs left their lock files: $(ls "$work/both"/gpt_*.lock "$work/held"/gpt_*.lock 2>/dev/null)"
+  die "finished runs left their lock files: $(ls "$work/both"/gpt_*.lock "$work/held"/gpt_*.lock 2>/dev/null)"
 echo "study_share: 4 runs, each trained once by one of two processes, equal to the study alone"
