@@ -25,19 +25,11 @@ using nlohmann::json;
 
 namespace {
 
-// How often each row's token occurs in the training split.
-std::vector<size_t> train_counts(const text::LMData& data) {
-  std::vector<size_t> count(data.vocab.size(), 0);
-  for (size_t i = data.train.begin; i < data.train.end; ++i)
-    ++count[static_cast<size_t>(data.stream[i])];
-  return count;
-}
-
 // The rows of each frequency band.
 json band_sizes(const std::vector<size_t>& train_count) {
   json sizes = json::object();
   for (size_t id = 0; id < train_count.size(); ++id) {
-    const std::string band = experiments::frequency_band(static_cast<int32_t>(id), train_count[id]);
+    const std::string band = text::frequency_band(static_cast<int32_t>(id), train_count[id]);
     sizes[band] = sizes.value(band, 0) + 1;
   }
   return sizes;
@@ -93,7 +85,7 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
     experiments::make_dirs(f.out);
     const text::LMData data = train::load_data(base.data);
     std::fprintf(stderr, "%s\n", data.description.c_str());
-    const std::vector<size_t> train_count = train_counts(data);
+    const std::vector<size_t> train_count = text::train_counts(data);
     const json bands = band_sizes(train_count);
     // Only rank 0 trains word2vec, so only its log has the scores: the others read them with
     // value(), which gives null for a missing key.

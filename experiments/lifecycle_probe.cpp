@@ -35,14 +35,6 @@ std::vector<std::string> neighbours(const text::VectorIndex& index, const std::s
 
 }  // namespace
 
-const char* frequency_band(int32_t id, size_t count) {
-  if (id == 0) return "<unk>";
-  if (count == 0) return "unseen";
-  if (count < 10) return "rare (1-9)";
-  if (count < 100) return "middle (10-99)";
-  return "frequent (100+)";
-}
-
 LifecycleProbe::LifecycleProbe(Tensor initial, std::vector<size_t> train_count,
                                std::vector<std::string> probes, size_t k,
                                const text::VectorIndex& word2vec, std::vector<std::string> words)
@@ -112,7 +104,7 @@ void LifecycleProbe::after_epoch(nn::LanguageModel& m, json& record) {
       b += y * y;
     }
     const double cos = a > 0 && b > 0 ? dot / std::sqrt(a * b) : 1.0;
-    auto& [sum, count] = acc[frequency_band(static_cast<int32_t>(r), train_count_[r])];
+    auto& [sum, count] = acc[text::frequency_band(static_cast<int32_t>(r), train_count_[r])];
     sum += 1.0 - cos, ++count;
   }
   json bands = json::object();

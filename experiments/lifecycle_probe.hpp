@@ -16,10 +16,6 @@
 
 namespace tg::experiments {
 
-// "<unk>", "unseen", "rare (1-9)", "middle (10-99)", "frequent (100+)": a row's band by how
-// often its word occurs in the training split.
-const char* frequency_band(int32_t id, size_t count);
-
 class LifecycleProbe {
  public:
   // `initial`: the table before training; `train_count`: each id's count in the training split;

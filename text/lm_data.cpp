@@ -62,6 +62,21 @@ LMData load_lm_data(const LMDataOptions& o) {
   return data;
 }
 
+std::vector<size_t> train_counts(const LMData& data) {
+  std::vector<size_t> count(data.vocab.size(), 0);
+  for (size_t i = data.train.begin; i < data.train.end; ++i)
+    ++count[static_cast<size_t>(data.stream[i])];
+  return count;
+}
+
+const char* frequency_band(int32_t id, size_t train_count) {
+  if (id == 0) return "<unk>";
+  if (train_count == 0) return "unseen";
+  if (train_count < 10) return "rare (1-9)";
+  if (train_count < 100) return "middle (10-99)";
+  return "frequent (100+)";
+}
+
 std::string fingerprint(const LMData& data) {
   // Every value as 8 bytes, a word's bytes included, each word ended by 0xFFFFFFFF.
   base::Fnv1a h;

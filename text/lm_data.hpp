@@ -50,4 +50,11 @@ LMData load_lm_data(const LMDataOptions& options);
 // the vocabulary (16 hex digits). Checkpoints and per-token loss files carry it.
 std::string fingerprint(const LMData& data);
 
+// How often each token id occurs in the training split.
+std::vector<size_t> train_counts(const LMData& data);
+// A token's frequency band by its training-split count: "<unk>" (id 0), "unseen", "rare
+// (1-9)", "middle (10-99)", "frequent (100+)". What the life cycle's drift and the test loss
+// by band group rows by.
+const char* frequency_band(int32_t id, size_t train_count);
+
 }  // namespace tg::text

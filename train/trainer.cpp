@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <optional>
 
 #include "autograd/simd_kernels.hpp"
@@ -625,6 +626,23 @@ void Trainer::end_epoch() {
     save_checkpoint(c_.checkpoint);
 }
 
+json Trainer::band_sums(const std::vector<double>& test_nll) const {
+  // The test loss by how often each target occurs in the training split: where a table's rows
+  // were trained often, rarely or never.
+  const std::vector<size_t> count = text::train_counts(data_);
+  std::map<std::string, std::pair<size_t, double>> bands;
+  for (size_t i = 0; i < test_nll.size(); ++i) {
+    const int32_t id = data_.stream[data_.test.begin + i];
+    auto& [tokens, sum] = bands[text::frequency_band(id, count[static_cast<size_t>(id)])];
+    ++tokens;
+    sum += test_nll[i];
+  }
+  json out = json::object();
+  for (const auto& [band, acc] : bands)
+    out[band] = {{"tokens", acc.first}, {"nll_sum", acc.second}};
+  return out;
+}
+
 RunResult Trainer::finish() {
   // The reported numbers come from the parameters with the best validation loss.
   for (size_t i = 0; i < state_.best.size(); ++i) {
@@ -650,6 +668,7 @@ RunResult Trainer::finish() {
   out["test_blocks"] = {{"tokens", kTestBlockTokens},
                         {"count", test_nll.size()},
                         {"nll_sums", block_sums(test_nll, kTestBlockTokens)}};
+  out["test_bands"] = band_sums(test_nll);
   if (!c_.token_nll.empty()) {
     const std::vector<double> valid_nll = token_nll(*model_, data_, data_.valid, c_.eval_batch);
     if (distributed::is_main()) write_token_nll(c_.token_nll, fingerprint_, valid_nll, test_nll);

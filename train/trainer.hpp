@@ -125,6 +125,9 @@ class Trainer {
   void report_progress(double loss, size_t rows, double seconds);
   void end_epoch();
   RunResult finish();
+  // The test loss per frequency band of the target (text::frequency_band): {band: {tokens,
+  // nll_sum}}.
+  nlohmann::json band_sums(const std::vector<double>& test_nll) const;
 
   TrainConfig c_;
   const text::LMData& data_;

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 
 #include "base/enum_names.hpp"
 #include "experiments/report/format.hpp"
+#include "train/significance.hpp"
 
 namespace tg::experiments::report {
 
@@ -71,6 +73,50 @@ std::string data_size_table(const json& summary) {
 // A study's data, in one line. The data-size sweep describes each of its shares
 // ({"f0.05": ..., "f1": ...}); the largest share stands for the corpus there (the table gives
 // each share's size).
+std::string band_table(const RunFiles& files) {
+  // Frequent to never seen in training, then the words outside the vocabulary.
+  const char* const bands[] = {"frequent (100+)", "middle (10-99)", "rare (1-9)", "unseen",
+                               "<unk>"};
+  std::map<std::string, size_t> tokens;  // each band's test tokens (the same for every run)
+  std::ostringstream rows;
+  for (const auto& [key, by_seed] : files) {
+    std::map<std::string, std::vector<double>> ppl;
+    size_t seeds = 0;
+    for (const auto& [seed, run] : by_seed) {
+      if (!run->contains("test_bands")) continue;
+      ++seeds;
+      for (const auto& [band, b] : run->at("test_bands").items()) {
+        const double n = b.at("tokens").get<double>();
+        ppl[band].push_back(std::exp(b.at("nll_sum").get<double>() / n));
+        tokens[band] = b.at("tokens").get<size_t>();
+      }
+    }
+    if (seeds == 0) continue;
+    rows << "| " << key.first << " | " << key.second << " | " << seeds << " |";
+    for (const char* band : bands) {
+      const auto found = ppl.find(band);
+      if (found == ppl.end()) {
+        rows << " - |";
+        continue;
+      }
+      const train::Spread s = train::spread_of(found->second);
+      rows << " " << fixed(s.mean, 1) << (s.n > 1 ? " ± " + fixed(s.sd, 1) : "") << " |";
+    }
+    rows << "\n";
+  }
+  if (rows.str().empty()) return "";
+  std::string header = "| model | embedding | seeds |", rule = "|---|---|---:|";
+  for (const char* band : bands) {
+    header +=
+        " " + std::string(band) + ": " + thousands(static_cast<double>(tokens[band])) + " tokens |";
+    rule += "---:|";
+  }
+  return "Test perplexity by how often the target occurs in the training split (mean ± sd over "
+         "the seeds that recorded it; `<unk>`: the words outside the vocabulary, one row of "
+         "the table for all of them):\n\n" +
+         header + "\n" + rule + "\n" + rows.str() + "\n";
+}
+
 std::string data_line(const json& summary) {
   const json data = summary.value("data", json(""));
   if (data.is_string()) return data.get<std::string>();

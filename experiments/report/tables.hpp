@@ -18,6 +18,10 @@ std::string data_size_table(const nlohmann::json& summary);   // exp_data_size's
 // Best epoch / epochs run (and training time) of every run, row by row.
 std::string epochs_table(const RunFiles& files);
 
+// Test perplexity by frequency band of the target (the runs' test_bands), row by row: mean ±
+// sample standard deviation over the seeds that recorded it; "" when no run did.
+std::string band_table(const RunFiles& files);
+
 // A study's data, in one line.
 std::string data_line(const nlohmann::json& summary);
 // The setup of a study's runs in one sentence (`run_config`: a run's own configuration, or

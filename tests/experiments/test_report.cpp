@@ -804,3 +804,33 @@ BOOST_FIXTURE_TEST_CASE(a_summary_that_disagrees_with_its_run_files_is_refused, 
   summary["rows"][0]["test_ppl"]["mean"] = 250.0;
   refused(summary, learned, "row \"gpt\" \"learned\" has mean test ppl 250.0, its runs 310.0000");
 }
+
+BOOST_AUTO_TEST_CASE(the_band_table_gives_each_rows_test_perplexity_by_frequency) {
+  // Two seeds of learned (frequent tokens at ppl e^4 and e^4.2, rare at e^6), one of tied
+  // without the rare band, one run of an older version without bands at all.
+  const auto bands = [](double frequent, double rare) {
+    json b = {{"frequent (100+)", {{"tokens", 1000}, {"nll_sum", 1000 * frequent}}}};
+    if (rare > 0) b["rare (1-9)"] = {{"tokens", 10}, {"nll_sum", 10 * rare}};
+    return json{{"test_bands", b}};
+  };
+  const json learned1 = bands(4.0, 6.0), learned2 = bands(4.2, 6.0), tied = bands(3.9, 0),
+             older = json::object();
+  const experiments::report::RunFiles files = {
+      {{"gpt", "learned"}, {{1, &learned1}, {2, &learned2}}},
+      {{"gpt", "learned-tied"}, {{1, &tied}}},
+      {{"gpt", "frozen-random"}, {{1, &older}}}};
+  const std::string table = experiments::report::band_table(files);
+  const std::string learned =
+      "| gpt | learned | 2 | " + experiments::report::fixed((std::exp(4.0) + std::exp(4.2)) / 2, 1);
+  BOOST_TEST(table.find(learned + " ± ") != std::string::npos, table);
+  BOOST_TEST(table.find("| - | " + experiments::report::fixed(std::exp(6.0), 1) +
+                        " ± 0.0 | - | - |") != std::string::npos,
+             table);
+  BOOST_TEST(
+      table.find("| gpt | learned-tied | 1 | " + experiments::report::fixed(std::exp(3.9), 1) +
+                 " | - | - | - | - |") != std::string::npos,
+      table);
+  BOOST_TEST(table.find("frozen-random") == std::string::npos, table);
+  BOOST_TEST(table.find("frequent (100+): 1.0k tokens") != std::string::npos, table);
+  BOOST_TEST(experiments::report::band_table({{{"gpt", "learned"}, {{1, &older}}}}).empty());
+}

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "text/vectors.hpp"
@@ -106,6 +107,22 @@ BOOST_AUTO_TEST_CASE(token_losses_add_up_to_the_reported_perplexities) {
     BOOST_TEST(std::exp(mean(blocks["nll_sums"]) * static_cast<double>(blocks["nll_sums"].size()) /
                         static_cast<double>(test_tokens)) == r.test_ppl,
                boost::test_tools::tolerance(1e-5));
+    // By frequency band of the target: the per-token losses regrouped, counted from the
+    // training split.
+    const std::vector<size_t> count = text::train_counts(toy());
+    std::map<std::string, std::pair<size_t, double>> bands;
+    for (size_t i = 0; i < test_tokens; ++i) {
+      const int32_t id = toy().stream[toy().test.begin + i];
+      auto& [n, sum] = bands[text::frequency_band(id, count[static_cast<size_t>(id)])];
+      ++n;
+      sum += t["test"][i].get<double>();
+    }
+    BOOST_TEST(j["test_bands"].size() == bands.size());
+    for (const auto& [band, expected] : bands) {
+      BOOST_TEST(j["test_bands"][band]["tokens"].get<size_t>() == expected.first, band);
+      BOOST_TEST(j["test_bands"][band]["nll_sum"].get<double>() == expected.second,
+                 boost::test_tools::tolerance(1e-6));
+    }
     fs::remove(c.results), fs::remove(c.token_nll);
   }
 }
