@@ -18,8 +18,10 @@ CLI::Option* add_enum_option(CLI::App& app, const std::string& flag, E& value,
                              const base::NameTable<E, N>& table, const std::string& help) {
   std::map<std::string, E> names;
   std::string choices;
-  for (const auto& [v, name] : table)
-    names.emplace(name, v), choices += (choices.empty() ? "" : " | ") + std::string(name);
+  for (const auto& [v, name] : table) {
+    names.emplace(name, v);
+    choices += (choices.empty() ? "" : " | ") + std::string(name);
+  }
   // A function option, not a transformer: the parsed result stays the name, so that
   // describe_flags prints a command line that can be pasted back.
   return app

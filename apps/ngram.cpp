@@ -15,12 +15,45 @@
 
 #include "apps/cli.hpp"
 #include "apps/flags.hpp"
+#include "apps/ngram_config.hpp"
 #include "apps/programs.hpp"
 #include "apps/validators.hpp"
 #include "base/build_info.hpp"
 #include "base/files.hpp"
 #include "text/ngram.hpp"
 #include "train/trainer.hpp"
+
+namespace tg::apps {
+
+nlohmann::json NgramConfig::to_json() const {
+  return {{"smoothing", base::name_of(text::kNgramSmoothingNames, smoothing)}, {"order", order}};
+}
+
+NgramConfig NgramConfig::from_json(const nlohmann::json& config) {
+  NgramConfig c;
+  try {
+    c.smoothing = base::parse_name(text::kNgramSmoothingNames,
+                                   config.at("smoothing").get<std::string>(), "smoothing");
+    c.order = config.at("order").get<size_t>();
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(std::string("an n-gram configuration without its smoothing "
+                                            "and order: ") +
+                                e.what());
+  }
+  return c;
+}
+
+std::string NgramConfig::name() const {
+  return base::name_of(text::kNgramSmoothingNames, smoothing) + " " + std::to_string(order) +
+         "-gram";
+}
+
+std::string NgramConfig::file_name() const {
+  return base::name_of(text::kNgramSmoothingNames, smoothing) + "_" + std::to_string(order) +
+         ".json";
+}
+
+}  // namespace tg::apps
 
 namespace {
 
@@ -62,23 +95,17 @@ nlohmann::json mix(const std::string& path, const tg::text::LMData& data,
 }
 
 // The results file: the model, the data it was counted on, its perplexities.
-nlohmann::json results_json(const std::string& smoothing, size_t order,
+nlohmann::json results_json(const tg::apps::NgramConfig& model,
                             const tg::text::LMDataOptions& data_options,
                             const tg::text::LMData& data, double valid, double test,
                             double seconds) {
   using namespace tg;
+  nlohmann::json config = model.to_json();
+  config.update(train::data_to_json(data_options));
   return {{"program", "ngram"},
           {"version", base::version()},
           {"commit", base::commit()},
-          {"config",
-           {{"smoothing", smoothing},
-            {"order", order},
-            {"corpus",
-             data_options.corpus_file.empty() ? data_options.corpus : data_options.corpus_file},
-            {"split", data_options.split},
-            {"min_count", data_options.min_count},
-            {"vocab_counts", base::name_of(text::kVocabCountsNames, data_options.vocab_counts)},
-            {"train_fraction", data_options.train_fraction}}},
+          {"config", config},
           {"data",
            {{"description", data.description},
             {"vocab", data.vocab.size()},
@@ -137,7 +164,7 @@ int tg::apps::ngram_main(int argc, char** argv) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::string name = base::name_of(text::kNgramSmoothingNames, smoothing);
-    nlohmann::json out = results_json(name, order, data_options, data, valid, test, seconds);
+    nlohmann::json out = results_json({smoothing, order}, data_options, data, valid, test, seconds);
     if (!mix_with.empty()) out["mixture"] = mix(mix_with, data, valid_nll, test_nll);
     if (!results.empty()) {
       base::atomic_write(results, [&](std::ostream& o) {

@@ -26,7 +26,14 @@ struct Field {
   bool resume_must_match;
   std::function<json(const TrainConfig&)> get;  // null: not recorded (an empty option map)
   std::function<void(TrainConfig&, const json&)> set;
+  bool data = false;  // a key of the data (text::LMDataOptions): data_to_json writes these
 };
+
+// The same field, marked as one of the data's.
+Field data_field(Field f) {
+  f.data = true;
+  return f;
+}
 
 // A member as JSON of its own type; `member` maps a (const) TrainConfig to it.
 template <class Member>
@@ -96,21 +103,24 @@ const std::vector<Field>& fields() {
       plain("comm_overlap", false, TG_MEMBER(comm_overlap)),
       plain("bucket_mb", false, TG_MEMBER(bucket_mb)),
       // The built-in corpus' name, or the corpus file's path.
-      {"corpus", false,  // by its path; the data's fingerprint is what a resume compares
-       [](const TrainConfig& c) {
-         return json(c.data.corpus_file.empty() ? c.data.corpus : c.data.corpus_file);
-       },
-       [](TrainConfig& c, const json& v) {
-         const std::string name = v.get<std::string>();
-         if (name == text::LMDataOptions{}.corpus)
-           c.data.corpus = name, c.data.corpus_file.clear();
-         else
-           c.data.corpus_file = name;
-       }},
-      plain("split", true, TG_MEMBER(data.split)),
-      plain("min_count", true, TG_MEMBER(data.min_count)),
-      named("vocab_counts", true, TG_MEMBER(data.vocab_counts), text::kVocabCountsNames),
-      plain("train_fraction", true, TG_MEMBER(data.train_fraction)),
+      data_field({"corpus", false,  // by its path; the data's fingerprint is what a resume compares
+                  [](const TrainConfig& c) {
+                    return json(c.data.corpus_file.empty() ? c.data.corpus : c.data.corpus_file);
+                  },
+                  [](TrainConfig& c, const json& v) {
+                    const std::string name = v.get<std::string>();
+                    if (name == text::LMDataOptions{}.corpus) {
+                      c.data.corpus = name;
+                      c.data.corpus_file.clear();
+                    } else {
+                      c.data.corpus_file = name;
+                    }
+                  }}),
+      data_field(plain("split", true, TG_MEMBER(data.split))),
+      data_field(plain("min_count", true, TG_MEMBER(data.min_count))),
+      data_field(
+          named("vocab_counts", true, TG_MEMBER(data.vocab_counts), text::kVocabCountsNames)),
+      data_field(plain("train_fraction", true, TG_MEMBER(data.train_fraction))),
   };
   return table;
 }
@@ -123,6 +133,15 @@ json TrainConfig::to_json() const {
   json j = json::object();
   for (const Field& f : fields())
     if (json v = f.get(*this); !v.is_null()) j[f.key] = std::move(v);
+  return j;
+}
+
+json data_to_json(const text::LMDataOptions& data) {
+  TrainConfig c;
+  c.data = data;
+  json j = json::object();
+  for (const Field& f : fields())
+    if (f.data) j[f.key] = f.get(c);
   return j;
 }
 

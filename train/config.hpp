@@ -82,6 +82,10 @@ struct TrainConfig {
   void check_files() const;
 };
 
+// The data's keys alone (corpus, split, vocabulary options, train fraction), as to_json writes
+// them: for a program that reads the same data without training (ngram).
+nlohmann::json data_to_json(const text::LMDataOptions& data);
+
 // The keys whose values a resumed run must share with its checkpoint (or, with false, those it
 // may change).
 std::vector<const char*> resume_keys(bool must_match = true);

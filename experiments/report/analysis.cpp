@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "apps/ngram_config.hpp"
 #include "experiments/report/paper.hpp"
 
 namespace tg::experiments::report {
@@ -94,9 +95,9 @@ Study load_study(const fs::path& folder, StudyRows rows) {
 Calibration calibration_of(const FolderFiles& ngram) {
   Calibration c;
   for (const PaperNgram& p : kPaperNgrams) {
-    const std::string name = std::string(p.smoothing) + " " + std::to_string(p.order) + "-gram";
-    const json& run =
-        file_in(ngram, std::string(p.smoothing) + "_" + std::to_string(p.order) + ".json");
+    const apps::NgramConfig model{p.smoothing, p.order};
+    const std::string name = model.name();
+    const json& run = file_in(ngram, model.file_name());
     if (run.is_null()) continue;
     const double ratio = run.at("test_ppl").get<double>() / p.test;
     c.ratios.emplace_back(name, ratio);

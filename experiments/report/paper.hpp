@@ -7,6 +7,8 @@
 #include <optional>
 #include <string_view>
 
+#include "text/ngram.hpp"
+
 namespace tg::experiments::report {
 
 // An MLP row: n words of context, h hidden units, m features, direct connections from the
@@ -22,17 +24,17 @@ inline constexpr PaperMlp kPaperMlps[] = {{"mlp1", 5, 50, 60, true, 268, 257},
                                           {"mlp7", 3, 50, 30, true, 293, 270},
                                           {"mlp9", 5, 100, 30, false, 276, 252}};
 
-// The paper's n-gram rows by the names build/bin/ngram gives its smoothings: back-off
-// Kneser-Ney and deleted interpolation (our jelinek-mercer).
+// The paper's n-gram rows as build/bin/ngram's smoothings: back-off Kneser-Ney, and deleted
+// interpolation (our jelinek-mercer).
 struct PaperNgram {
-  std::string_view smoothing;
-  int order;
+  text::NgramSmoothing smoothing;
+  size_t order;
   double test;
 };
-inline constexpr PaperNgram kPaperNgrams[] = {{"kneser-ney", 3, 323},
-                                              {"kneser-ney", 4, 321},
-                                              {"kneser-ney", 5, 321},
-                                              {"jelinek-mercer", 3, 336}};
+inline constexpr PaperNgram kPaperNgrams[] = {{text::NgramSmoothing::kneser_ney, 3, 323},
+                                              {text::NgramSmoothing::kneser_ney, 4, 321},
+                                              {text::NgramSmoothing::kneser_ney, 5, 321},
+                                              {text::NgramSmoothing::jelinek_mercer, 3, 336}};
 // Their best n-gram: class-based back-off.
 inline constexpr double kPaperBestNgram = 312;
 
@@ -41,7 +43,7 @@ inline constexpr double kPaperBest =
     std::ranges::min(kPaperMlps, {}, &PaperMlp::mixture_test).mixture_test;
 
 // The paper's test perplexity for an n-gram, if it reports one.
-constexpr std::optional<double> paper_ngram_test(std::string_view smoothing, int order) {
+constexpr std::optional<double> paper_ngram_test(text::NgramSmoothing smoothing, size_t order) {
   for (const PaperNgram& p : kPaperNgrams)
     if (p.smoothing == smoothing && p.order == order) return p.test;
   return std::nullopt;

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "apps/ngram_config.hpp"
 #include "experiments/report/format.hpp"
 #include "experiments/report/paper.hpp"
 #include "experiments/report/sections.hpp"
@@ -18,12 +19,12 @@ std::string calibration_section(const FolderFiles& ngram) {
   std::vector<json> runs;
   for (const auto& [name, run] : ngram) runs.push_back(run);
   if (runs.empty()) return "";
-  std::sort(runs.begin(), runs.end(), [](const json& a, const json& b) {
-    return std::make_pair(a.at("config").at("smoothing").get<std::string>(),
-                          a.at("config").at("order").get<int>()) <
-           std::make_pair(b.at("config").at("smoothing").get<std::string>(),
-                          b.at("config").at("order").get<int>());
-  });
+  const auto key = [](const json& run) {
+    const apps::NgramConfig c = apps::NgramConfig::from_json(run.at("config"));
+    return std::make_pair(base::name_of(text::kNgramSmoothingNames, c.smoothing), c.order);
+  };
+  std::sort(runs.begin(), runs.end(),
+            [&](const json& a, const json& b) { return key(a) < key(b); });
   std::ostringstream out;
   out << "## Calibration: the n-gram baselines\n\n"
       << "`build/bin/ngram` on our split of Brown, with the same vocabulary and evaluation as the "
@@ -34,13 +35,11 @@ std::string calibration_section(const FolderFiles& ngram) {
       << "| model | valid ppl | test ppl | Bengio et al. test | ours / theirs "
          "|\n|---|---:|---:|---:|---:|\n";
   for (const auto& r : runs) {
-    const std::string smoothing = r.at("config").at("smoothing").get<std::string>();
-    const int order = r.at("config").at("order").get<int>();
+    const apps::NgramConfig model = apps::NgramConfig::from_json(r.at("config"));
     const double test = r.at("test_ppl").get<double>();
-    const double theirs = paper_ngram_test(smoothing, order).value_or(0);
-    out << "| " << smoothing << " " << order << "-gram | "
-        << fixed(r.at("valid_ppl").get<double>(), 1) << " | " << fixed(test, 1) << " | "
-        << (theirs > 0 ? fixed(theirs, 0) : "") << " | "
+    const double theirs = paper_ngram_test(model.smoothing, model.order).value_or(0);
+    out << "| " << model.name() << " | " << fixed(r.at("valid_ppl").get<double>(), 1) << " | "
+        << fixed(test, 1) << " | " << (theirs > 0 ? fixed(theirs, 0) : "") << " | "
         << (theirs > 0 ? fixed(test / theirs, 3) : "") << " |\n";
   }
   const Calibration c = calibration_of(ngram);
@@ -80,10 +79,9 @@ std::string paper_nplm_section(const FolderFiles& paper, const Calibration& cali
            << fixed(p.test, 0) << " | " << calibrated(test, p.test) << " |\n";
       if (!mix.is_null() && mix.contains("mixture")) {
         const json& m = mix.at("mixture");
-        rows << "| " << p.name << " + " << mix.at("config").at("smoothing").get<std::string>()
-             << " " << mix.at("config").at("order").get<int>() << "-gram (weight "
-             << fixed(m.at("weight").get<double>(), 2) << ") | | | | | " << seed << " | | "
-             << fixed(m.at("valid_ppl").get<double>(), 1) << " | "
+        rows << "| " << p.name << " + " << apps::NgramConfig::from_json(mix.at("config")).name()
+             << " (weight " << fixed(m.at("weight").get<double>(), 2) << ") | | | | | " << seed
+             << " | | " << fixed(m.at("valid_ppl").get<double>(), 1) << " | "
              << fixed(m.at("test_ppl").get<double>(), 1) << " | " << fixed(p.mixture_test, 0)
              << " | " << calibrated(m.at("test_ppl").get<double>(), p.mixture_test) << " |\n";
       }
@@ -131,11 +129,9 @@ std::vector<ScaleRow> scale_rows(const FolderFiles& ngram, const FolderFiles& pa
                                  const Study& gpt, const Study& nplm) {
   std::vector<ScaleRow> rows;
   for (const auto& [name, run] : ngram) {
-    const std::string smoothing = run.at("config").at("smoothing").get<std::string>();
-    const int order = run.at("config").at("order").get<int>();
-    rows.push_back({smoothing + " " + std::to_string(order) + "-gram", 0,
-                    run.at("test_ppl").get<double>(), 0,
-                    paper_ngram_test(smoothing, order).value_or(0)});
+    const apps::NgramConfig model = apps::NgramConfig::from_json(run.at("config"));
+    rows.push_back({model.name(), 0, run.at("test_ppl").get<double>(), 0,
+                    paper_ngram_test(model.smoothing, model.order).value_or(0)});
   }
   for (const PaperMlp& p : kPaperMlps) {
     std::vector<const json*> runs, mixtures;

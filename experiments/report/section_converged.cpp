@@ -21,15 +21,25 @@ std::string converged_model(const fs::path& root, const std::string& model, cons
   const json& summary = study.summary;
   const size_t budget = config_of(summary.at("base_config")).epochs;
   std::map<RowKey, double> mean_seconds;  // each row's mean training time over its seeds
+  size_t runs = 0, capped = 0;            // runs stopped by the epoch cap, not convergence
   for (const auto& [key, by_seed] : study.files) {
     if (by_seed.empty()) continue;
     std::vector<double> seconds;
-    for (const auto& [seed, run] : by_seed) seconds.push_back(training_seconds(*run));
+    for (const auto& [seed, run] : by_seed) {
+      seconds.push_back(training_seconds(*run));
+      ++runs;
+      capped += run->contains("stopped_early") && !run->at("stopped_early").get<bool>();
+    }
     mean_seconds[key] = train::spread_of(seconds).mean;
   }
+  const std::string caps =
+      capped == 0 ? ""
+                  : " " + std::to_string(capped) + " of the " + std::to_string(runs) +
+                        " runs used all " + std::to_string(budget) +
+                        " epochs (cap in the epochs table): not converged by that rule.";
   return "`converged/" + model + "/`: " + training_setup(summary, first_run_config(study.files)) +
          " A run that used fewer than its " + std::to_string(budget) +
-         " epochs stopped because validation stopped improving.\n\n" +
+         " epochs stopped because validation stopped improving." + caps + "\n\n" +
          comparison_table(summary, "training time (mean)",
                           [&](const json& row) {
                             const auto found = mean_seconds.find({row.at("model"), row.at("mode")});

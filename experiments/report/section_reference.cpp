@@ -38,7 +38,7 @@ std::string bengio_reference_table(const json* emb, const json* longer) {
       << "| Bengio et al. 2003: best n-gram (class-based back-off) | " << fixed(kPaperBestNgram, 0)
       << " |\n"
       << "| Bengio et al. 2003: Kneser-Ney 5-gram | "
-      << fixed(*paper_ngram_test("kneser-ney", 5), 0) << " |\n";
+      << fixed(*paper_ngram_test(text::NgramSmoothing::kneser_ney, 5), 0) << " |\n";
   if (longer) out << best_row_line(*longer, "longer training (section 1b)");
   if (emb) out << best_row_line(*emb, "best row of section 1a (2 epochs)");
   return out.str();

@@ -152,7 +152,13 @@ std::string training_setup(const json& summary, const json& run_config) {
   if (c.weight_decay > 0) out << ", weight decay " << c.weight_decay;
   out << ", " << c.warmup << " warm-up steps, " << base::name_of(optim::kScheduleNames, c.schedule)
       << ", dropout " << fixed(c.model.dropout, 2) << ", up to " << c.epochs << " epochs, patience "
-      << c.patience << ".";
+      << c.patience;
+  // Early stopping (and the per-epoch curve) watch the first valid_limit validation tokens; the
+  // tables' figures are of the whole split.
+  if (c.valid_limit > 0)
+    out << " on the first " << thousands(static_cast<double>(c.valid_limit))
+        << " validation tokens (the tables: the whole split)";
+  out << ".";
   return out.str();
 }
 
