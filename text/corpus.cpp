@@ -129,7 +129,7 @@ std::string brown_dir_or_fetch() {
   if (!brown_complete(dir)) {
     const std::string script =
         (fs::path(TAPEGRAD_SOURCE_DIR) / "scripts" / "fetch_brown.sh").string();
-    if (base::run_program({"bash", script, dir.string()}, base::ProgramOutput::to_stderr) != 0 ||
+    if (base::run_program({"bash", script, root.string()}, base::ProgramOutput::to_stderr) != 0 ||
         !brown_complete(dir))
       throw std::runtime_error("the Brown corpus is not in " + dir.string() +
                                " and fetching it failed (" + script +

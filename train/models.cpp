@@ -12,14 +12,29 @@ struct Entry {
   ModelFactory factory;
 };
 
+// The built-in models take their settings from flags only: a --model-option given to them is a
+// mistake (a misspelt flag, or meant for another model), not a setting to ignore.
+const ModelSpec& without_options(const ModelSpec& s) {
+  if (!s.config.options.empty())
+    throw std::invalid_argument("--model-option " + s.config.options.begin()->first + "=" +
+                                s.config.options.begin()->second + ": the built-in model '" +
+                                s.config.name +
+                                "' takes no model options (its settings are flags: see --help)");
+  return s;
+}
+
 // A function-local registry, so that registering from another translation unit's static
 // initialiser cannot run before it exists.
 std::vector<Entry>& registry() {
   static std::vector<Entry> entries = {
       {"gpt", "GPT-2 architecture",
-       [](const ModelSpec& s) { return std::make_unique<nn::GPT>(gpt_config(s), s.pretrained); }},
+       [](const ModelSpec& s) {
+         return std::make_unique<nn::GPT>(gpt_config(without_options(s)), s.pretrained);
+       }},
       {"nplm", "Bengio et al. 2003",
-       [](const ModelSpec& s) { return std::make_unique<nn::NPLM>(nplm_config(s), s.pretrained); }},
+       [](const ModelSpec& s) {
+         return std::make_unique<nn::NPLM>(nplm_config(without_options(s)), s.pretrained);
+       }},
   };
   return entries;
 }
