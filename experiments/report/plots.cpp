@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -15,6 +16,21 @@ namespace tg::experiments::report {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
+
+std::pair<int, int> model_point_and_dash(const std::string& model) {
+  if (model == "gpt") return {7, 1};
+  if (model == "nplm") return {5, 2};
+  constexpr std::pair<int, int> others[] = {{9, 3}, {11, 4}, {13, 5}, {3, 6}, {1, 7}};
+  return others[std::hash<std::string>{}(model) % std::size(others)];
+}
+
+double tick_step(double last) {
+  if (!(last > 0)) return 1;
+  const double raw = last / 8, power = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0})
+    if (raw <= m * power) return m * power;
+  return 10 * power;
+}
 
 namespace {
 
@@ -31,10 +47,10 @@ std::string series_style(const std::string& model, const std::string& mode,
       {"frozen-pretrained-full", "#17becf"},
       {"finetune-pretrained-full", "#9467bd"}};
   const auto colour = colours.find(mode);
-  const bool nplm = model == "nplm";
+  const auto [point, dash] = model_point_and_dash(model);
   return "lc rgb '" + (colour == colours.end() ? std::string("#000000") : colour->second) +
-         "' pt " + (nplm ? "5" : "7") + " ps " + fixed(point_size, 1) + " lw 2 dt " +
-         (nplm ? "2" : "1");
+         "' pt " + std::to_string(point) + " ps " + fixed(point_size, 1) + " lw 2 dt " +
+         std::to_string(dash);
 }
 
 // The header every plot shares: axes fitted to the data with a little air, a grid, the key
@@ -143,7 +159,7 @@ std::string validation_curves(const json& emb, const RunFiles& files, const fs::
       (limit > 0 ? "first " + thousands(static_cast<double>(limit)) + " tokens; " : "") +
       "mean, sd over seeds";
   std::ostringstream script;
-  script << "set xlabel 'epochs'\nset xtics " << std::max(1.0, std::ceil(last / 10)) << "\n";
+  script << "set xlabel 'epochs'\nset xtics " << tick_step(last) << "\n";
   const auto zoom = panels == CurvePanels::with_near_best ? near_best_range(means) : std::nullopt;
   if (!zoom) {
     script << "set ylabel 'validation perplexity (" << measured << ")'\nplot " << curves.str()

@@ -15,6 +15,14 @@ namespace tg::experiments::report {
 
 bool have_gnuplot();
 
+// A model's gnuplot point type and dash type: the built-in ones fixed, any other (a user's
+// model) one of a few more by its name's hash, so that the same model looks the same in every
+// plot and two models sharing a mode's colour are still told apart.
+std::pair<int, int> model_point_and_dash(const std::string& model);
+// A tick spacing of 1, 2 or 5 times a power of ten that puts five to ten ticks on [0, last]: a
+// run of a fraction of an epoch (--steps) gets ticks too, a long one no more than a dozen.
+double tick_step(double last);
+
 // Each draws root/sub/NAME.png and returns the Markdown that shows it (REPORT.md is in root),
 // or "" when gnuplot failed.
 // Validation perplexity against epochs (fractional with --eval-every) of a study's runs, from

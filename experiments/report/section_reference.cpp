@@ -3,6 +3,7 @@
 #include "experiments/report/format.hpp"
 #include "experiments/report/paper.hpp"
 #include "experiments/report/sections.hpp"
+#include "experiments/report/tables.hpp"
 
 namespace tg::experiments::report {
 
@@ -40,7 +41,11 @@ std::string bengio_reference_table(const json* emb, const json* longer) {
       << "| Bengio et al. 2003: Kneser-Ney 5-gram | "
       << fixed(*paper_ngram_test(text::NgramSmoothing::kneser_ney, 5), 0) << " |\n";
   if (longer) out << best_row_line(*longer, "longer training (section 1b)");
-  if (emb) out << best_row_line(*emb, "best row of section 1a (2 epochs)");
+  if (emb) {
+    const std::string budget = budget_of(*emb);
+    out << best_row_line(*emb,
+                         "best row of section 1a" + (budget.empty() ? "" : " (" + budget + ")"));
+  }
   return out.str();
 }
 }  // namespace tg::experiments::report

@@ -13,7 +13,10 @@ namespace fs = std::filesystem;
 std::string short_embeddings_section(const json& emb, const fs::path& dir, bool plots) {
   if (emb.is_null()) return "";
   std::ostringstream md;
-  md << "## 1a. A short budget: the same comparison after 2 epochs\n\n" << data_line(emb) << "\n\n";
+  const std::string budget = budget_of(emb);
+  md << "## 1a. A short budget: the same comparison" << (budget.empty() ? "" : " after " + budget)
+     << "\n\n"
+     << data_line(emb) << "\n\n";
   if (emb.contains("word2vec"))
     md << "word2vec (skip-gram, trained on the training split only): WordSim-353 Spearman "
        << score(emb.at("word2vec").at("wordsim353")) << ", "
@@ -39,9 +42,19 @@ std::string longer_training_section(const json& longer) {
 }
 
 std::string reference_section(const json& emb, const json& longer) {
-  return "## Reference: Bengio et al. (2003) on the same protocol\n\n" +
-         bengio_reference_table(emb.is_null() ? nullptr : &emb,
-                                longer.is_null() ? nullptr : &longer) +
+  // A study of another corpus is not set beside the paper's Brown rows.
+  const bool emb_brown = !emb.is_null() && on_brown(emb),
+             longer_brown = !longer.is_null() && on_brown(longer);
+  const std::string elsewhere =
+      (!emb.is_null() && !emb_brown) || (!longer.is_null() && !longer_brown)
+          ? "This study trained on its own corpus (--corpus-file), not "
+            "on Brown: its rows are not comparable with these.\n\n"
+          : "";
+  return std::string(emb_brown || longer_brown || emb.is_null()
+                         ? "## Reference: Bengio et al. (2003) on the same protocol\n\n"
+                         : "## Reference: Bengio et al. (2003) on Brown\n\n") +
+         elsewhere +
+         bengio_reference_table(emb_brown ? &emb : nullptr, longer_brown ? &longer : nullptr) +
          "\n";
 }
 

@@ -117,6 +117,17 @@ std::string band_table(const RunFiles& files) {
          header + "\n" + rule + "\n" + rows.str() + "\n";
 }
 
+std::string budget_of(const json& summary) {
+  if (!summary.contains("base_config")) return "";
+  const train::TrainConfig c = config_of(summary.at("base_config"));
+  return c.steps > 0 ? std::to_string(c.steps) + " steps" : std::to_string(c.epochs) + " epochs";
+}
+
+bool on_brown(const json& summary) {
+  return !summary.contains("base_config") ||
+         config_of(summary.at("base_config")).data.corpus_file.empty();
+}
+
 std::string data_line(const json& summary) {
   const json data = summary.value("data", json(""));
   if (data.is_string()) return data.get<std::string>();

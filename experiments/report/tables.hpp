@@ -22,6 +22,13 @@ std::string epochs_table(const RunFiles& files);
 // sample standard deviation over the seeds that recorded it; "" when no run did.
 std::string band_table(const RunFiles& files);
 
+// How long a study's runs trained, as its base configuration says: "2 epochs", "300 steps";
+// "" without one.
+std::string budget_of(const nlohmann::json& summary);
+// Whether a study trained on the built-in Brown corpus (Bengio et al.'s protocol), not on a
+// --corpus-file: only then do its rows stand beside the paper's.
+bool on_brown(const nlohmann::json& summary);
+
 // A study's data, in one line.
 std::string data_line(const nlohmann::json& summary);
 // The setup of a study's runs in one sentence (`run_config`: a run's own configuration, or

@@ -94,7 +94,8 @@ BOOST_AUTO_TEST_CASE(aggregate_mean_and_sample_std) {
 BOOST_AUTO_TEST_CASE(tables_render_from_summary_json) {
   json summary = {{"rows", experiments::aggregate({run("gpt", "learned", 300, 310),
                                                    run("nplm", "learned-tied", 400, 410)},
-                                                  {"model", "mode"}, kMetrics)}};
+                                                  {"model", "mode"}, kMetrics)},
+                  {"base_config", {{"epochs", 2}}}};
   const std::string table = experiments::report::embeddings_table(summary);
   BOOST_TEST(table.find("| gpt | learned | 1.50M | 300.0 | 310.0 | 250.0 | 2.0 min | 5000 | 1 |") !=
                  std::string::npos,
@@ -105,6 +106,18 @@ BOOST_AUTO_TEST_CASE(tables_render_from_summary_json) {
   BOOST_TEST(bengio.find("best row of section 1a (2 epochs), gpt learned (1 run) | 310.0 |") !=
                  std::string::npos,
              bengio);
+  // The budget is the study's: a run of --steps says so.
+  json by_steps = summary;
+  by_steps["base_config"] = {{"steps", 300}};
+  BOOST_TEST(experiments::report::bengio_reference_table(&by_steps).find(
+                 "best row of section 1a (300 steps), gpt learned") != std::string::npos);
+  // A study of another corpus is not set beside the paper's Brown rows.
+  json own_corpus = summary;
+  own_corpus["base_config"] = {{"epochs", 2}, {"corpus", "my_text.txt"}};
+  const std::string apart = experiments::report::reference_section(own_corpus, json());
+  BOOST_TEST(apart.find("## Reference: Bengio et al. (2003) on Brown\n") == 0u, apart);
+  BOOST_TEST(apart.find("not on Brown: its rows are not comparable") != std::string::npos, apart);
+  BOOST_TEST(apart.find("this repository") == std::string::npos, apart);
   json longer = {{"rows", experiments::aggregate(
                               {run("gpt", "learned", 270, 249), run("gpt", "learned", 272, 251)},
                               {"model", "mode"}, kMetrics)}};
@@ -833,4 +846,19 @@ BOOST_AUTO_TEST_CASE(the_band_table_gives_each_rows_test_perplexity_by_frequency
   BOOST_TEST(table.find("frozen-random") == std::string::npos, table);
   BOOST_TEST(table.find("frequent (100+): 1.0k tokens") != std::string::npos, table);
   BOOST_TEST(experiments::report::band_table({{{"gpt", "learned"}, {{1, &older}}}}).empty());
+}
+
+BOOST_AUTO_TEST_CASE(plots_tell_models_apart_and_tick_any_length_of_run) {
+  using experiments::report::model_point_and_dash;
+  using experiments::report::tick_step;
+  BOOST_TEST((model_point_and_dash("gpt") == std::pair{7, 1}));
+  BOOST_TEST((model_point_and_dash("nplm") == std::pair{5, 2}));
+  for (const char* user : {"llama-gpt", "lstm", "my-gpt"}) {
+    BOOST_TEST((model_point_and_dash(user) != model_point_and_dash("gpt")), user);
+    BOOST_TEST((model_point_and_dash(user) != model_point_and_dash("nplm")), user);
+  }
+  BOOST_TEST(tick_step(12) == 2.0);
+  BOOST_TEST(tick_step(240) == 50.0);
+  BOOST_TEST(tick_step(0.3) == 0.05, boost::test_tools::tolerance(1e-12));  // a --steps run
+  BOOST_TEST(tick_step(0) == 1.0);
 }
