@@ -33,21 +33,39 @@ GradcheckResult gradcheck(const std::function<Tensor(const std::vector<Tensor>&)
     if (!xs[k].requires_grad()) continue;
     const Array analytic = xs[k].dense_grad();
     float* x = xs[k].data();
-    for (size_t i = 0; i < xs[k].numel(); ++i) {
+    const size_t n = xs[k].numel();
+    double squares = 0.0;
+    for (size_t i = 0; i < n; ++i) squares += static_cast<double>(x[i]) * x[i];
+    const float rms = n ? static_cast<float>(std::sqrt(squares / static_cast<double>(n))) : 0.0f;
+    // The central difference at step h, with the perturbation float rounding really made.
+    const auto numeric_at = [&](size_t i, float h) {
       const float saved = x[i];
-      const float h = options.step * std::max(1.0f, std::fabs(saved));
       x[i] = saved + h;
       const double up = objective();
       x[i] = saved - h;
       const double down = objective();
       x[i] = saved;
-      // The actual perturbation after float rounding, not the requested one.
-      const double span = static_cast<double>(saved + h) - static_cast<double>(saved - h);
-      const double numeric = (up - down) / span;
+      return (up - down) / (static_cast<double>(saved + h) - static_cast<double>(saved - h));
+    };
+    for (size_t i = 0; i < n; ++i) {
+      float h = options.step * std::max(std::fabs(x[i]), rms);
+      if (!(h > 0)) h = options.step;  // an all-zero input
       const double got = analytic.data()[i];
-      const double error = std::fabs(numeric - got);
-      const double allowed =
-          options.atol + options.rtol * std::max(std::fabs(numeric), std::fabs(got));
+      const auto allowed_for = [&](double numeric) {
+        return options.atol + options.rtol * std::max(std::fabs(numeric), std::fabs(got));
+      };
+      const double coarse = numeric_at(i, h);
+      double numeric = coarse, error = std::fabs(coarse - got);
+      bool unreliable = false;
+      if (error > allowed_for(coarse)) {
+        const double fine = numeric_at(i, h / 10);
+        if (std::fabs(fine - got) < error) {
+          numeric = fine;
+          error = std::fabs(fine - got);
+        }
+        unreliable = std::fabs(fine - coarse) > allowed_for(fine);
+      }
+      const double allowed = allowed_for(numeric);
       result.max_abs_error = std::max(result.max_abs_error, error);
       if (error - allowed > worst_excess) {
         worst_excess = error - allowed;
@@ -55,6 +73,10 @@ GradcheckResult gradcheck(const std::function<Tensor(const std::vector<Tensor>&)
         msg << "input " << k << " " << to_string(xs[k].shape()) << " element " << i << ": analytic "
             << got << " vs numeric " << numeric << " (|diff| " << error << ", allowed " << allowed
             << ")";
+        if (unreliable)
+          msg << "; the numeric estimates at steps " << h << " and " << h / 10
+              << " disagree too: float rounding limits the finite difference here, try another "
+                 "GradcheckOptions::step";
         result.report = msg.str();
       }
       if (error > allowed) result.ok = false;

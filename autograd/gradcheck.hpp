@@ -4,7 +4,17 @@
 // It forms the scalar L = sum(f(inputs) * W) with a fixed random W, gets dL/dx from
 // backward(), and compares every element with the central difference
 // (L(x + h) - L(x - h)) / 2h. L is accumulated in double so that the only float error is
-// the op's own; h is scaled to each element's magnitude.
+// the op's own. The inputs are perturbed in place, one element at a time, and restored: so a
+// model's loss can be checked against its parameters by passing the parameter tensors
+// themselves (f reads them through the model, not through its argument).
+//
+// h is step x max(|x|, the input's RMS): relative to each element and, for elements near
+// zero, to the tensor's own scale (an absolute floor of 1 was too coarse for inputs of std
+// 0.05). Tensors are float32, so the finite difference is only as good as the rounding of f's
+// output allows (PyTorch's gradcheck works in float64): an element is compared at h and at
+// h / 10, and passes if either agrees; when neither does and the two numeric estimates
+// disagree with each other, the report says the numeric side is unreliable there and to try
+// another `step`.
 #pragma once
 
 #include <functional>
@@ -16,7 +26,7 @@
 namespace tg {
 
 struct GradcheckOptions {
-  float step = 1e-2f;  // h relative to max(1, |x|): balances truncation against float rounding
+  float step = 1e-2f;  // h relative to max(|x|, RMS of the input): truncation against rounding
   double atol = 1e-3;
   double rtol = 1e-2;
   uint64_t seed = 1234;  // for the projection W

@@ -76,4 +76,28 @@ BOOST_AUTO_TEST_CASE(checker_rejects_a_wrong_backward) {
   BOOST_TEST(r.report.find("gradient mismatch") != std::string::npos);
 }
 
+// RMSNorm composed from ops, on inputs of standard deviation 0.05: a correct gradient that the
+// old absolute step (1e-2 for every |x| below 1) rejected; the step now follows the input's
+// scale.
+BOOST_AUTO_TEST_CASE(a_correct_op_on_small_inputs_passes) {
+  Generator gen(11);
+  Tensor x = randn({4, 16}, gen, 0.05f, true), w = randn({16}, gen, 1.0f, true);
+  const auto rms_norm = [](const std::vector<Tensor>& in) {
+    const Tensor ms = mean(mul(in[0], in[0]), {-1}, true);
+    return mul(div(in[0], sqrt(add_scalar(ms, 1e-6f))), in[1]);
+  };
+  const GradcheckResult r = gradcheck(rms_norm, {x, w});
+  BOOST_TEST(r.ok, r.report);
+}
+
+// The inputs are perturbed in place and restored: a check leaves them as they were.
+BOOST_AUTO_TEST_CASE(gradcheck_restores_its_inputs) {
+  Generator gen(5);
+  Tensor x = randn({3, 4}, gen, 1.0f, true);
+  const std::vector<float> before(x.data(), x.data() + x.numel());
+  (void)gradcheck([](const std::vector<Tensor>& in) { return tanh(in[0]); }, {x});
+  BOOST_TEST(std::vector<float>(x.data(), x.data() + x.numel()) == before,
+             boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
