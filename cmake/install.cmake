@@ -18,7 +18,7 @@ foreach(folder base autograd nn optim text distributed train apps experiments)
   endif()
 endforeach()
 if(TAPEGRAD_BUILD_APPS)
-  install(TARGETS train_lm word2vec ngram exp_embeddings exp_data_size exp_lifecycle report
+  install(TARGETS train_lm word2vec ngram compare_run exp_embeddings exp_data_size exp_lifecycle report
           RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 install(EXPORT tapegradTargets NAMESPACE tapegrad:: DESTINATION ${TAPEGRAD_CMAKE_DIR})
