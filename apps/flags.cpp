@@ -57,6 +57,9 @@ void add_model_flags(CLI::App& app, train::ModelConfig& m) {
   app.add_option("--heads", m.heads, "GPT: attention heads")
       ->capture_default_str()
       ->check(positive());
+  add_enum_option(
+      app, "--positions", m.positions, nn::kPositionsNames,
+      "GPT: a learned position table (GPT-2), rotary queries and keys (LLaMA), or none");
   app.add_option("--context", m.context, "tokens per training window (GPT: its context size)")
       ->capture_default_str()
       ->check(number_in(1, 1e6, false, true));

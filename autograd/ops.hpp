@@ -111,6 +111,12 @@ Tensor causal_mask(const Tensor& x, float value = -std::numeric_limits<float>::i
 // backward keeps only the weights. Same result as the composed ops, dropout draws included.
 Tensor causal_attention(const Tensor& qkv, size_t heads, float dropout_p, bool training,
                         Generator& gen);
+// Rotary position embedding (RoFormer, LLaMA) of the queries and keys of a fused qkv
+// [B, T, 3C]: in each head (width D = C / heads, even), each pair of columns (2i, 2i + 1) of q
+// and k at position t is rotated by the angle t / base^(2i / D); v is passed through. The
+// pairs are adjacent columns, as in Meta's LLaMA (Hugging Face's rotate_half pairs column i
+// with i + D/2 instead). Its input and output are causal_attention's.
+Tensor rotary_qk(const Tensor& qkv, size_t heads, float base = 10000.0f);
 // logits: [..., V], targets: logits' shape without V. Fused log-softmax + negative
 // log-likelihood, mean over targets != ignore_index (NaN when every target is ignored,
 // as in PyTorch).

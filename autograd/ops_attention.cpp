@@ -10,6 +10,7 @@
 // each row's maximum and normaliser, and recomputes the strip from q and k (the same products,
 // so the same weights bit for bit). With dropout the mask is kept as one bit per weight,
 // drawn in the order of the composed ops.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -213,6 +214,64 @@ Tensor causal_attention(const Tensor& qkv, size_t heads, float dropout_p, bool t
                                        p.data(), da.data(), dropped.data());
            });
          });
+  return out;
+}
+
+namespace {
+
+// Rotates every (even, odd) column pair of q and k by +angle (forward) or -angle (backward,
+// the transpose of a rotation), position by position; v is copied (forward) or its gradient
+// added (backward) by the caller.
+void rotate_qk(const float* in, float* out, size_t b_n, size_t t, size_t c, size_t heads,
+               float base, float sign) {
+  const size_t d = c / heads, c3 = 3 * c;
+  std::vector<float> inv_freq(d / 2);
+  for (size_t i = 0; i < d / 2; ++i)
+    inv_freq[i] = std::pow(base, -2.0f * static_cast<float>(i) / static_cast<float>(d));
+  detail::parallel_for(b_n * t, 16, [&](size_t first, size_t last) {
+    for (size_t bt = first; bt < last; ++bt) {
+      const float pos = static_cast<float>(bt % t);
+      for (size_t part = 0; part < 2; ++part)  // q, then k
+        for (size_t h = 0; h < heads; ++h) {
+          const size_t offset = bt * c3 + part * c + h * d;
+          for (size_t i = 0; i < d / 2; ++i) {
+            const float angle = pos * inv_freq[i];
+            const float cos = std::cos(angle), sin = sign * std::sin(angle);
+            const float x0 = in[offset + 2 * i], x1 = in[offset + 2 * i + 1];
+            out[offset + 2 * i] = x0 * cos - x1 * sin;
+            out[offset + 2 * i + 1] = x0 * sin + x1 * cos;
+          }
+        }
+    }
+  });
+}
+
+}  // namespace
+
+Tensor rotary_qk(const Tensor& qkv, size_t heads, float base) {
+  if (qkv.dim() != 3 || heads == 0 || qkv.size(2) % (3 * heads) != 0 ||
+      (qkv.size(2) / 3 / heads) % 2 != 0)
+    throw std::invalid_argument("rotary_qk: qkv " + to_string(qkv.shape()) +
+                                " should be [B, T, 3C] with C divisible by " +
+                                std::to_string(heads) + " heads of even width");
+  if (!(base > 1.0f))
+    throw std::invalid_argument("rotary_qk: base " + std::to_string(base) + " must exceed 1");
+  const size_t b_n = qkv.size(0), t = qkv.size(1), c = qkv.size(2) / 3;
+  Tensor out = Tensor::empty(qkv.shape());
+  // v unchanged; q and k rotated.
+  for (size_t bt = 0; bt < b_n * t; ++bt)
+    std::copy_n(qkv.data() + bt * 3 * c + 2 * c, c, out.data() + bt * 3 * c + 2 * c);
+  rotate_qk(qkv.data(), out.data(), b_n, t, c, heads, base, 1.0f);
+  if (!needs_grad({&qkv})) return out;
+  record("rotary_qk", {qkv}, out, [qkv, out, b_n, t, c, heads, base]() mutable {
+    // The gradient of a rotation is the rotation back: rotate dq and dk by -angle.
+    const float* g = out.grad().data();
+    std::vector<float> back(qkv.numel());
+    for (size_t bt = 0; bt < b_n * t; ++bt)
+      std::copy_n(g + bt * 3 * c + 2 * c, c, back.data() + bt * 3 * c + 2 * c);
+    rotate_qk(g, back.data(), b_n, t, c, heads, base, -1.0f);
+    qkv.add_to_grad(back.data(), 1.0f);
+  });
   return out;
 }
 

@@ -5,8 +5,9 @@
 namespace tg::nn {
 
 CausalSelfAttention::CausalSelfAttention(size_t d_model, size_t heads, float dropout,
-                                         std::shared_ptr<Generator> dropout_gen, Generator& init)
-    : d_model_(d_model), heads_(heads) {
+                                         std::shared_ptr<Generator> dropout_gen, Generator& init,
+                                         bool rotary)
+    : d_model_(d_model), heads_(heads), rotary_(rotary) {
   if (heads == 0 || d_model % heads != 0)
     throw std::invalid_argument("CausalSelfAttention: d_model " + std::to_string(d_model) +
                                 " is not divisible by " + std::to_string(heads) + " heads");
@@ -24,8 +25,9 @@ Tensor CausalSelfAttention::forward(const Tensor& x) const {
                                 " should be [B, T, " + std::to_string(d_model_) + "]");
   // One fused op (autograd/ops_attention.cpp), checked against PyTorch and, dropout
   // included, against the same computation composed from permute, matmul, softmax, dropout.
-  const Tensor y = causal_attention(qkv_->forward(x), heads_, attn_dropout_->p(), training(),
-                                    attn_dropout_->generator());
+  const Tensor qkv = rotary_ ? rotary_qk(qkv_->forward(x), heads_) : qkv_->forward(x);
+  const Tensor y =
+      causal_attention(qkv, heads_, attn_dropout_->p(), training(), attn_dropout_->generator());
   return resid_dropout_->forward(proj_->forward(y));
 }
 

@@ -4,8 +4,8 @@ namespace tg::nn {
 
 std::shared_ptr<Layer> make_attention(const BlockContext& c, const GPTParts& parts) {
   if (parts.attention) return parts.attention(c);
-  return std::make_shared<CausalSelfAttention>(c.d_model, c.heads, c.dropout, c.dropout_gen,
-                                               c.init);
+  return std::make_shared<CausalSelfAttention>(c.d_model, c.heads, c.dropout, c.dropout_gen, c.init,
+                                               c.rotary);
 }
 std::shared_ptr<Layer> make_mlp(const BlockContext& c, const GPTParts& parts) {
   return parts.mlp ? parts.mlp(c) : std::make_shared<MLP>(c);

@@ -17,6 +17,7 @@ struct BlockContext {
   float dropout;
   std::shared_ptr<Generator> dropout_gen;  // shared by the whole model: one seed fixes every mask
   Generator& init;                         // the model's initialisation stream
+  bool rotary = false;  // attention rotates its queries and keys (GPTConfig::positions)
 };
 
 using LayerFactory = std::function<std::shared_ptr<Layer>(const BlockContext&)>;

@@ -25,18 +25,27 @@ GPT::GPT(const GPTConfig& config, const Tensor& pretrained) : config_(config) {
   wte_ = register_module(
       "wte", make_token_embedding(config.vocab, c, config.embedding, pretrained,
                                   config.sparse_embedding_grad && !config.tied, init, 0.02f));
-  wpe_ = register_module(
-      "wpe", std::make_shared<Embedding>(config.context, c, init, EmbeddingOptions{0.02f, false}));
+  if (config.positions == Positions::learned)
+    wpe_ = register_module("wpe", std::make_shared<Embedding>(config.context, c, init,
+                                                              EmbeddingOptions{0.02f, false}));
+  const bool rotary = config.positions == Positions::rotary;
   drop_ = register_module("drop", std::make_shared<Dropout>(config.dropout, dropout_gen_));
   for (size_t l = 0; l < config.layers; ++l) {
     const BlockContext ctx{
-        c, config.heads, config.context, l, config.layers, config.dropout, dropout_gen_, init};
+        c,    config.heads, config.context, l, config.layers, config.dropout, dropout_gen_,
+        init, rotary};
     blocks_.push_back(
         register_module("blocks." + std::to_string(l), make_block(ctx, config.parts)));
   }
-  const BlockContext final_ctx{
-      c,   config.heads, config.context, config.layers, config.layers, config.dropout, dropout_gen_,
-      init};
+  const BlockContext final_ctx{c,
+                               config.heads,
+                               config.context,
+                               config.layers,
+                               config.layers,
+                               config.dropout,
+                               dropout_gen_,
+                               init,
+                               rotary};
   ln_f_ = register_module("ln_f", make_norm(final_ctx, config.parts));
   if (!config.tied)
     lm_head_ = register_module(
@@ -65,9 +74,12 @@ Tensor GPT::features(const Ids& inputs) {
   if (t == 0 || t > config_.context)
     throw std::invalid_argument("GPT: sequence length " + std::to_string(t) + " is outside [1, " +
                                 std::to_string(config_.context) + "] (the context size)");
-  std::vector<int32_t> positions(t);
-  for (size_t i = 0; i < t; ++i) positions[i] = static_cast<int32_t>(i);
-  Tensor x = wte_->forward(inputs) + wpe_->forward(Ids({t}, positions));
+  Tensor x = wte_->forward(inputs);
+  if (wpe_) {
+    std::vector<int32_t> positions(t);
+    for (size_t i = 0; i < t; ++i) positions[i] = static_cast<int32_t>(i);
+    x = x + wpe_->forward(Ids({t}, positions));
+  }
   x = drop_->forward(x);
   for (const auto& block : blocks_) x = block->forward(x);
   return ln_f_->forward(x);

@@ -1,4 +1,4 @@
-// A small GPT (GPT-2 architecture): token + learned position embeddings, pre-LN transformer
+// A small GPT (GPT-2 architecture): token + position embeddings, pre-LN transformer
 // blocks, a final layer norm and an output projection that is either its own matrix
 // (untied) or the token embedding itself (tied: one parameter, one summed gradient, one
 // optimizer state). The blocks' attention, feed-forward and norm (or whole blocks) come from
@@ -7,10 +7,19 @@
 
 #include <vector>
 
+#include "base/enum_names.hpp"
+
 #include "nn/block.hpp"
 #include "nn/language_model.hpp"
 
 namespace tg::nn {
+
+// How the model knows where a token is: GPT-2's learned table added to the token embeddings,
+// rotary embeddings of the queries and keys in every attention layer (no table), or nothing
+// (causal attention alone, which still tells positions apart by what each token can see).
+enum class Positions { learned, rotary, none };
+inline constexpr base::NameTable<Positions, 3> kPositionsNames{
+    {{Positions::learned, "learned"}, {Positions::rotary, "rotary"}, {Positions::none, "none"}}};
 
 struct GPTConfig {
   size_t vocab = 0;
@@ -21,6 +30,7 @@ struct GPTConfig {
   float dropout = 0.0f;
   bool tied = false;
   EmbeddingMode embedding = EmbeddingMode::learned;
+  Positions positions = Positions::learned;
   bool sparse_embedding_grad = true;  // untied token table keeps a row-sparse gradient
   uint64_t seed = 0;
   GPTParts parts;  // empty factories: GPT-2's own
@@ -53,7 +63,7 @@ class GPT : public LanguageModel {
   Tensor features(const Ids& inputs);  // the final layer norm's output, [B, T, C]
   GPTConfig config_;
   std::shared_ptr<Generator> dropout_gen_;
-  std::shared_ptr<Embedding> wte_, wpe_;
+  std::shared_ptr<Embedding> wte_, wpe_;  // wpe_: null unless positions are learned
   std::vector<std::shared_ptr<Layer>> blocks_;
   std::shared_ptr<Layer> ln_f_;
   std::shared_ptr<Linear> lm_head_;  // null when tied

@@ -68,6 +68,7 @@ const std::vector<Field>& fields() {
       plain("layers", true, TG_MEMBER(model.layers)),
       plain("heads", true, TG_MEMBER(model.heads)),
       plain("context", true, TG_MEMBER(model.context)),
+      named("positions", true, TG_MEMBER(model.positions), nn::kPositionsNames),
       plain("ngram", true, TG_MEMBER(model.ngram)),
       plain("hidden", true, TG_MEMBER(model.hidden)),
       plain("direct", true, TG_MEMBER(model.direct)),

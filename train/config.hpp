@@ -10,6 +10,7 @@
 
 #include "base/enum_names.hpp"
 #include "nn/embedding_mode.hpp"
+#include "nn/gpt.hpp"
 #include "optim/optimizer.hpp"
 #include "optim/schedule.hpp"
 #include "text/lm_data.hpp"
@@ -28,6 +29,7 @@ inline constexpr base::NameTable<OptimizerKind, 4> kOptimizerNames{
 struct ModelConfig {
   std::string name = "gpt";  // a registered model: gpt, nplm or a user's
   size_t d_model = 128, layers = 2, heads = 4, context = 64;  // GPT
+  nn::Positions positions = nn::Positions::learned;           // GPT
   size_t ngram = 5, hidden = 100;                             // NPLM
   bool direct = false;
   nn::EmbeddingMode embedding = nn::EmbeddingMode::learned;

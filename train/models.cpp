@@ -98,6 +98,7 @@ nn::GPTConfig gpt_config(const ModelSpec& s) {
   g.dropout = c.dropout;
   g.tied = c.tied;
   g.embedding = c.embedding;
+  g.positions = c.positions;
   g.seed = s.seed;
   return g;
 }

@@ -152,7 +152,11 @@ std::string training_setup(const json& summary, const json& run_config) {
   std::ostringstream out;
   out << m.name << ", d_model " << m.d_model;
   if (m.name == "gpt")
-    out << ", " << m.layers << " layers, " << m.heads << " heads, context " << m.context;
+    out << ", " << m.layers << " layers, " << m.heads << " heads, context " << m.context
+        << (m.positions == nn::Positions::learned
+                ? ""
+                : ", " + std::string(base::name_of(nn::kPositionsNames, m.positions)) +
+                      " positions");
   else if (m.name == "nplm")
     out << ", n " << m.ngram << ", " << m.hidden << " hidden units, " << (m.direct ? "" : "no ")
         << "direct connections, windows of " << m.context << " predictions";

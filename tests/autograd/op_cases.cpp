@@ -180,6 +180,8 @@ const std::vector<OpCase>& op_cases() {
          Generator unused(0);
          return causal_attention(t[0], 2, 0.0f, true, unused);
        }},
+      // Two heads of width 4: q and k rotated pair by pair, v passed through.
+      {"rotary_qk", {normal({2, 5, 24})}, [](V t, I) { return rotary_qk(t[0], 2); }},
       // 70 query rows: two strips of the row-blocked kernel (64 + 6), the second seeing keys
       // the first strip's rows do not.
       {"causal_attention_strips",

@@ -2,8 +2,12 @@
 // ten AdamW steps; finite-difference checks of the whole models.
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <map>
 
+#include "autograd/gradcheck.hpp"
 #include "autograd/op_cases.hpp"
+#include "nn/gpt.hpp"
 #include "nn/model_cases.hpp"
 #include "optim/optimizer.hpp"
 
@@ -58,6 +62,63 @@ BOOST_DATA_TEST_CASE(model_gradient_matches_finite_differences,
       gradcheck([&](const std::vector<Tensor>&) { return model->loss(ids, targets); }, params);
   BOOST_TEST_MESSAGE(name << ": " << r.report);
   BOOST_TEST(r.ok, name << ": " << r.report);
+}
+
+// Position choices: a learned table (GPT-2's), rotary queries and keys, or none. Without a
+// table the model has context x d_model fewer parameters and no "wpe"; every choice trains
+// (its loss is finite and its gradient checks out).
+BOOST_AUTO_TEST_CASE(gpt_positions_learned_rotary_or_none) {
+  nn::GPTConfig config;
+  config.vocab = 11;
+  config.context = 6;
+  config.d_model = 8;
+  config.layers = 1;
+  config.heads = 2;
+  config.seed = 3;
+  const Ids ids({2, 6}, {1, 2, 3, 4, 5, 6, 6, 5, 4, 3, 2, 1});
+  const Ids targets({2, 6}, {2, 3, 4, 5, 6, 7, 5, 4, 3, 2, 1, 0});
+  std::map<nn::Positions, size_t> params;
+  std::map<nn::Positions, float> losses;
+  for (nn::Positions p : {nn::Positions::learned, nn::Positions::rotary, nn::Positions::none}) {
+    config.positions = p;
+    nn::GPT model(config);
+    params[p] = model.num_parameters();
+    bool has_wpe = false;
+    for (const auto& [name, t] : model.named_parameters())
+      has_wpe = has_wpe || name == "wpe.weight";
+    BOOST_TEST(has_wpe == (p == nn::Positions::learned));
+    losses[p] = model.loss(ids, targets).item();
+    BOOST_TEST(std::isfinite(losses[p]));
+    const GradcheckResult r = gradcheck(
+        [&](const std::vector<Tensor>&) { return model.loss(ids, targets); }, model.parameters());
+    BOOST_TEST(r.ok, base::name_of(nn::kPositionsNames, p) << ": " << r.report);
+  }
+  BOOST_TEST(params[nn::Positions::learned] - params[nn::Positions::rotary] == 6u * 8u);
+  BOOST_TEST(params[nn::Positions::rotary] == params[nn::Positions::none]);
+  // Rotary changes the attention, so the loss, though the parameters are the same draws.
+  BOOST_TEST(losses[nn::Positions::rotary] != losses[nn::Positions::none]);
+}
+
+// Rotary embeddings make attention scores depend on the distance between positions only:
+// q at m and k at n score the same as q at m + s and k at n + s.
+BOOST_AUTO_TEST_CASE(rotary_scores_depend_on_the_distance_only) {
+  Generator gen(8);
+  const Tensor one = randn({1, 1, 12}, gen, 1.0f);  // q, k, v of one head of width 4
+  // A sequence of 6 positions holding the same q and k at every position.
+  std::vector<float> values;
+  for (int t = 0; t < 6; ++t) values.insert(values.end(), one.data(), one.data() + 12);
+  const Tensor qkv = Tensor::from_vector({1, 6, 12}, values);
+  const Tensor r = rotary_qk(qkv, 1);
+  const auto score = [&](int m, int n) {
+    double s = 0;
+    for (int i = 0; i < 4; ++i) s += double(r.data()[m * 12 + i]) * r.data()[n * 12 + 4 + i];
+    return s;
+  };
+  BOOST_TEST(score(3, 1) == score(5, 3), boost::test_tools::tolerance(1e-5));
+  BOOST_TEST(score(2, 2) == score(0, 0), boost::test_tools::tolerance(1e-5));
+  // Position 0 is not rotated, and v never is.
+  for (int i = 0; i < 12; ++i) BOOST_TEST(r.data()[i] == qkv.data()[i]);
+  for (int i = 8; i < 12; ++i) BOOST_TEST(r.data()[5 * 12 + i] == qkv.data()[5 * 12 + i]);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
