@@ -114,16 +114,22 @@ std::string token_fingerprint(const text::LMData& data) {
 // (pretrain_word2vec checks their options and tokens), named by their file: a study folder
 // moved or cloned elsewhere keeps its finished runs. A corpus file is named by its file too:
 // its tokens are checked by the data's fingerprint when the run comes (read_finished).
-std::string settings_differences(json done, json now) {
+std::string settings_differences(const json& done, const train::TrainConfig& now) {
   if (!done.is_object()) return "\n  the run records no settings";
-  for (const char* key : {"threads", "comm_overlap", "bucket_mb", "resume", "eval_every"})
-    done.erase(key), now.erase(key);
-  for (json* settings : {&done, &now})
-    for (const char* file : {"vectors", "corpus"})
-      if (settings->contains(file) && settings->at(file).is_string())
-        (*settings)[file] =
-            std::filesystem::path(settings->at(file).get<std::string>()).filename().string();
-  return train::config_differences(done, now, "there", "here");
+  train::TrainConfig there = train::TrainConfig::from_json(done), here = now;
+  const train::TrainConfig defaults;
+  const auto name_only = [](const std::string& path) {
+    return std::filesystem::path(path).filename().string();
+  };
+  for (train::TrainConfig* c : {&there, &here}) {
+    c->threads = defaults.threads;
+    c->comm_overlap = defaults.comm_overlap;
+    c->bucket_mb = defaults.bucket_mb;
+    c->eval_every = defaults.eval_every;
+    c->model.vectors = name_only(c->model.vectors);
+    c->data.corpus_file = name_only(c->data.corpus_file);
+  }
+  return train::config_differences(there.to_json(), here.to_json(), "there", "here");
 }
 
 }  // namespace
@@ -219,7 +225,7 @@ json read_finished(const train::TrainConfig& c, const std::string& json_path,
     throw std::invalid_argument(json_path + ": its configuration cannot be read: " + e.what() +
                                 "\n(delete it, or give another --out)");
   }
-  std::string differences = settings_differences(done.value("config", json()), c.to_json());
+  std::string differences = settings_differences(done.value("config", json()), c);
   if (data) {
     const json recorded = done.contains("data") && done.at("data").is_object()
                               ? done.at("data").value("fingerprint", json())
@@ -318,7 +324,9 @@ json run_one(train::TrainConfig c, const text::LMData& data, const std::string& 
   // The study's vectors sit in its folder: recorded by name, the folder can move.
   const fs::path vectors = c.model.vectors;
   if (!vectors.empty() && vectors.parent_path() == fs::path(json_path).parent_path()) {
-    r.json["config"]["vectors"] = vectors.filename().string();
+    train::TrainConfig recorded = c;
+    recorded.model.vectors = vectors.filename().string();
+    r.json["config"] = recorded.to_json();
     write_json(json_path, r.json);
   }
   std::fprintf(stderr,
