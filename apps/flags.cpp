@@ -66,7 +66,9 @@ void add_model_flags(CLI::App& app, train::ModelConfig& m) {
   app.add_option("--ngram", m.ngram, "NPLM: n (predicts from n-1 words)")
       ->capture_default_str()
       ->check(number_in(2, 64, false, true));
-  app.add_option("--hidden", m.hidden, "NPLM: hidden units")
+  app.add_option("--hidden", m.hidden,
+                 "hidden width (the NPLM's hidden layer; a registered model may read it as "
+                 "spec.config.hidden)")
       ->capture_default_str()
       ->check(positive());
   app.add_flag("--direct", m.direct, "NPLM: direct input-to-output connections");
