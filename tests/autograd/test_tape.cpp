@@ -178,7 +178,9 @@ BOOST_AUTO_TEST_CASE(memory_is_stable_over_1000_steps) {
 // backward products count 3 calls of 2 x 3 x 4 x 5 FLOPs; off, nothing is counted.
 BOOST_AUTO_TEST_CASE(gemm_counter_counts_products_only_when_on) {
   auto& counter = detail::gemm_counter;
-  counter.flops = 0, counter.calls = 0, counter.nanoseconds = 0;
+  counter.flops = 0;
+  counter.calls = 0;
+  counter.nanoseconds = 0;
   Tensor a = Tensor::full({3, 4}, 1.0f, true), b = Tensor::full({4, 5}, 2.0f, true);
   counter.on = true;
   backward(sum(matmul(a, b)));

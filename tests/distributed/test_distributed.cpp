@@ -41,7 +41,8 @@ BOOST_AUTO_TEST_CASE(sparse_rows_are_merged_and_dense_gradients_averaged) {
   const std::vector<int32_t> ids =
       first ? std::vector<int32_t>{0, 5} : std::vector<int32_t>{1, 5, 5};
   for (int step = 0; step < 2; ++step) {  // the first step plans the buckets, the second overlaps
-    table.zero_grad(), w.zero_grad();
+    table.zero_grad();
+    w.zero_grad();
     sync.backward(toy_loss(table, w, ids, first ? 2.0f : 4.0f), 0.5);
     BOOST_REQUIRE(table.sparse_grad() != nullptr);
     BOOST_TEST(!table.has_dense_grad());
@@ -78,7 +79,8 @@ BOOST_AUTO_TEST_CASE(a_rank_without_rows_contributes_zeros) {
   Tensor table = Tensor::zeros({10, 3}, true), w = Tensor::zeros({4}, true);
   distributed::GradientSync sync({table, w});
   for (int step = 0; step < 2; ++step) {
-    table.zero_grad(), w.zero_grad();
+    table.zero_grad();
+    w.zero_grad();
     if (distributed::rank() == 0)
       sync.backward(toy_loss(table, w, {7}, 5.0f), 1.0);
     else

@@ -52,7 +52,11 @@ BOOST_AUTO_TEST_CASE(swiglu_gpt_trains_through_the_registry) {
   c.model.d_model = 24, c.model.layers = 1, c.model.heads = 2, c.model.context = 16,
   c.model.dropout = 0.0f;
   c.model.options["hidden"] = "40";
-  c.batch = 8, c.epochs = 2, c.warmup = 2, c.lr = 3e-3f, c.quiet = true;
+  c.batch = 8;
+  c.epochs = 2;
+  c.warmup = 2;
+  c.lr = 3e-3f;
+  c.quiet = true;
   train::Trainer trainer(c, testing::toy_data());
   BOOST_TEST(trainer.model().parameter("blocks.0.mlp.w1.weight").shape() == (Shape{40, 24}));
   const auto r = trainer.run();

@@ -142,7 +142,10 @@ BOOST_FIXTURE_TEST_CASE(report_names_a_data_size_sweep_by_its_largest_share, Res
   // exp_data_size describes each share; a sweep of 25% and 100% names the whole split.
   fs::create_directories(dir / "data_size");
   json r1 = run("gpt", "learned", 600, 650), r2 = run("gpt", "learned", 300, 310);
-  r1["fraction"] = 0.25, r1["train_tokens"] = 200, r2["fraction"] = 1.0, r2["train_tokens"] = 800;
+  r1["fraction"] = 0.25;
+  r1["train_tokens"] = 200;
+  r2["fraction"] = 1.0;
+  r2["train_tokens"] = 800;
   const json size = {
       {"fractions", {0.25, 1.0}},
       {"data", {{"f0.25", "toy: train 200 (25% of 800)"}, {"f1", "toy: train 800"}}},
@@ -476,7 +479,9 @@ BOOST_FIXTURE_TEST_CASE(report_adds_the_converged_runs_as_the_full_share_of_the_
     const std::string name =
         "gpt_" + mode + "_" + std::to_string(fraction) + "_seed" + std::to_string(seed) + ".json";
     json r = run("gpt", mode, 300, std::exp(nll));
-    r["seed"] = seed, r["best_epoch"] = 4, r["file"] = "/elsewhere/" + name;
+    r["seed"] = seed;
+    r["best_epoch"] = 4;
+    r["file"] = "/elsewhere/" + name;
     if (fraction > 0) r["fraction"] = fraction, r["train_tokens"] = 800 * fraction;
     json file = r;
     file["data"] = {{"train_tokens", 800}};

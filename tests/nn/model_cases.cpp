@@ -14,12 +14,18 @@ std::unique_ptr<nn::LanguageModel> golden_model(const std::string& name) {
   std::unique_ptr<nn::LanguageModel> model;
   if (name.rfind("gpt", 0) == 0) {
     nn::GPTConfig c;
-    c.vocab = 13, c.context = 6, c.d_model = 8, c.layers = 2, c.heads = 2;
+    c.vocab = 13;
+    c.context = 6;
+    c.d_model = 8;
+    c.layers = 2;
+    c.heads = 2;
     c.tied = name == "gpt_tied";
     model = std::make_unique<nn::GPT>(c);
   } else {
     nn::NPLMConfig c;
-    c.vocab = 13, c.ngram = 4, c.d_model = 6;
+    c.vocab = 13;
+    c.ngram = 4;
+    c.d_model = 6;
     c.tied = name == "nplm_tied";
     c.hidden = c.tied ? 6 : 5;
     c.direct = name == "nplm_direct";

@@ -13,7 +13,13 @@ using namespace tg::nn;
 namespace {
 GPTConfig tiny_gpt(bool tied) {
   GPTConfig c;
-  c.vocab = 20, c.context = 8, c.d_model = 16, c.layers = 2, c.heads = 2, c.tied = tied, c.seed = 3;
+  c.vocab = 20;
+  c.context = 8;
+  c.d_model = 16;
+  c.layers = 2;
+  c.heads = 2;
+  c.tied = tied;
+  c.seed = 3;
   return c;
 }
 Ids batch(size_t b, size_t t, uint64_t seed, size_t vocab, size_t max_id) {
@@ -128,7 +134,10 @@ BOOST_AUTO_TEST_CASE(bad_configurations_are_clear_errors) {
   c.heads = 3;
   BOOST_CHECK_THROW(GPT{c}, std::invalid_argument);
   NPLMConfig n;
-  n.vocab = 10, n.tied = true, n.d_model = 8, n.hidden = 6;
+  n.vocab = 10;
+  n.tied = true;
+  n.d_model = 8;
+  n.hidden = 6;
   BOOST_CHECK_THROW(NPLM{n}, std::invalid_argument);
   BOOST_CHECK_THROW(parse_embedding_mode("pretrained"), std::invalid_argument);
   BOOST_TEST(to_string(parse_embedding_mode("frozen-random")) == "frozen-random");
@@ -179,7 +188,9 @@ double std_of(const Tensor& t) {
 
 BOOST_AUTO_TEST_CASE(gpt_parts_are_replaceable_and_get_gpt2_initialisation) {
   GPTConfig c = tiny_gpt(false);
-  c.d_model = 64, c.layers = 4, c.heads = 4;
+  c.d_model = 64;
+  c.layers = 4;
+  c.heads = 4;
   size_t built = 0;
   c.parts.mlp = [&built](const BlockContext& ctx) {
     BOOST_TEST(ctx.index == built);

@@ -196,7 +196,12 @@ BOOST_AUTO_TEST_CASE(schedules) {
 BOOST_AUTO_TEST_CASE(table_decay_picks_which_vocabulary_matrices_decay) {
   const auto decayed = [](bool tied, optim::TableDecay tables) {
     nn::GPTConfig c;
-    c.vocab = 11, c.context = 4, c.d_model = 8, c.heads = 2, c.layers = 1, c.tied = tied;
+    c.vocab = 11;
+    c.context = 4;
+    c.d_model = 8;
+    c.heads = 2;
+    c.layers = 1;
+    c.tied = tied;
     const nn::GPT model(c);
     std::set<std::string> names;
     const auto groups = optim::decay_groups(model, 0.1f, tables);
@@ -222,7 +227,12 @@ BOOST_AUTO_TEST_CASE(checkpoint_round_trip_and_resume) {
   const std::string path =
       (fs::temp_directory_path() / ("tapegrad_ckpt_" + std::to_string(::getpid()))).string();
   nn::GPTConfig c;
-  c.vocab = 12, c.context = 6, c.d_model = 8, c.layers = 1, c.heads = 2, c.seed = 9;
+  c.vocab = 12;
+  c.context = 6;
+  c.d_model = 8;
+  c.layers = 1;
+  c.heads = 2;
+  c.seed = 9;
   const Ids ids({2, 6}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0}),
       targets({2, 6}, {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 1});
   auto train = [&](nn::GPT& m, optim::Optimizer& o, int steps) {

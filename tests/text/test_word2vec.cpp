@@ -87,7 +87,13 @@ BOOST_AUTO_TEST_CASE(planted_pair_become_neighbours_and_runs_are_deterministic) 
   }
   for (bool cbow : {false, true}) {
     Word2VecOptions o;
-    o.size = 16, o.window = 1, o.iter = 5, o.min_count = 1, o.sample = 0, o.cbow = cbow, o.seed = 9;
+    o.size = 16;
+    o.window = 1;
+    o.iter = 5;
+    o.min_count = 1;
+    o.sample = 0;
+    o.cbow = cbow;
+    o.seed = 9;
     const Word2VecResult r = train_word2vec(corpus, o);
     const VectorIndex index(r.words, r.input);
     for (const auto& [w, partner] : {std::pair{"alpha", "beta"}, std::pair{"beta", "alpha"}}) {

@@ -63,7 +63,8 @@ BOOST_AUTO_TEST_CASE(same_seed_same_interval_and_bad_inputs) {
   BOOST_TEST(x.low == y.low);
   BOOST_TEST(x.high == y.high);
   BlockLosses shorter = b;
-  shorter.nll_sums.pop_back(), shorter.tokens.pop_back();
+  shorter.nll_sums.pop_back();
+  shorter.tokens.pop_back();
   BOOST_CHECK_THROW(paired_block_bootstrap(a, shorter), std::invalid_argument);
   BOOST_CHECK_THROW(paired_block_bootstrap(a, b, 10), std::invalid_argument);
 }

@@ -28,17 +28,28 @@ const text::LMData& toy() {
 train::TrainConfig tiny(const std::string& model) {
   train::TrainConfig c;
   c.model.name = model;
-  c.model.d_model = 16, c.model.layers = 1, c.model.heads = 2, c.model.context = 16,
-  c.model.ngram = 3, c.model.hidden = 16;
-  c.batch = 8, c.epochs = 2, c.warmup = 5, c.lr = 3e-3f, c.model.dropout = 0.1f, c.quiet = true,
+  c.model.d_model = 16;
+  c.model.layers = 1;
+  c.model.heads = 2;
+  c.model.context = 16;
+  c.model.ngram = 3;
+  c.model.hidden = 16;
+  c.batch = 8;
+  c.epochs = 2;
+  c.warmup = 5;
+  c.lr = 3e-3f;
+  c.model.dropout = 0.1f;
+  c.quiet = true;
   c.seed = 4;
   return c;
 }
 
 std::vector<double> losses(const nlohmann::json& j) {
   std::vector<double> out;
-  for (const auto& e : j["epochs"])
-    out.push_back(e["train_loss"].get<double>()), out.push_back(e["valid_loss"].get<double>());
+  for (const auto& e : j["epochs"]) {
+    out.push_back(e["train_loss"].get<double>());
+    out.push_back(e["valid_loss"].get<double>());
+  }
   return out;
 }
 
@@ -123,7 +134,8 @@ BOOST_AUTO_TEST_CASE(token_losses_add_up_to_the_reported_perplexities) {
       BOOST_TEST(j["test_bands"][band]["nll_sum"].get<double>() == expected.second,
                  boost::test_tools::tolerance(1e-6));
     }
-    fs::remove(c.results), fs::remove(c.token_nll);
+    fs::remove(c.results);
+    fs::remove(c.token_nll);
   }
 }
 
@@ -201,7 +213,8 @@ BOOST_AUTO_TEST_CASE(a_run_killed_in_its_final_evaluation_resumes_to_the_same_nu
     BOOST_TEST(rest.test_ppl == whole.test_ppl, (early ? "early stopping" : "last step"));
     BOOST_TEST(rest.json["train_tokens_per_s"].get<double>() > 0.0);
     // Past the end is refused, naming both steps.
-    c.epochs = 1, c.patience = 0;
+    c.epochs = 1;
+    c.patience = 0;
     BOOST_CHECK_EXCEPTION(train::train_language_model(c, toy()), std::invalid_argument,
                           [](const std::invalid_argument& e) {
                             return std::string(e.what()).find("raise --steps or --epochs") !=
@@ -215,7 +228,8 @@ BOOST_AUTO_TEST_CASE(a_run_killed_in_its_final_evaluation_resumes_to_the_same_nu
 // number (1e30 resumed "at step -9223372036854775808").
 BOOST_AUTO_TEST_CASE(a_checkpoint_with_a_damaged_step_count_is_refused) {
   train::TrainConfig c = tiny("gpt");
-  c.epochs = 1, c.checkpoint = temp("damaged_step.ckpt");
+  c.epochs = 1;
+  c.checkpoint = temp("damaged_step.ckpt");
   train::train_language_model(c, toy());
   for (const nlohmann::json& step :
        {nlohmann::json(1e30), nlohmann::json(-3), nlohmann::json("7")}) {
@@ -225,7 +239,9 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_with_a_damaged_step_count_is_refused) {
     file.metadata["train_state"] = state.dump();
     save_safetensors(c.checkpoint + ".bad", file);
     train::TrainConfig resumed = c;
-    resumed.resume = c.checkpoint + ".bad", resumed.checkpoint.clear(), resumed.epochs = 2;
+    resumed.resume = c.checkpoint + ".bad";
+    resumed.checkpoint.clear();
+    resumed.epochs = 2;
     BOOST_CHECK_EXCEPTION(train::train_language_model(resumed, toy()), std::runtime_error,
                           [&](const std::runtime_error& e) {
                             return std::string(e.what()).find(
@@ -234,14 +250,16 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_with_a_damaged_step_count_is_refused) {
                                        step.dump()) != std::string::npos;
                           });
   }
-  fs::remove(c.checkpoint), fs::remove(c.checkpoint + ".bad");
+  fs::remove(c.checkpoint);
+  fs::remove(c.checkpoint + ".bad");
 }
 
 // wall_s and the curve's elapsed_s count every sitting of a resumed run (up to the checkpoint
 // it resumed from), not the last sitting alone.
 BOOST_AUTO_TEST_CASE(wall_time_adds_up_over_the_sittings_of_a_resumed_run) {
   train::TrainConfig c = tiny("gpt");
-  c.epochs = 1, c.checkpoint = temp("wall.ckpt");
+  c.epochs = 1;
+  c.checkpoint = temp("wall.ckpt");
   train::TrainHooks slow;  // a first sitting of at least steps x 20 ms
   slow.after_backward = [](long, nn::LanguageModel&) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -249,7 +267,8 @@ BOOST_AUTO_TEST_CASE(wall_time_adds_up_over_the_sittings_of_a_resumed_run) {
   const auto first = train::train_language_model(c, toy(), slow);
   const double first_sitting = 0.02 * first.json["steps"].get<double>();
   BOOST_TEST(first.json["wall_s"].get<double>() >= first_sitting);
-  c.resume = c.checkpoint, c.epochs = 2;
+  c.resume = c.checkpoint;
+  c.epochs = 2;
   const auto start = std::chrono::steady_clock::now();
   const auto second = train::train_language_model(c, toy());
   const double second_sitting =
@@ -291,7 +310,9 @@ BOOST_AUTO_TEST_CASE(pretrained_modes_and_config_errors) {
 // The field table reads what it writes, and refuses what it does not know.
 BOOST_AUTO_TEST_CASE(config_round_trips_and_refuses_unknown_keys) {
   train::TrainConfig c = tiny("gpt");
-  c.lr = 2.5e-4f, c.model.tied = true, c.table_decay = optim::TableDecay::none;
+  c.lr = 2.5e-4f;
+  c.model.tied = true;
+  c.table_decay = optim::TableDecay::none;
   c.model.options["hidden"] = "64";
   c.data.corpus_file = "some/corpus.txt";
   const nlohmann::json j = c.to_json();
@@ -324,7 +345,8 @@ BOOST_AUTO_TEST_CASE(config_round_trips_and_refuses_unknown_keys) {
 BOOST_AUTO_TEST_CASE(config_differences_name_each_differing_setting) {
   train::TrainConfig a = tiny("gpt"), b = a;
   BOOST_TEST(train::config_differences(a.to_json(), b.to_json(), "there", "here").empty());
-  b.lr = 2 * a.lr, b.batch = a.batch + 1;
+  b.lr = 2 * a.lr;
+  b.batch = a.batch + 1;
   const std::string all = train::config_differences(a.to_json(), b.to_json(), "there", "here");
   BOOST_TEST(all.find("\n  batch: " + std::to_string(a.batch) + " there, " +
                       std::to_string(b.batch) + " here") != std::string::npos);
@@ -364,7 +386,10 @@ BOOST_AUTO_TEST_CASE(config_differences_name_each_differing_setting) {
 
 BOOST_AUTO_TEST_CASE(early_stopping_keeps_the_best_epoch) {
   train::TrainConfig c = tiny("nplm");
-  c.epochs = 30, c.patience = 1, c.lr = 3e-2f, c.model.dropout = 0.0f;
+  c.epochs = 30;
+  c.patience = 1;
+  c.lr = 3e-2f;
+  c.model.dropout = 0.0f;
   const auto r = train::train_language_model(c, toy());
   BOOST_TEST(r.json["stopped_early"].get<bool>());
   double best = INFINITY;
@@ -469,7 +494,9 @@ BOOST_AUTO_TEST_CASE(stop_signals_are_caught_only_inside_a_scope_and_never_lost)
 BOOST_AUTO_TEST_CASE(a_signal_during_training_stops_after_the_step_with_everything_saved) {
   const RecordedSigterm recorded;
   train::TrainConfig c = tiny("gpt");
-  c.epochs = 5, c.checkpoint = temp("signal.ckpt"), c.results = temp("signal.json");
+  c.epochs = 5;
+  c.checkpoint = temp("signal.ckpt");
+  c.results = temp("signal.json");
   train::TrainHooks hooks;
   hooks.after_epoch = [](size_t epoch, nn::LanguageModel&, nlohmann::json&) {
     if (epoch == 0) ::raise(SIGTERM);  // after the first epoch (epochs count from 0)
@@ -488,7 +515,8 @@ BOOST_AUTO_TEST_CASE(a_signal_during_training_stops_after_the_step_with_everythi
   BOOST_TEST(results["interrupted"] == "SIGTERM");
   BOOST_TEST(results["epochs"].size() == 1u);  // stopped after the first step of epoch 2
   BOOST_TEST(fs::exists(c.checkpoint));
-  fs::remove(c.checkpoint), fs::remove(c.results);
+  fs::remove(c.checkpoint);
+  fs::remove(c.results);
 }
 
 // A signal during the final evaluation (here from after_training, which runs inside it) lets
@@ -497,7 +525,8 @@ BOOST_AUTO_TEST_CASE(a_signal_during_training_stops_after_the_step_with_everythi
 BOOST_AUTO_TEST_CASE(a_signal_during_the_final_evaluation_ends_a_complete_run_with_a_message) {
   const RecordedSigterm recorded;
   train::TrainConfig c = tiny("gpt");
-  c.checkpoint = temp("final.ckpt"), c.results = temp("final.json");
+  c.checkpoint = temp("final.ckpt");
+  c.results = temp("final.json");
   train::TrainHooks hooks;
   hooks.after_training = [](nn::LanguageModel&, nlohmann::json&) { ::raise(SIGTERM); };
   std::string message;
@@ -516,7 +545,8 @@ BOOST_AUTO_TEST_CASE(a_signal_during_the_final_evaluation_ends_a_complete_run_wi
   const auto results = nlohmann::json::parse(in);
   BOOST_TEST(!results.contains("interrupted"));
   BOOST_TEST(results.at("test_ppl").get<double>() > 1);
-  fs::remove(c.checkpoint), fs::remove(c.results);
+  fs::remove(c.checkpoint);
+  fs::remove(c.results);
 }
 
 // A user's hooks keep their own state across an interruption: it rides in the checkpoint, so
@@ -524,7 +554,8 @@ BOOST_AUTO_TEST_CASE(a_signal_during_the_final_evaluation_ends_a_complete_run_wi
 BOOST_AUTO_TEST_CASE(hook_state_survives_a_stop_and_resume) {
   const RecordedSigterm recorded;
   train::TrainConfig c = tiny("nplm");
-  c.epochs = 3, c.checkpoint = temp("hooks.ckpt");
+  c.epochs = 3;
+  c.checkpoint = temp("hooks.ckpt");
   struct Counting {
     long steps = 0;
     long stop_at = -1;  // raise SIGTERM after this step
@@ -555,9 +586,11 @@ BOOST_AUTO_TEST_CASE(hook_state_survives_a_stop_and_resume) {
   BOOST_TEST(resumed.json["steps_seen"] == uninterrupted.json["steps_seen"]);
   BOOST_TEST(resumed.test_ppl == uninterrupted.test_ppl);
   // Hooks that need a state refuse a checkpoint saved without one.
-  c.resume.clear(), c.epochs = 1;
+  c.resume.clear();
+  c.epochs = 1;
   train::Trainer(c, toy()).run();  // no hooks: the last checkpoint has no hook state
-  c.resume = c.checkpoint, c.epochs = 3;
+  c.resume = c.checkpoint;
+  c.epochs = 3;
   Counting third;
   BOOST_CHECK_EXCEPTION(
       train::Trainer(c, toy(), third.hooks()), std::runtime_error, [](const std::runtime_error& e) {
