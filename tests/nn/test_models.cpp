@@ -68,13 +68,8 @@ BOOST_DATA_TEST_CASE(model_gradient_matches_finite_differences,
 // table the model has context x d_model fewer parameters and no "wpe"; every choice trains
 // (its loss is finite and its gradient checks out).
 BOOST_AUTO_TEST_CASE(gpt_positions_learned_rotary_or_none) {
-  nn::GPTConfig config;
-  config.vocab = 11;
-  config.context = 6;
-  config.d_model = 8;
-  config.layers = 1;
-  config.heads = 2;
-  config.seed = 3;
+  nn::GPTConfig config{
+      .vocab = 11, .context = 6, .d_model = 8, .layers = 1, .heads = 2, .seed = 3, .parts = {}};
   const Ids ids({2, 6}, {1, 2, 3, 4, 5, 6, 6, 5, 4, 3, 2, 1});
   const Ids targets({2, 6}, {2, 3, 4, 5, 6, 7, 5, 4, 3, 2, 1, 0});
   std::map<nn::Positions, size_t> params;

@@ -226,13 +226,8 @@ BOOST_AUTO_TEST_CASE(checkpoint_round_trip_and_resume) {
   namespace fs = std::filesystem;
   const std::string path =
       (fs::temp_directory_path() / ("tapegrad_ckpt_" + std::to_string(::getpid()))).string();
-  nn::GPTConfig c;
-  c.vocab = 12;
-  c.context = 6;
-  c.d_model = 8;
-  c.layers = 1;
-  c.heads = 2;
-  c.seed = 9;
+  nn::GPTConfig c{
+      .vocab = 12, .context = 6, .d_model = 8, .layers = 1, .heads = 2, .seed = 9, .parts = {}};
   const Ids ids({2, 6}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0}),
       targets({2, 6}, {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 1});
   auto train = [&](nn::GPT& m, optim::Optimizer& o, int steps) {
