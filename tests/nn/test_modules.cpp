@@ -12,15 +12,14 @@ using namespace tg::nn;
 
 namespace {
 GPTConfig tiny_gpt(bool tied) {
-  GPTConfig c;
-  c.vocab = 20;
-  c.context = 8;
-  c.d_model = 16;
-  c.layers = 2;
-  c.heads = 2;
-  c.tied = tied;
-  c.seed = 3;
-  return c;
+  return GPTConfig{.vocab = 20,
+                   .context = 8,
+                   .d_model = 16,
+                   .layers = 2,
+                   .heads = 2,
+                   .tied = tied,
+                   .seed = 3,
+                   .parts = {}};
 }
 Ids batch(size_t b, size_t t, uint64_t seed, size_t vocab, size_t max_id) {
   Generator gen(seed);

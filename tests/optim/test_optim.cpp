@@ -195,14 +195,13 @@ BOOST_AUTO_TEST_CASE(schedules) {
 // norms never; a tied table is an embedding (it never decays under `output`).
 BOOST_AUTO_TEST_CASE(table_decay_picks_which_vocabulary_matrices_decay) {
   const auto decayed = [](bool tied, optim::TableDecay tables) {
-    nn::GPTConfig c;
-    c.vocab = 11;
-    c.context = 4;
-    c.d_model = 8;
-    c.heads = 2;
-    c.layers = 1;
-    c.tied = tied;
-    const nn::GPT model(c);
+    const nn::GPT model({.vocab = 11,
+                         .context = 4,
+                         .d_model = 8,
+                         .layers = 1,
+                         .heads = 2,
+                         .tied = tied,
+                         .parts = {}});
     std::set<std::string> names;
     const auto groups = optim::decay_groups(model, 0.1f, tables);
     for (const auto& p : groups.front().params) names.insert(p.name);

@@ -28,15 +28,9 @@ const text::LMData& toy() {
 // Dropout off: the masks of a batch split over ranks cannot equal those of one process.
 train::TrainConfig tiny(const std::string& model, bool tied, const std::string& optimizer) {
   train::TrainConfig c;
-  c.model.name = model;
+  c.model = testing::tiny_model(model);
   c.model.tied = tied;
   c.optimizer = base::parse_name(train::kOptimizerNames, optimizer, "optimizer");
-  c.model.d_model = 16;
-  c.model.layers = 1;
-  c.model.heads = 2;
-  c.model.context = 16;
-  c.model.ngram = 3;
-  c.model.hidden = 16;
   c.batch = 7;  // an odd batch: ranks hold 3 and 4 rows, weighted accordingly
   c.steps = 20;
   c.warmup = 0;

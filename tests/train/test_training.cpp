@@ -27,13 +27,7 @@ const text::LMData& toy() {
 
 train::TrainConfig tiny(const std::string& model) {
   train::TrainConfig c;
-  c.model.name = model;
-  c.model.d_model = 16;
-  c.model.layers = 1;
-  c.model.heads = 2;
-  c.model.context = 16;
-  c.model.ngram = 3;
-  c.model.hidden = 16;
+  c.model = testing::tiny_model(model);
   c.batch = 8;
   c.epochs = 2;
   c.warmup = 5;
