@@ -80,6 +80,13 @@ Tensor transpose(const Tensor& x, int dim0, int dim1);
 // Elements [start, start + length) along `dim` (PyTorch's narrow; slicing with step 1).
 Tensor narrow(const Tensor& x, int dim, size_t start, size_t length);
 Tensor concat(const std::vector<Tensor>& xs, int dim);
+// Tensors of one shape joined along a new dimension `dim` (0..rank): PyTorch's stack.
+Tensor stack(const std::vector<Tensor>& xs, int dim);
+// Pieces of ceil(size / chunks) along `dim`, the last one smaller when it does not divide
+// (and fewer than `chunks` pieces when the size is small), as in PyTorch; each is a narrow.
+std::vector<Tensor> chunk(const Tensor& x, size_t chunks, int dim);
+// The slices along `dim`, each without that dimension: PyTorch's unbind.
+std::vector<Tensor> unbind(const Tensor& x, int dim);
 
 // ---- reductions (ops_reduce.cpp) ----------------------------------------------------------
 // Empty axes reduce over everything.
@@ -111,6 +118,10 @@ Tensor causal_mask(const Tensor& x, float value = -std::numeric_limits<float>::i
 // backward keeps only the weights. Same result as the composed ops, dropout draws included.
 Tensor causal_attention(const Tensor& qkv, size_t heads, float dropout_p, bool training,
                         Generator& gen);
+// The same from separate q, k, v ([B, T, C] each, heads as above), for a model that transforms
+// them apart: one concat copy, then the fused kernel.
+Tensor causal_attention(const Tensor& q, const Tensor& k, const Tensor& v, size_t heads,
+                        float dropout_p, bool training, Generator& gen);
 // Rotary position embedding (RoFormer, LLaMA) of the queries and keys of a fused qkv
 // [B, T, 3C]: in each head (width D = C / heads, even), each pair of columns (2i, 2i + 1) of q
 // and k at position t is rotated by the angle t / base^(2i / D); v is passed through. The

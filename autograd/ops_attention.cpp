@@ -248,6 +248,15 @@ void rotate_qk(const float* in, float* out, size_t b_n, size_t t, size_t c, size
 
 }  // namespace
 
+Tensor causal_attention(const Tensor& q, const Tensor& k, const Tensor& v, size_t heads,
+                        float dropout_p, bool training, Generator& gen) {
+  if (q.shape() != k.shape() || q.shape() != v.shape())
+    throw std::invalid_argument("causal_attention: q " + to_string(q.shape()) + ", k " +
+                                to_string(k.shape()) + " and v " + to_string(v.shape()) +
+                                " should share one shape [B, T, C]");
+  return causal_attention(concat({q, k, v}, 2), heads, dropout_p, training, gen);
+}
+
 Tensor rotary_qk(const Tensor& qkv, size_t heads, float base) {
   if (qkv.dim() != 3 || heads == 0 || qkv.size(2) % (3 * heads) != 0 ||
       (qkv.size(2) / 3 / heads) % 2 != 0)

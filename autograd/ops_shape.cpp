@@ -1,5 +1,6 @@
 // Shape and movement ops. Tensors are always contiguous, so these copy; their backward
 // moves the gradient back through the inverse index map.
+#include <algorithm>
 #include <numeric>
 
 #include "autograd/ops.hpp"
@@ -82,6 +83,29 @@ Tensor transpose(const Tensor& x, int dim0, int dim1) {
   return permute(x, dims);
 }
 
+namespace {
+
+// Elements [start, start + length) along `axis`, stored in the shape `out_shape` (narrow's, or
+// unbind's with the axis removed): one copy, one tape node.
+Tensor take_range(const char* op, const Tensor& x, size_t axis, size_t start, size_t length,
+                  const Shape& out_shape) {
+  const AxisSplit s = split_at(x.shape(), axis);
+  Tensor out = Tensor::empty(out_shape);
+  const size_t block = length * s.inner, in_row = s.extent * s.inner;
+  for (size_t o = 0; o < s.outer; ++o)
+    std::copy_n(x.data() + o * in_row + start * s.inner, block, out.data() + o * block);
+  if (!needs_grad({&x})) return out;
+  record(op, {x}, out, [x, out, s, start, block, in_row]() mutable {
+    const float* g = out.grad().data();
+    float* gx = x.grad_data();
+    for (size_t o = 0; o < s.outer; ++o)
+      for (size_t j = 0; j < block; ++j) gx[o * in_row + start * s.inner + j] += g[o * block + j];
+  });
+  return out;
+}
+
+}  // namespace
+
 Tensor narrow(const Tensor& x, int dim, size_t start, size_t length) {
   const Shape in_shape = x.shape();
   const size_t axis = detail::normalize_axis(dim, in_shape.size(), "narrow");
@@ -89,21 +113,29 @@ Tensor narrow(const Tensor& x, int dim, size_t start, size_t length) {
     throw std::out_of_range("narrow: range [" + std::to_string(start) + ", " +
                             std::to_string(start + length) + ") exceeds dimension " +
                             std::to_string(axis) + " of shape " + to_string(in_shape));
-  const AxisSplit s = split_at(in_shape, axis);
   Shape out_shape = in_shape;
   out_shape[axis] = length;
-  Tensor out = Tensor::empty(out_shape);
-  const size_t block = length * s.inner, in_row = s.extent * s.inner;
-  for (size_t o = 0; o < s.outer; ++o)
-    std::copy_n(x.data() + o * in_row + start * s.inner, block, out.data() + o * block);
-  if (!needs_grad({&x})) return out;
-  record("narrow", {x}, out, [x, out, s, start, block, in_row]() mutable {
-    const float* g = out.grad().data();
-    float* gx = x.grad_data();
-    for (size_t o = 0; o < s.outer; ++o)
-      for (size_t j = 0; j < block; ++j) gx[o * in_row + start * s.inner + j] += g[o * block + j];
-  });
-  return out;
+  return take_range("narrow", x, axis, start, length, out_shape);
+}
+
+std::vector<Tensor> chunk(const Tensor& x, size_t chunks, int dim) {
+  const size_t axis = detail::normalize_axis(dim, x.dim(), "chunk");
+  if (chunks == 0) throw std::invalid_argument("chunk: chunks must be positive");
+  const size_t extent = x.shape()[axis], piece = (extent + chunks - 1) / chunks;
+  std::vector<Tensor> pieces;
+  for (size_t start = 0; start < extent; start += piece)
+    pieces.push_back(narrow(x, static_cast<int>(axis), start, std::min(piece, extent - start)));
+  return pieces;
+}
+
+std::vector<Tensor> unbind(const Tensor& x, int dim) {
+  const size_t axis = detail::normalize_axis(dim, x.dim(), "unbind");
+  Shape out_shape = x.shape();
+  out_shape.erase(out_shape.begin() + static_cast<long>(axis));
+  std::vector<Tensor> slices;
+  for (size_t i = 0; i < x.shape()[axis]; ++i)
+    slices.push_back(take_range("unbind", x, axis, i, 1, out_shape));
+  return slices;
 }
 
 Tensor concat(const std::vector<Tensor>& xs, int dim) {
@@ -144,6 +176,39 @@ Tensor concat(const std::vector<Tensor>& xs, int dim) {
       float* gx = xs[i].grad_data();
       for (size_t o = 0; o < whole.outer; ++o)
         for (size_t j = 0; j < block; ++j) gx[o * block + j] += g[o * out_row + offsets[i] + j];
+    }
+  });
+  return out;
+}
+
+Tensor stack(const std::vector<Tensor>& xs, int dim) {
+  if (xs.empty()) throw std::invalid_argument("stack: no tensors given");
+  const Shape first = xs[0].shape();
+  for (const auto& t : xs)
+    if (t.shape() != first)
+      throw std::invalid_argument("stack: shape " + to_string(t.shape()) + " does not match " +
+                                  to_string(first) + " (every tensor must have one shape)");
+  const size_t axis = detail::normalize_axis(dim, first.size() + 1, "stack");
+  Shape out_shape = first;
+  out_shape.insert(out_shape.begin() + static_cast<long>(axis), xs.size());
+  // Each input is [outer, inner] around the new axis; output row o holds input i at i * inner.
+  const AxisSplit s = split_at(out_shape, axis);
+  Tensor out = Tensor::empty(out_shape);
+  const size_t out_row = s.extent * s.inner;
+  for (size_t i = 0; i < xs.size(); ++i)
+    for (size_t o = 0; o < s.outer; ++o)
+      std::copy_n(xs[i].data() + o * s.inner, s.inner, out.data() + o * out_row + i * s.inner);
+  bool any = false;
+  for (const auto& t : xs) any = any || needs_grad({&t});
+  if (!any) return out;
+  record("stack", xs, out, [xs, out, s, out_row]() mutable {
+    const float* g = out.grad().data();
+    for (size_t i = 0; i < xs.size(); ++i) {
+      if (!xs[i].requires_grad()) continue;
+      float* gx = xs[i].grad_data();
+      for (size_t o = 0; o < s.outer; ++o)
+        for (size_t j = 0; j < s.inner; ++j)
+          gx[o * s.inner + j] += g[o * out_row + i * s.inner + j];
     }
   });
   return out;

@@ -137,6 +137,27 @@ const std::vector<OpCase>& op_cases() {
       {"concat",
        {normal({2, 3}), normal({2, 1}), normal({2, 2})},
        [](V t, I) { return concat(t, 1); }},
+      {"stack_middle",
+       {normal({2, 3}), normal({2, 3}), normal({2, 3})},
+       [](V t, I) { return stack(t, 1); }},
+      {"stack_last", {normal({2, 3}), normal({2, 3})}, [](V t, I) { return stack(t, -1); }},
+      // Each piece scaled differently, so that a gradient sent to the wrong piece shows.
+      {"chunk_uneven",
+       {normal({2, 7, 2})},
+       [](V t, I) {
+         std::vector<Tensor> pieces = chunk(t[0], 3, 1);  // 3 + 3 + 1 rows
+         for (size_t i = 0; i < pieces.size(); ++i)
+           pieces[i] = pieces[i] * static_cast<float>(i + 1);
+         return concat(pieces, 1);
+       }},
+      {"unbind",
+       {normal({2, 3, 4})},
+       [](V t, I) {
+         std::vector<Tensor> slices = unbind(t[0], 1);
+         for (size_t i = 0; i < slices.size(); ++i)
+           slices[i] = slices[i] * static_cast<float>(i + 1);
+         return stack(slices, 0);
+       }},
       {"sum_all", {normal({2, 3, 4})}, [](V t, I) { return sum(t[0]); }},
       {"sum_axes_keepdim",
        {normal({2, 3, 4})},
@@ -179,6 +200,12 @@ const std::vector<OpCase>& op_cases() {
        [](V t, I) {
          Generator unused(0);
          return causal_attention(t[0], 2, 0.0f, true, unused);
+       }},
+      {"causal_attention_separate",
+       {normal({2, 5, 4}), normal({2, 5, 4}), normal({2, 5, 4})},
+       [](V t, I) {
+         Generator unused(0);
+         return causal_attention(t[0], t[1], t[2], 2, 0.0f, true, unused);
        }},
       // Two heads of width 4: q and k rotated pair by pair, v passed through.
       {"rotary_qk", {normal({2, 5, 24})}, [](V t, I) { return rotary_qk(t[0], 2); }},

@@ -88,6 +88,12 @@ case("permute", lambda: [randn(2, 3, 4)], lambda t, _: t[0].permute(2, 0, 1))
 case("transpose", lambda: [randn(2, 3, 4)], lambda t, _: t[0].transpose(1, 2))
 case("narrow", lambda: [randn(3, 5, 2)], lambda t, _: t[0].narrow(1, 1, 3))
 case("concat", lambda: [randn(2, 3), randn(2, 1), randn(2, 2)], lambda t, _: torch.cat(t, dim=1))
+case("stack_middle", lambda: [randn(2, 3), randn(2, 3), randn(2, 3)], lambda t, _: torch.stack(t, dim=1))
+case("stack_last", lambda: [randn(2, 3), randn(2, 3)], lambda t, _: torch.stack(t, dim=-1))
+case("chunk_uneven", lambda: [randn(2, 7, 2)],
+     lambda t, _: torch.cat([c * (i + 1) for i, c in enumerate(t[0].chunk(3, dim=1))], dim=1))
+case("unbind", lambda: [randn(2, 3, 4)],
+     lambda t, _: torch.stack([u * (i + 1) for i, u in enumerate(t[0].unbind(1))], dim=0))
 case("sum_all", lambda: [randn(2, 3, 4)], lambda t, _: t[0].sum())
 case("sum_axes_keepdim", lambda: [randn(2, 3, 4)], lambda t, _: t[0].sum(dim=(0, 2), keepdim=True))
 case("mean_axis", lambda: [randn(2, 3, 4)], lambda t, _: t[0].mean(dim=1))
@@ -131,6 +137,27 @@ def attention(qkv, heads):
 
 
 case("causal_attention", lambda: [randn(2, 5, 12)], lambda t, _: attention(t[0], 2))
+def rotary_qk(qkv, heads, base=10000.0):
+    """LLaMA's rotation, written out: adjacent columns (2i, 2i + 1) of each head of q and k."""
+    b, t, c3 = qkv.shape
+    c = c3 // 3
+    d = c // heads
+    angle = torch.arange(t, dtype=torch.float64)[:, None] / base ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
+    cos, sin = torch.cos(angle).float(), torch.sin(angle).float()  # [t, d / 2]
+
+    def rotate(z):
+        z = z.reshape(b, t, heads, d // 2, 2)
+        x0, x1 = z[..., 0], z[..., 1]
+        c_, s_ = cos[None, :, None, :], sin[None, :, None, :]
+        return torch.stack([x0 * c_ - x1 * s_, x0 * s_ + x1 * c_], dim=-1).reshape(b, t, c)
+
+    q, k, v = qkv.split(c, dim=2)
+    return torch.cat([rotate(q), rotate(k), v], dim=2)
+
+
+case("rotary_qk", lambda: [randn(2, 5, 24)], lambda t, _: rotary_qk(t[0], 2))
+case("causal_attention_separate", lambda: [randn(2, 5, 4), randn(2, 5, 4), randn(2, 5, 4)],
+     lambda t, _: attention(torch.cat(t, dim=2), 2))
 case("causal_attention_strips", lambda: [randn(1, 70, 12)], lambda t, _: attention(t[0], 2))
 case("linear_cross_entropy", lambda: [randn(2, 3, 4), randn(7, 4), randn(7)],
      lambda t, ids: F.cross_entropy(F.linear(t[0], t[1], t[2]).reshape(-1, 7), ids.reshape(-1), ignore_index=-100),
