@@ -51,7 +51,7 @@ void add_model_flags(CLI::App& app, train::ModelConfig& m) {
   app.add_option("--d-model", m.d_model, "embedding / residual width")
       ->capture_default_str()
       ->check(positive());
-  app.add_option("--layers", m.layers, "GPT: transformer blocks")
+  app.add_option("--layers", m.layers, "GPT: transformer blocks; lstm, gru: recurrent layers")
       ->capture_default_str()
       ->check(positive());
   app.add_option("--heads", m.heads, "GPT: attention heads")
@@ -67,8 +67,8 @@ void add_model_flags(CLI::App& app, train::ModelConfig& m) {
       ->capture_default_str()
       ->check(number_in(2, 64, false, true));
   app.add_option("--hidden", m.hidden,
-                 "hidden width (the NPLM's hidden layer; a registered model may read it as "
-                 "spec.config.hidden)")
+                 "hidden width (the NPLM's hidden layer, the lstm's and gru's state; a "
+                 "registered model may read it as spec.config.hidden)")
       ->capture_default_str()
       ->check(positive());
   app.add_flag("--direct", m.direct, "NPLM: direct input-to-output connections");

@@ -84,7 +84,8 @@ train::TrainConfig run_config(const train::TrainConfig& base, const std::string&
   c.model.embedding = mode.embedding;
   c.model.tied = mode.tied;
   c.seed = seed;
-  if (model == "nplm") c.model.hidden = c.model.d_model;
+  // These models tie through their hidden width: every row uses the width the tied row needs.
+  if (model == "nplm" || model == "lstm" || model == "gru") c.model.hidden = c.model.d_model;
   return c;
 }
 

@@ -22,7 +22,7 @@ GPT::GPT(const GPTConfig& config, const Tensor& pretrained) : config_(config) {
   Generator init(config.seed);
   dropout_gen_ = std::make_shared<Generator>(config.seed ^ 0xD50F0D50Full);
   const size_t c = config.d_model;
-  wte_ = register_module(
+  table_ = register_module(
       "wte", make_token_embedding(config.vocab, c, config.embedding, pretrained,
                                   config.sparse_embedding_grad && !config.tied, init, 0.02f));
   if (config.positions == Positions::learned)
@@ -48,7 +48,7 @@ GPT::GPT(const GPTConfig& config, const Tensor& pretrained) : config_(config) {
                                rotary};
   ln_f_ = register_module("ln_f", make_norm(final_ctx, config.parts));
   if (!config.tied)
-    lm_head_ = register_module(
+    unembedding_ = register_module(
         "lm_head", std::make_shared<Linear>(c, config.vocab, init, false, ParamRole::unembedding));
   init_gpt2(*this, config.layers, init);  // the token table was set above
 }
@@ -74,7 +74,7 @@ Tensor GPT::features(const Ids& inputs) {
   if (t == 0 || t > config_.context)
     throw std::invalid_argument("GPT: sequence length " + std::to_string(t) + " is outside [1, " +
                                 std::to_string(config_.context) + "] (the context size)");
-  Tensor x = wte_->forward(inputs);
+  Tensor x = table_->forward(inputs);
   if (wpe_) {
     std::vector<int32_t> positions(t);
     for (size_t i = 0; i < t; ++i) positions[i] = static_cast<int32_t>(i);

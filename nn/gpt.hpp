@@ -41,7 +41,7 @@ struct GPTConfig {
 // their layers made them. Draws from `gen` in registration order.
 void init_gpt2(const Module& model, size_t layers, Generator& gen);
 
-class GPT : public LanguageModel {
+class GPT : public VocabularyModel {
  public:
   // `pretrained` ([vocab, d_model]) is required for the pretrained embedding modes.
   explicit GPT(const GPTConfig& config, const Tensor& pretrained = Tensor());
@@ -51,22 +51,16 @@ class GPT : public LanguageModel {
   size_t max_predictions() const override { return config_.context; }
   Tensor logits(const Ids& inputs) override;
   Tensor loss(const Ids& inputs, const Ids& targets) override;
-  const Embedding& input_embedding() const override { return *wte_; }
-  Tensor output_matrix() const override {
-    return config_.tied ? wte_->weight() : lm_head_->weight();
-  }
   bool tied() const override { return config_.tied; }
-  Generator& dropout_generator() override { return *dropout_gen_; }
   const GPTConfig& config() const { return config_; }
 
  private:
   Tensor features(const Ids& inputs);  // the final layer norm's output, [B, T, C]
   GPTConfig config_;
-  std::shared_ptr<Generator> dropout_gen_;
-  std::shared_ptr<Embedding> wte_, wpe_;  // wpe_: null unless positions are learned
+  std::shared_ptr<Embedding> wpe_;  // null unless positions are learned; wte and lm_head are
+                                    // VocabularyModel's table_ and unembedding_
   std::vector<std::shared_ptr<Layer>> blocks_;
   std::shared_ptr<Layer> ln_f_;
-  std::shared_ptr<Linear> lm_head_;  // null when tied
   std::shared_ptr<Dropout> drop_;
 };
 

@@ -8,6 +8,7 @@
 
 #include "nn/embedding.hpp"
 #include "nn/embedding_mode.hpp"
+#include "nn/linear.hpp"
 
 namespace tg::nn {
 
@@ -23,10 +24,48 @@ class LanguageModel : public Module {
     return cross_entropy(logits(inputs), targets);
   }
 
+  // A model that carries its state from one training step to the next (a recurrent one,
+  // trained by truncated backpropagation through time) says so: the trainer then hands batch
+  // row r the r-th of `batch` contiguous streams, window after window
+  // (train::BatchOrder::streams), calls reset_state() where the streams start, and keeps the
+  // state in checkpoints. Only loss() in training mode carries it; evaluation starts each
+  // window afresh.
+  virtual bool carries_state() const { return false; }
+  virtual void reset_state() {}
+  // The carried state as tensors of [rows, width] (empty before the first step), and back.
+  virtual std::vector<Tensor> carried_state() const { return {}; }
+  virtual void set_carried_state(const std::vector<Tensor>& /*state*/) {}
+
   virtual const Embedding& input_embedding() const = 0;
   virtual Tensor output_matrix() const = 0;  // [V, width]: the embedding itself when tied
   virtual bool tied() const = 0;
   virtual Generator& dropout_generator() = 0;
 };
+
+// What the built-in models share: a token table, an output matrix onto the vocabulary (the
+// table itself when tied) and one dropout generator for every mask. A subclass registers the
+// modules under its own names and keeps them here.
+class VocabularyModel : public LanguageModel {
+ public:
+  const Embedding& input_embedding() const override { return *table_; }
+  Tensor output_matrix() const override {
+    return tied() ? table_->weight() : unembedding_->weight();
+  }
+  Generator& dropout_generator() override { return *dropout_gen_; }
+
+ protected:
+  std::shared_ptr<Generator> dropout_gen_;
+  std::shared_ptr<Embedding> table_;
+  std::shared_ptr<Linear> unembedding_;  // null when tied
+};
+
+// A model whose output matrix, tied, is its token table needs `width` (what it projects onto
+// the vocabulary) to equal d_model; throws naming both otherwise.
+inline void check_tied_width(const std::string& model, bool tied, size_t width, size_t d_model) {
+  if (tied && width != d_model)
+    throw std::invalid_argument(
+        model + ": a tied output matrix is the embedding table, so hidden (" +
+        std::to_string(width) + ") must equal d_model (" + std::to_string(d_model) + ")");
+}
 
 }  // namespace tg::nn

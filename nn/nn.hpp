@@ -12,3 +12,5 @@
 #include "nn/linear.hpp"
 #include "nn/module.hpp"
 #include "nn/nplm.hpp"
+#include "nn/recurrent.hpp"
+#include "nn/rnn_lm.hpp"

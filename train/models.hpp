@@ -18,6 +18,7 @@
 #include "nn/gpt.hpp"
 #include "nn/language_model.hpp"
 #include "nn/nplm.hpp"
+#include "nn/rnn_lm.hpp"
 #include "train/config.hpp"
 
 namespace tg::train {
@@ -47,5 +48,6 @@ std::unique_ptr<nn::LanguageModel> make_model(const ModelSpec& spec);
 // The built-in models' configurations from the flags, for factories that start from them.
 nn::GPTConfig gpt_config(const ModelSpec& spec);
 nn::NPLMConfig nplm_config(const ModelSpec& spec);
+nn::RNNLMConfig rnn_config(const ModelSpec& spec, nn::RecurrentCell cell);
 
 }  // namespace tg::train

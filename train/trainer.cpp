@@ -250,6 +250,30 @@ std::unique_ptr<distributed::GradientSync> make_gradient_sync(const TrainConfig&
                                .overlap = c.comm_overlap});
 }
 
+// The state a model carries across steps, for the whole batch: under MPI each rank carries
+// the rows of its shard, so every rank adds its rows into zeros and all get the whole.
+std::vector<Tensor> whole_batch_state(const nn::LanguageModel& model, size_t batch) {
+  std::vector<Tensor> state = model.carried_state();
+  if (distributed::size() == 1) return state;
+  const auto [begin, end] = distributed::shard(batch);
+  for (Tensor& t : state) {
+    const size_t width = t.size(1);
+    std::vector<double> rows(batch * width, 0.0);
+    std::copy_n(t.data(), (end - begin) * width, rows.begin() + static_cast<long>(begin * width));
+    distributed::sum(rows.data(), rows.size());
+    t = Tensor::from_vector({batch, width}, std::vector<float>(rows.begin(), rows.end()));
+  }
+  return state;
+}
+
+// This rank's rows of a whole-batch state.
+std::vector<Tensor> shard_of_state(const std::vector<Tensor>& state, size_t batch) {
+  const auto [begin, end] = distributed::shard(batch);
+  std::vector<Tensor> mine;
+  for (const Tensor& t : state) mine.push_back(narrow(t, 0, begin, end - begin));
+  return mine;
+}
+
 double forward_backward(nn::LanguageModel& model, const Ids& inputs, const Ids& targets,
                         distributed::GradientSync* sync) {
   if (!sync) {
@@ -295,7 +319,7 @@ Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
       opt_(make_optimizer(c_, *model_)),
       params_(model_->named_parameters()),
       batcher_(data, model_->warmup(), std::min(c_.model.context, model_->max_predictions()),
-               c_.batch),
+               c_.batch, model_->carries_state() ? BatchOrder::streams : BatchOrder::shuffled),
       per_epoch_(static_cast<long>(batcher_.steps_per_epoch())),
       total_(c_.steps > 0 ? c_.steps : per_epoch_ * static_cast<long>(c_.epochs)),
       schedule_{c_.schedule, c_.lr, c_.warmup, total_, c_.lr * c_.min_lr_ratio, c_.lr_decay},
@@ -316,6 +340,12 @@ Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
   out_["steps_per_epoch"] = per_epoch_;
   out_["tokens_per_step"] = c_.batch * batcher_.predictions();
   state_.epoch_gen_state = data_gen_.state();
+  if (model_->carries_state() && static_cast<size_t>(distributed::size()) > c_.batch)
+    throw std::invalid_argument("--batch " + std::to_string(c_.batch) + " on " +
+                                std::to_string(distributed::size()) +
+                                " ranks: a model that carries its state needs a stream (a batch "
+                                "row) on every rank; use --batch " +
+                                std::to_string(distributed::size()) + " or more");
   if (distributed::size() > 1) check_ranks_agree();
   if (!c_.resume.empty()) load_checkpoint(c_.resume);
   if (distributed::size() > 1) {
@@ -361,6 +391,7 @@ void Trainer::check_ranks_agree() const {
 }
 
 void Trainer::save_checkpoint(const std::string& path) const {
+  const std::vector<Tensor> carried = whole_batch_state(*model_, c_.batch);  // every rank
   if (!distributed::is_main()) return;  // only rank 0 writes results and checkpoints
   // A checkpoint is only ever of finite parameters: after a divergence the last good one stays.
   if (!all_finite(params_))
@@ -377,6 +408,7 @@ void Trainer::save_checkpoint(const std::string& path) const {
   std::map<std::string, Tensor> extra;
   for (size_t i = 0; i < state_.best.size(); ++i)
     extra["best." + params_[i].first] = state_.best[i];
+  for (size_t i = 0; i < carried.size(); ++i) extra["carried." + std::to_string(i)] = carried[i];
   std::map<std::string, std::string> meta = {{"config", dump(c_.to_json())},
                                              {"train_state", dump(state)},
                                              {"data_fingerprint", fingerprint_}};
@@ -405,6 +437,17 @@ void Trainer::load_checkpoint(const std::string& path) {
     if (extra.count("best." + n)) state_.best.push_back(extra.at("best." + n).clone());
   if (!state_.best.empty() && state_.best.size() != params_.size())
     throw std::runtime_error(path + ": incomplete best-parameter snapshot");
+  std::vector<Tensor> carried;
+  while (extra.count("carried." + std::to_string(carried.size())))
+    carried.push_back(extra.at("carried." + std::to_string(carried.size())));
+  for (const Tensor& t : carried)
+    if (t.dim() != 2 || t.size(0) != c_.batch)
+      throw std::runtime_error(path + ": a carried state of shape " + to_string(t.shape()) +
+                               " for batches of " + std::to_string(c_.batch) + " rows");
+  if (!carried.empty() && !model_->carries_state())
+    throw std::runtime_error(path + ": carries a recurrent state, and this run's model has none");
+  // Between epochs the state is reset anyway; inside one, the resumed run goes on from it.
+  model_->set_carried_state(shard_of_state(carried, c_.batch));
   if (hooks_.load_state) {
     if (!meta.count("hooks_state"))
       throw std::runtime_error(path + ": no state for this run's hooks (saved without them)");
@@ -541,7 +584,10 @@ void Trainer::check_finite_validation(double valid) const {
 }
 
 void Trainer::begin_epoch() {
-  if (state_.batch_in_epoch == 0) state_.epoch_gen_state = data_gen_.state();
+  if (state_.batch_in_epoch == 0) {
+    state_.epoch_gen_state = data_gen_.state();
+    model_->reset_state();  // the streams start again
+  }
   data_gen_.set_state(state_.epoch_gen_state);
   batcher_.start_epoch(data_gen_);
   if (state_.batch_in_epoch == 0) state_.epoch_loss = 0.0, state_.epoch_batches = 0;

@@ -21,6 +21,15 @@ std::unique_ptr<nn::LanguageModel> golden_model(const std::string& name) {
     c.heads = 2;
     c.tied = name == "gpt_tied";
     model = std::make_unique<nn::GPT>(c);
+  } else if (name.rfind("lstm", 0) == 0 || name.rfind("gru", 0) == 0) {
+    nn::RNNLMConfig c;
+    c.vocab = 13;
+    c.cell = name.rfind("lstm", 0) == 0 ? nn::RecurrentCell::lstm : nn::RecurrentCell::gru;
+    c.d_model = 6;
+    c.tied = name == "gru_tied";
+    c.hidden = c.tied ? 6 : 5;
+    c.layers = c.tied ? 1 : 2;
+    model = std::make_unique<nn::RNNLM>(c);
   } else {
     nn::NPLMConfig c;
     c.vocab = 13;

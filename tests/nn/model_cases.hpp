@@ -10,7 +10,8 @@
 namespace tg::testing {
 
 const TensorFile& golden_models();
-// Builds the model of case `name` (gpt_untied, gpt_tied, nplm_direct, nplm_tied) and copies
+// Builds the model of case `name` (gpt_untied, gpt_tied, nplm_direct, nplm_tied, lstm_untied
+// with two layers, gru_tied with one) and copies
 // the golden parameters into it; throws if the model's parameter names differ from the file's.
 std::unique_ptr<nn::LanguageModel> golden_model(const std::string& name);
 

@@ -1,5 +1,5 @@
-// GPT and NPLM (tied and untied) against PyTorch: logits, loss, every parameter gradient and
-// ten AdamW steps; finite-difference checks of the whole models.
+// GPT, NPLM, LSTM and GRU language models (tied and untied) against PyTorch: logits, loss, every
+// parameter gradient and ten AdamW steps; finite-difference checks of the whole models.
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
@@ -15,7 +15,8 @@ using namespace tg;
 using namespace tg::testing;
 
 namespace {
-const std::vector<std::string> kModels = {"gpt_untied", "gpt_tied", "nplm_direct", "nplm_tied"};
+const std::vector<std::string> kModels = {"gpt_untied", "gpt_tied",    "nplm_direct",
+                                          "nplm_tied",  "lstm_untied", "gru_tied"};
 
 }  // namespace
 

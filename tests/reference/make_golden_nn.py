@@ -4,8 +4,8 @@
 Run by hand after changing a case (needs Debian's python3-torch):
     /usr/bin/python3 tests/reference/make_golden_nn.py
 Writes golden/models.safetensors (tiny GPT tied/untied and NPLM: parameters under the C++
-module names, inputs, logits, loss, every gradient, ten AdamW steps' losses) and
-golden/optim.safetensors (five-step trajectories of SGD, Adam, AdamW, lazy Adam and AdamW
+module names, inputs, logits, loss, every gradient, ten AdamW steps' losses; the LSTM and GRU
+layers from a given state and two recurrent language models) and golden/optim.safetensors (five-step trajectories of SGD, Adam, AdamW, lazy Adam and AdamW
 with clipping and a warm-up + cosine schedule).
 """
 import math
@@ -22,6 +22,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "golden")
 rng = np.random.default_rng(1948)
 torch.set_num_threads(1)
+
+
+def own_stream(seed):
+    global rng
+    rng = np.random.default_rng(seed)
 
 
 def randn(*shape, std=1.0):
@@ -71,6 +76,51 @@ def nplm_params(tied, direct):
 
 def nplm_logits(p, ids):
     return torch_models.nplm_logits(p, ids, NGRAM)
+
+
+RNN_HID, RNN_T = 5, 7
+
+
+def rnn_params(cell, tied, layers):
+    gates = 4 if cell == "lstm" else 3
+    hidden = M if tied else RNN_HID
+    p = {"embedding.weight": randn(V, M, std=0.5), "output_bias": randn(V, std=0.1)}
+    for l in range(layers):
+        n, width = f"layers.{l}.", M if l == 0 else hidden
+        p.update({n + "weight_ih": randn(gates * hidden, width, std=0.4),
+                  n + "weight_hh": randn(gates * hidden, hidden, std=0.4),
+                  n + "bias_ih": randn(gates * hidden, std=0.1), n + "bias_hh": randn(gates * hidden, std=0.1)})
+    if not tied:
+        p["output.weight"] = randn(V, hidden, std=0.3)
+    return p
+
+
+def rnn_layer_case(out, name, cell):
+    """One layer from a given state: outputs, final state, and the gradients of
+    sum(out * U) + sum(h_T * U_h) (+ sum(c_T * U_c)) with respect to everything."""
+    gates, width = (4 if cell == "lstm" else 3), 3
+    p = {"weight_ih": randn(gates * RNN_HID, width, std=0.4), "weight_hh": randn(gates * RNN_HID, RNN_HID, std=0.4),
+         "bias_ih": randn(gates * RNN_HID, std=0.1), "bias_hh": randn(gates * RNN_HID, std=0.1)}
+    inputs = {"x": randn(B, RNN_T, width), "h0": randn(1, B, RNN_HID, std=0.5), "c0": randn(1, B, RNN_HID, std=0.5)}
+    if cell == "gru":
+        del inputs["c0"]
+    tp = {k: torch.tensor(v, requires_grad=True) for k, v in {**p, **inputs}.items()}
+    state = (tp["h0"], tp["c0"]) if cell == "lstm" else tp["h0"]
+    y, last = torch_models.rnn_layer(cell, tp, "", tp["x"], state)
+    finals = {"h": last[0], "c": last[1]} if cell == "lstm" else {"h": last}
+    upstream = {"out": randn(*y.shape), **{k: randn(*v.shape) for k, v in finals.items()}}
+    loss = (y * torch.tensor(upstream["out"])).sum()
+    for k, v in finals.items():
+        loss = loss + (v * torch.tensor(upstream[k])).sum()
+    loss.backward()
+    for k, v in {**p, **inputs}.items():
+        out[f"{name}/in/{k}"] = v
+        out[f"{name}/grad/{k}"] = tp[k].grad.numpy()
+    for k, v in upstream.items():
+        out[f"{name}/upstream/{k}"] = v
+    out[f"{name}/out"] = y.detach().numpy()
+    for k, v in finals.items():
+        out[f"{name}/final/{k}"] = v.detach().numpy()
 
 
 def model_case(out, name, params, logits_fn, input_len, targets_len):
@@ -143,8 +193,6 @@ def main():
     model_case(models, "gpt_tied", gpt_params(True), gpt_logits, T, T)
     model_case(models, "nplm_direct", nplm_params(False, True), nplm_logits, NGRAM - 2 + 3, 3)
     model_case(models, "nplm_tied", nplm_params(True, False), nplm_logits, NGRAM - 2 + 3, 3)
-    save(os.path.join(GOLDEN, "models.safetensors"), models, {"torch": torch.__version__})
-
     optim = {}
     init = optim_problem()
     ids = rng.integers(0, ROWS // 2, (STEPS, 6)).astype(np.int64)  # rows 5..9 never touched
@@ -166,6 +214,16 @@ def main():
                lambda tp: [torch.optim.AdamW(everything(tp), lr=0.05, weight_decay=0.1)],
                schedule=warmup_cosine, clip=0.5)
     save(os.path.join(GOLDEN, "optim.safetensors"), optim, {"torch": torch.__version__})
+
+    # The recurrent cases draw from their own stream, so that they change no case above.
+    own_stream(1997)
+    rnn_layer_case(models, "lstm_layer", "lstm")
+    rnn_layer_case(models, "gru_layer", "gru")
+    model_case(models, "lstm_untied", rnn_params("lstm", False, 2),
+               lambda p, ids: torch_models.rnn_logits(p, ids, "lstm", 2), RNN_T, RNN_T)
+    model_case(models, "gru_tied", rnn_params("gru", True, 1),
+               lambda p, ids: torch_models.rnn_logits(p, ids, "gru", 1), RNN_T, RNN_T)
+    save(os.path.join(GOLDEN, "models.safetensors"), models, {"torch": torch.__version__})
     print(f"wrote models and optimizer trajectories to {GOLDEN}")
 
 

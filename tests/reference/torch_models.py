@@ -47,6 +47,30 @@ def nplm_logits(p, ids, ngram):
     return out.reshape(b, t, -1)
 
 
+def rnn_layer(cell, p, prefix, x, state=None):
+    """One layer of PyTorch's own LSTM / GRU kernel (what torch.nn.LSTM and GRU call, batch
+    first) with nn/recurrent's parameters p[prefix + name]; state as torch.nn.LSTM / GRU take
+    it ([1, B, H] tensors), zeros when None. Returns (outputs, final state) like the modules."""
+    weights = [p[prefix + k] for k in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
+    hidden = p[prefix + "weight_hh"].shape[1]
+    zeros = torch.zeros(1, x.shape[0], hidden)
+    args = (True, 1, 0.0, False, False, True)  # biases, layers, dropout, train, bidirectional, batch first
+    if cell == "lstm":
+        h, c = state if state is not None else (zeros, zeros)
+        y, h, c = torch._VF.lstm(x, (h, c), weights, *args)
+        return y, (h, c)
+    y, h = torch._VF.gru(x, state if state is not None else zeros, weights, *args)
+    return y, h
+
+
+def rnn_logits(p, ids, cell, layers):
+    """nn::RNNLM without dropout: embedding, `layers` recurrent layers, output projection."""
+    x = F.embedding(ids, p["embedding.weight"])
+    for l in range(layers):
+        x, _ = rnn_layer(cell, p, f"layers.{l}.", x)
+    return F.linear(x, p.get("output.weight", p["embedding.weight"]), p["output_bias"])
+
+
 def is_embedding(name):
     return "wte" in name or "wpe" in name or "embedding" in name
 

@@ -67,6 +67,19 @@ BOOST_AUTO_TEST_CASE(brown_reads_500_files_in_order_and_names_a_gap) {
   expect_error([&] { read_brown(dir.path.string()); }, "found 499");
 }
 
+// The corpus cache: $TAPEGRAD_DATA when set; for a program of the build tree (this test)
+// data/cache in the source tree. (Installed programs use ~/.cache/tapegrad: tests/examples.sh.)
+BOOST_AUTO_TEST_CASE(corpus_cache_folder) {
+  const char* before = std::getenv("TAPEGRAD_DATA");
+  const std::string saved = before ? before : "";
+  ::setenv("TAPEGRAD_DATA", "/some/shared/cache", 1);
+  BOOST_TEST(text::data_root() == "/some/shared/cache");
+  ::unsetenv("TAPEGRAD_DATA");
+  BOOST_TEST(text::data_root() ==
+             (std::filesystem::path(TAPEGRAD_SOURCE_DIR) / "data" / "cache").string());
+  if (before) ::setenv("TAPEGRAD_DATA", saved.c_str(), 1);
+}
+
 BOOST_AUTO_TEST_CASE(splits_and_unk) {
   Tokens t;
   for (int i = 0; i < 100; ++i)

@@ -31,7 +31,7 @@ train::TrainConfig tiny(const std::string& model) {
   c.batch = 8;
   c.epochs = 2;
   c.warmup = 5;
-  c.lr = 3e-3f;
+  c.lr = model == "lstm" ? 1e-2f : 3e-3f;  // an LSTM wants larger steps in so few of them
   c.model.dropout = 0.1f;
   c.quiet = true;
   c.seed = 4;
@@ -56,7 +56,7 @@ std::string temp(const std::string& name) {
 BOOST_AUTO_TEST_SUITE(train_training)
 
 BOOST_AUTO_TEST_CASE(results_file_has_the_documented_keys_and_training_helps) {
-  for (const std::string model : {"gpt", "nplm"}) {
+  for (const std::string model : {"gpt", "nplm", "lstm"}) {
     train::TrainConfig c = tiny(model);
     c.results = temp(model + ".json");
     const train::RunResult r = train::train_language_model(c, toy());
@@ -87,7 +87,7 @@ BOOST_AUTO_TEST_CASE(results_file_has_the_documented_keys_and_training_helps) {
 // Per-token losses (the test blocks in the results, --token-nll) are the same predictions as
 // the perplexities: their mean is the reported loss.
 BOOST_AUTO_TEST_CASE(token_losses_add_up_to_the_reported_perplexities) {
-  for (const std::string model : {"gpt", "nplm"}) {
+  for (const std::string model : {"gpt", "nplm", "lstm"}) {
     train::TrainConfig c = tiny(model);
     c.epochs = 1;
     c.results = temp(model + "_blocks.json");
@@ -147,7 +147,7 @@ BOOST_AUTO_TEST_CASE(same_seed_same_numbers_bit_for_bit) {
 // Evaluating in the middle of epochs (--eval-every) only watches: the same training, bit for
 // bit, so that studies may change it between sittings.
 BOOST_AUTO_TEST_CASE(same_numbers_whatever_the_evaluation_frequency) {
-  for (const std::string model : {"gpt", "nplm"}) {
+  for (const std::string model : {"gpt", "nplm", "lstm"}) {
     train::TrainConfig c = tiny(model);
     const auto plain = train::train_language_model(c, toy());
     c.eval_every = 3;
@@ -158,8 +158,49 @@ BOOST_AUTO_TEST_CASE(same_numbers_whatever_the_evaluation_frequency) {
   }
 }
 
+// A model that carries its state reads the split as `batch` contiguous streams: row r of
+// step k + 1 continues row r of step k, the targets are the inputs one token on, and the
+// streams do not overlap.
+BOOST_AUTO_TEST_CASE(stateful_models_read_contiguous_streams) {
+  const size_t t = 16, rows = 8;
+  train::Batcher streams(toy(), 0, t, rows, train::BatchOrder::streams);
+  Generator gen(3);
+  streams.start_epoch(gen);
+  BOOST_TEST(streams.steps_per_epoch() >= 2u);
+  const auto [in0, out0] = streams.batch(0);
+  const auto [in1, out1] = streams.batch(1);
+  BOOST_TEST(in0.shape == (Shape{rows, t}));
+  const auto& ids = toy().stream;
+  auto position = [&](const Ids& in, size_t r) {  // where row r's window starts in the stream
+    for (size_t p = toy().train.begin; p + t <= toy().train.end; ++p)
+      if (std::equal(in.values.begin() + static_cast<long>(r * t),
+                     in.values.begin() + static_cast<long>((r + 1) * t),
+                     ids.begin() + static_cast<long>(p)))
+        return p;
+    return size_t(0);
+  };
+  size_t previous_start = 0;
+  for (size_t r = 0; r < rows; ++r) {
+    const size_t p0 = position(in0, r), p1 = position(in1, r);
+    BOOST_TEST(p1 == p0 + t, "row " << r << ": step 1 starts at " << p1 << ", step 0 at " << p0);
+    BOOST_TEST(std::equal(out0.values.begin() + static_cast<long>(r * t),
+                          out0.values.begin() + static_cast<long>((r + 1) * t),
+                          ids.begin() + static_cast<long>(p0 + 1)));
+    if (r > 0)
+      BOOST_TEST(p0 >= previous_start + streams.steps_per_epoch() * t,
+                 "row " << r << " overlaps row " << r - 1);
+    previous_start = p0;
+  }
+  // The registered lstm trains on streams; a batch larger than the streams can hold is refused.
+  BOOST_CHECK_EXCEPTION(
+      train::Batcher(toy(), 0, t, toy().train.size() / (2 * t), train::BatchOrder::streams),
+      std::invalid_argument, [](const std::invalid_argument& e) {
+        return std::string(e.what()).find("too few for two windows") != std::string::npos;
+      });
+}
+
 BOOST_AUTO_TEST_CASE(resume_continues_exactly) {
-  for (const std::string model : {"gpt", "nplm"})
+  for (const std::string model : {"gpt", "nplm", "lstm"})
     for (const bool at_boundary : {false, true}) {
       const auto whole = train::train_language_model(tiny(model), toy());
       const long crash = at_boundary ? whole.json["steps_per_epoch"].get<long>() : 7;
@@ -416,7 +457,7 @@ BOOST_AUTO_TEST_CASE(registered_models_train_by_name) {
     c.validate();
     BOOST_FAIL("an unknown model was accepted");
   } catch (const std::invalid_argument& e) {
-    BOOST_TEST(std::string(e.what()).find("registered: gpt, nplm, test-gpt-wide-norm") !=
+    BOOST_TEST(std::string(e.what()).find("registered: gpt, nplm, lstm, gru, test-gpt-wide-norm") !=
                    std::string::npos,
                e.what());
   }
