@@ -130,11 +130,12 @@ fs::path running_program() {
   return ec ? fs::path() : exe;
 }
 
-// Whether this program runs from the build tree it was compiled in, next to its source tree
-// (rather than installed, or built by another project against the installed package).
+// Whether this program is one of the build tree's own (its bin/ folder), next to the source
+// tree, rather than installed or built by another project.
 bool in_build_tree() {
-  const std::string exe = running_program().string(), build = TAPEGRAD_BINARY_DIR "/";
-  return exe.rfind(build, 0) == 0;
+  const std::string bin = TAPEGRAD_BUILD_BIN_DIR;  // empty when tapegrad is a sub-project
+  std::error_code ec;
+  return !bin.empty() && running_program().parent_path() == fs::weakly_canonical(fs::path(bin), ec);
 }
 
 // scripts/fetch_brown.sh: the source tree's from the build tree, else the installed copy next
