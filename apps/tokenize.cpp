@@ -1,0 +1,182 @@
+// build/bin/tokenize: byte-level BPE from the command line.
+//   tokenize encode --tokenizer gpt2 --input story.txt --output story.ids
+//   tokenize decode --tokenizer gpt2 --input story.ids --output story.txt
+//   tokenize train  --input corpus.txt --vocab-size 8192 --output my-bpe/
+//   tokenize stats  --tokenizer my-bpe --input corpus.txt
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "apps/cli.hpp"
+#include "apps/programs.hpp"
+#include "apps/validators.hpp"
+#include "base/files.hpp"
+#include "distributed/distributed.hpp"
+#include "text/bpe.hpp"
+#include "text/corpus.hpp"
+
+using namespace tg;
+
+namespace {
+
+struct Args {
+  std::string tokenizer = "gpt2", input, output, corpus;
+  text::BpeTrainOptions train;
+};
+
+std::string read_input(const Args& a) {
+  if (!a.corpus.empty()) {  // Brown's words, or those of its training split (Bengio et al.)
+    const text::Tokens all = text::read_brown(text::brown_dir_or_fetch());
+    return text::words_as_text(a.corpus == "brown" ? all : text::bengio_splits(all).train);
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(a.input, ec))
+    throw std::invalid_argument("--input " + a.input + ": not a regular file");
+  return text::read_file(a.input);
+}
+
+// Writes to --output atomically, or to standard output when it is not given.
+void write_output(const Args& a, const std::function<void(std::ostream&)>& write) {
+  if (a.output.empty()) {
+    write(std::cout);
+    std::cout.flush();
+    if (!std::cout) throw std::runtime_error("writing to standard output failed");
+  } else {
+    base::atomic_write(a.output, write);
+  }
+}
+
+void add_common(CLI::App* sub, Args& a, bool tokenizer, const char* input_help) {
+  if (tokenizer)
+    sub->add_option("--tokenizer", a.tokenizer,
+                    "gpt2, a folder with encoder.json and vocab.bpe, or an encoder.json")
+        ->capture_default_str();
+  sub->add_option("--input", a.input, input_help)->required();
+  sub->add_option("--output", a.output, "file to write (default: standard output)");
+}
+
+int encode(const Args& a) {
+  const text::BytePairEncoding bpe = text::load_bpe(a.tokenizer);
+  const std::vector<int32_t> ids = bpe.encode(read_input(a));
+  write_output(a, [&](std::ostream& out) {
+    for (size_t i = 0; i < ids.size(); ++i) out << ids[i] << ((i + 1) % 32 == 0 ? '\n' : ' ');
+    out << '\n';
+  });
+  return 0;
+}
+
+int decode(const Args& a) {
+  const text::BytePairEncoding bpe = text::load_bpe(a.tokenizer);
+  std::istringstream in(read_input(a));
+  std::vector<int32_t> ids;
+  std::string word;
+  size_t number = 0;
+  while (in >> word) {
+    ++number;
+    size_t used = 0;
+    long long id = -1;
+    try {
+      id = std::stoll(word, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != word.size() || id < 0 || id >= static_cast<long long>(bpe.size()))
+      throw std::invalid_argument("--input " + a.input + ": token " + std::to_string(number) +
+                                  " is '" + word + "', not an id of the " +
+                                  std::to_string(bpe.size()) + "-token vocabulary");
+    ids.push_back(static_cast<int32_t>(id));
+  }
+  const std::string text = bpe.decode(ids);
+  write_output(a, [&](std::ostream& out) { out << text; });
+  return 0;
+}
+
+int train(const Args& a) {
+  const std::string text = read_input(a);
+  const auto start = std::chrono::steady_clock::now();
+  const text::BytePairEncoding bpe = text::BytePairEncoding::train(text, a.train);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::filesystem::create_directories(a.output);
+  const std::filesystem::path dir = a.output;
+  bpe.save((dir / "encoder.json").string(), (dir / "vocab.bpe").string());
+  std::fprintf(stderr, "trained %zu tokens (%zu merges) on %zu bytes in %.1f s: %s\n", bpe.size(),
+               bpe.merges(), text.size(), seconds, a.output.c_str());
+  return 0;
+}
+
+int stats(const Args& a) {
+  const text::BytePairEncoding bpe = text::load_bpe(a.tokenizer);
+  const std::string text = read_input(a);
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<int32_t> ids = bpe.encode(text);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<bool> used(bpe.size(), false);
+  size_t distinct = 0;
+  for (int32_t id : ids) distinct += !used[id], used[id] = true;
+  const bool round_trip = bpe.decode(ids) == text;
+  std::printf(
+      "tokenizer %s (%zu tokens, hash %s)\nbytes %zu  tokens %zu  bytes/token %.3f  "
+      "distinct tokens %zu (%.1f%% of the vocabulary)\nencoded in %.3f s (%.2f MB/s), "
+      "decode(encode(x)) == x: %s\n",
+      a.tokenizer.c_str(), bpe.size(), bpe.hash().c_str(), text.size(), ids.size(),
+      ids.empty() ? 0.0 : static_cast<double>(text.size()) / static_cast<double>(ids.size()),
+      distinct, 100.0 * static_cast<double>(distinct) / static_cast<double>(bpe.size()), seconds,
+      seconds > 0 ? static_cast<double>(text.size()) / seconds / 1e6 : 0.0,
+      round_trip ? "yes" : "NO");
+  return round_trip ? 0 : 1;
+}
+
+}  // namespace
+
+int tg::apps::tokenize_main(int argc, char** argv) {
+  CLI::App app{"tokenize: byte-level BPE (GPT-2's, or one trained here): encode, decode, train"};
+  apps::add_version_flag(app);
+  app.require_subcommand(1);
+  Args enc, dec, tr, st;
+  CLI::App* encode_cmd = app.add_subcommand("encode", "text -> token ids (whitespace-separated)");
+  add_common(encode_cmd, enc, true, "text file (any bytes)");
+  CLI::App* decode_cmd = app.add_subcommand("decode", "token ids -> the text's bytes");
+  add_common(decode_cmd, dec, true, "file of whitespace-separated ids");
+  CLI::App* train_cmd =
+      app.add_subcommand("train",
+                         "learn a byte-level BPE vocabulary; writes encoder.json and "
+                         "vocab.bpe into the --output folder");
+  train_cmd->add_option("--input", tr.input, "training text");
+  train_cmd->add_option("--corpus", tr.corpus, "train on Brown instead of --input")
+      ->check(CLI::IsMember({"brown-train", "brown"}));
+  train_cmd->add_option("--output", tr.output, "folder to write the two files into")->required();
+  train_cmd
+      ->add_option("--vocab-size", tr.train.vocab_size, "tokens, bytes and end-of-text included")
+      ->capture_default_str()
+      ->check(apps::number_in(257, 1 << 24, false, true));
+  train_cmd
+      ->add_option("--min-pair-count", tr.train.min_pair_count,
+                   "stop when the most frequent pair occurs fewer times")
+      ->capture_default_str()
+      ->check(apps::positive());
+  train_cmd
+      ->add_option("--end-of-text", tr.train.end_of_text,
+                   "the end-of-text token appended last (empty: none)")
+      ->capture_default_str();
+  CLI::App* stats_cmd = app.add_subcommand("stats", "tokens per byte, vocabulary use, speed");
+  add_common(stats_cmd, st, true, "text file");
+  CLI11_PARSE(app, argc, argv);
+  return apps::guarded_main("tokenize", [&] {
+    if (!distributed::is_main()) return 0;
+    if (encode_cmd->parsed()) return encode(enc);
+    if (decode_cmd->parsed()) return decode(dec);
+    if (train_cmd->parsed()) {
+      if (tr.input.empty() == tr.corpus.empty())
+        throw std::invalid_argument("tokenize train: give one of --input FILE or --corpus");
+      return train(tr);
+    }
+    if (stats_cmd->parsed()) return stats(st);
+    return 0;
+  });
+}
