@@ -4,6 +4,7 @@
 //   tokenize train  --input corpus.txt --vocab-size 8192 --output my-bpe/
 //   tokenize stats  --tokenizer my-bpe --input corpus.txt
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -25,6 +26,7 @@ namespace {
 
 struct Args {
   std::string tokenizer = "gpt2", input, output, corpus;
+  size_t repeats = 1;
   text::BpeTrainOptions train;
 };
 
@@ -50,13 +52,12 @@ void write_output(const Args& a, const std::function<void(std::ostream&)>& write
   }
 }
 
-void add_common(CLI::App* sub, Args& a, bool tokenizer, const char* input_help) {
-  if (tokenizer)
-    sub->add_option("--tokenizer", a.tokenizer,
-                    "gpt2, a folder with encoder.json and vocab.bpe, or an encoder.json")
-        ->capture_default_str();
+void add_common(CLI::App* sub, Args& a, const char* input_help, bool output = true) {
+  sub->add_option("--tokenizer", a.tokenizer,
+                  "gpt2, a folder with encoder.json and vocab.bpe, or an encoder.json")
+      ->capture_default_str();
   sub->add_option("--input", a.input, input_help)->required();
-  sub->add_option("--output", a.output, "file to write (default: standard output)");
+  if (output) sub->add_option("--output", a.output, "file to write (default: standard output)");
 }
 
 int encode(const Args& a) {
@@ -112,10 +113,17 @@ int train(const Args& a) {
 int stats(const Args& a) {
   const text::BytePairEncoding bpe = text::load_bpe(a.tokenizer);
   const std::string text = read_input(a);
-  const auto start = std::chrono::steady_clock::now();
-  const std::vector<int32_t> ids = bpe.encode(text);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // The median of --repeats encodings of the whole text, one thread.
+  std::vector<int32_t> ids;
+  std::vector<double> times;
+  for (size_t r = 0; r < a.repeats; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    ids = bpe.encode(text);
+    times.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  const double seconds = times[times.size() / 2];
   std::vector<bool> used(bpe.size(), false);
   size_t distinct = 0;
   for (int32_t id : ids) distinct += !used[id], used[id] = true;
@@ -140,9 +148,9 @@ int tg::apps::tokenize_main(int argc, char** argv) {
   app.require_subcommand(1);
   Args enc, dec, tr, st;
   CLI::App* encode_cmd = app.add_subcommand("encode", "text -> token ids (whitespace-separated)");
-  add_common(encode_cmd, enc, true, "text file (any bytes)");
+  add_common(encode_cmd, enc, "text file (any bytes)");
   CLI::App* decode_cmd = app.add_subcommand("decode", "token ids -> the text's bytes");
-  add_common(decode_cmd, dec, true, "file of whitespace-separated ids");
+  add_common(decode_cmd, dec, "file of whitespace-separated ids");
   CLI::App* train_cmd =
       app.add_subcommand("train",
                          "learn a byte-level BPE vocabulary; writes encoder.json and "
@@ -165,7 +173,10 @@ int tg::apps::tokenize_main(int argc, char** argv) {
                    "the end-of-text token appended last (empty: none)")
       ->capture_default_str();
   CLI::App* stats_cmd = app.add_subcommand("stats", "tokens per byte, vocabulary use, speed");
-  add_common(stats_cmd, st, true, "text file");
+  add_common(stats_cmd, st, "text file", false);
+  stats_cmd->add_option("--repeats", st.repeats, "encode this many times, report the median")
+      ->capture_default_str()
+      ->check(apps::positive());
   CLI11_PARSE(app, argc, argv);
   return apps::guarded_main("tokenize", [&] {
     if (!distributed::is_main()) return 0;

@@ -138,6 +138,7 @@ def scaling_section(scaling):
 def main():
     micro, w2v, train = load("micro.json"), load("word2vec.json"), load("train.json")
     mpi = load("mpi_scaling.json")
+    tok = load("tokenizer.json")
     scaling = load("scaling.json")
     lines = ["# Benchmarks", "", f"Rendered {datetime.date.today()} by `benchmarks/render_results.py` from "
              "`benchmarks/results/*.json` (written by `scripts/bench.sh`). All figures are medians of repeated runs "
@@ -212,6 +213,23 @@ def main():
                   f"min count 4, Brown training split; {w2v['repeats']} alternating runs; words/s = corpus words x epochs / "
                   "training seconds; WordSim-353 by the same evaluator for both.", ""]
         lines += open(os.path.join(R, "word2vec.md")).read().splitlines() + [""]
+    if tok:
+        lines += ["## GPT-2 tokenizer vs tiktoken", "",
+                  f"{tok['cpu']}, one thread each; tiktoken {tok['tiktoken']} (npm, WebAssembly) under node "
+                  f"{tok['node']}; each figure the median of {tok['rounds']} alternating rounds, each round the median "
+                  f"of {tok['repeats']} encodings of the whole text in one process (vocabulary loading excluded) "
+                  "(`benchmarks/tokenizer_vs_tiktoken.py`).", "",
+                  "| text | MB | tokens | tapegrad MB/s | tiktoken MB/s | speed-up | identical ids |",
+                  "|---|---:|---:|---:|---:|---:|---|"]
+        for r in tok["texts"]:
+            lines.append(f"| {r['text']} | {r['bytes'] / 1e6:.2f} | {r['tokens']:,} | {r['ours_mb_s']:.1f} | "
+                         f"{r['tiktoken_mb_s']:.1f} | {r['speedup']:.1f}x | {'yes' if r['identical'] else 'NO'} |")
+        lines += ["", "One word of random letters (the merge loop on one long piece):", "",
+                  "| word | tapegrad s | tapegrad s/MB | tiktoken s |", "|---:|---:|---:|---:|"]
+        for r in tok["long_words"]:
+            ref = f"{r['tiktoken_s']:.3f}" if "tiktoken_s" in r else "not run (quadratic)"
+            lines.append(f"| {r['kb']:,} KB | {r['ours_s']:.3f} | {r['ours_s'] / r['kb'] * 1024:.3f} | {ref} |")
+        lines.append("")
     if mpi:
         lines += ["## Data parallelism over MPI ranks", "",
                   f"{mpi['mpi']}; the same global batch on 1 rank and on 2 ranks of 1 OpenBLAS thread each "

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark suite: micro-benchmarks (Google Benchmark) with the machine's sgemm peak,
-# training throughput and peak memory against PyTorch, word2vec against gensim. Installs
+# training throughput and peak memory against PyTorch, word2vec against gensim, GPT-2
+# encoding against tiktoken. Installs
 # what it needs, prints the tables, writes benchmarks/results/*.json and benchmarks/RESULTS.md.
 # Also data-parallel scaling over 2 MPI ranks (benchmarks/mpi_scaling.py) when mpirun is there.
 # With --scaling, also how cost grows with d_model and context up to GPT-2 small's shape
@@ -38,6 +39,11 @@ os.replace(p + ".tmp", p)
 PY
 /usr/bin/python3 benchmarks/train_vs_torch.py --repeats "$repeats" --configs "$configs"
 /usr/bin/python3 benchmarks/word2vec_vs_gensim.py --repeats "$repeats"
+if command -v node >/dev/null && bash scripts/fetch_tiktoken.sh; then
+  /usr/bin/python3 benchmarks/tokenizer_vs_tiktoken.py --repeats "$((repeats + 2))"
+else
+  echo "bench.sh: node or tiktoken missing: no tokenizer comparison" >&2
+fi
 if command -v mpirun >/dev/null && [ -x build/bin/bench_train ]; then
   (cd benchmarks && /usr/bin/python3 mpi_scaling.py --repeats "$repeats" \
     --configs "$([ "$repeats" = 1 ] && echo gpt-tiny || echo gpt-tiny,gpt-small)")
