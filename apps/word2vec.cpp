@@ -23,10 +23,6 @@ using namespace tg;
 
 namespace {
 
-std::string data_file(const std::string& name) {
-  return std::string(TAPEGRAD_SOURCE_DIR) + "/data/" + name;
-}
-
 // word2vec train: the original tool's flags.
 struct TrainArgs {
   text::Word2VecOptions o;
@@ -109,8 +105,9 @@ int train_vectors(TrainArgs a) {
 
 // word2vec eval: word similarity and analogies.
 struct EvalArgs {
-  std::string vectors, wordsim = data_file("wordsim353.tsv"), simlex = data_file("simlex999.txt"),
-                       analogies = data_file("questions-words.txt");
+  std::string vectors, wordsim = text::evaluation_file("wordsim353.tsv"),
+                       simlex = text::evaluation_file("simlex999.txt"),
+                       analogies = text::evaluation_file("questions-words.txt");
 };
 
 CLI::App* add_eval(CLI::App& app, EvalArgs& a) {

@@ -25,6 +25,10 @@ endif()
 # (text/corpus.cpp).
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/fetch_brown.sh ${PROJECT_SOURCE_DIR}/scripts/fetch_gpt2.sh
         DESTINATION ${CMAKE_INSTALL_DATADIR}/tapegrad)
+# The evaluation sets the programs score word vectors with (text::evaluation_file).
+install(FILES ${PROJECT_SOURCE_DIR}/data/wordsim353.tsv ${PROJECT_SOURCE_DIR}/data/simlex999.txt
+              ${PROJECT_SOURCE_DIR}/data/questions-words.txt ${PROJECT_SOURCE_DIR}/data/SOURCES.md
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/tapegrad/data)
 install(EXPORT tapegradTargets NAMESPACE tapegrad:: DESTINATION ${TAPEGRAD_CMAKE_DIR})
 
 # What the package's targets were built with, so that find_package(tapegrad) finds the same.

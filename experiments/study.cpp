@@ -38,7 +38,7 @@ std::vector<std::string> split_commas(const std::string& list) {
 }
 
 std::string data_path(const std::string& name) {
-  return std::string(TAPEGRAD_SOURCE_DIR) + "/data/" + name;
+  return text::evaluation_file(name);
 }
 
 void make_dirs(const std::string& dir) {

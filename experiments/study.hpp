@@ -110,7 +110,7 @@ nlohmann::json aggregate(const std::vector<nlohmann::json>& runs,
                          const std::vector<std::string>& metrics);
 
 std::vector<std::string> split_commas(const std::string& list);  // "a,b" -> {"a", "b"}
-std::string data_path(const std::string& name);                  // the repository's data/ folder
+std::string data_path(const std::string& name);  // an evaluation set: text::evaluation_file
 void make_dirs(const std::string& dir);
 
 }  // namespace tg::experiments

@@ -91,6 +91,10 @@ void RNNLM::set_carried_state(const std::vector<Tensor>& state) {
     if (h.dim() != 2 || h.size(1) != config_.hidden)
       throw std::invalid_argument("RNNLM: a carried state is " + to_string(h.shape()) +
                                   ", not [rows, " + std::to_string(config_.hidden) + "]");
+    if (per_layer == 2 && state[l * per_layer + 1].shape() != h.shape())
+      throw std::invalid_argument("RNNLM: a carried cell state is " +
+                                  to_string(state[l * per_layer + 1].shape()) +
+                                  ", not the hidden state's " + to_string(h.shape()));
     carried_.push_back({h.clone(), per_layer == 2 ? state[l * per_layer + 1].clone() : Tensor()});
   }
 }

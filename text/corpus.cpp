@@ -155,6 +155,16 @@ fs::path fetch_script(const std::string& name) {
 
 }  // namespace
 
+std::string evaluation_file(const std::string& name) {
+  const fs::path source = fs::path(TAPEGRAD_SOURCE_DIR) / "data" / name;
+  if (in_build_tree()) return source.string();
+  for (const fs::path& installed :
+       {running_program().parent_path().parent_path() / "share" / "tapegrad" / "data" / name,
+        fs::path(TAPEGRAD_INSTALL_DATADIR) / "tapegrad" / "data" / name})
+    if (fs::exists(installed)) return installed.string();
+  return source.string();
+}
+
 std::string data_root() {
   if (const char* env = std::getenv("TAPEGRAD_DATA"); env && *env) return env;
   if (in_build_tree()) return (fs::path(TAPEGRAD_SOURCE_DIR) / "data" / "cache").string();

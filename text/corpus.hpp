@@ -26,6 +26,11 @@ Tokens read_brown(const std::string& dir);
 // The corpus cache: $TAPEGRAD_DATA; else data/cache in the source tree for the programs of its
 // build tree, and $XDG_CACHE_HOME/tapegrad (~/.cache/tapegrad) for installed ones.
 std::string data_root();
+// An evaluation set shipped with tapegrad (data/: wordsim353.tsv, simlex999.txt,
+// questions-words.txt): the source tree's for the programs of its build tree, the installed copy
+// (PREFIX/share/tapegrad/data) for installed ones.
+std::string evaluation_file(const std::string& name);
+
 // A folder of the cache (data_root()/folder): if `complete` says it is not, runs the fetch
 // script `script_name` (the source tree's, or the installed share/tapegrad copy) with the cache
 // root once; throws naming `what`, the folder and the script if that fails (`otherwise`: a

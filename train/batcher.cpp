@@ -8,7 +8,7 @@ namespace tg::train {
 
 Batcher::Batcher(const text::LMData& data, size_t warmup, size_t predictions, size_t batch,
                  BatchOrder order)
-    : data_(data), order_kind_(order), warmup_(warmup), t_(predictions), batch_(batch) {
+    : data_(data), kind_(order), warmup_(warmup), t_(predictions), batch_(batch) {
   const size_t need = warmup + predictions + 1;
   if (data.train.size() < need + predictions)
     throw std::invalid_argument("the training split has " + std::to_string(data.train.size()) +
@@ -40,19 +40,19 @@ Batcher::Batcher(const text::LMData& data, size_t warmup, size_t predictions, si
 
 void Batcher::start_epoch(Generator& gen) {
   offset_ = static_cast<size_t>(gen.below(t_));
-  if (order_kind_ == BatchOrder::streams) return;  // every stream in order
-  order_.resize(chunks_);
-  for (size_t i = 0; i < chunks_; ++i) order_[i] = i;
-  for (size_t i = chunks_; i > 1; --i) std::swap(order_[i - 1], order_[gen.below(i)]);
+  if (kind_ == BatchOrder::streams) return;  // every stream in order
+  chunk_order_.resize(chunks_);
+  for (size_t i = 0; i < chunks_; ++i) chunk_order_[i] = i;
+  for (size_t i = chunks_; i > 1; --i) std::swap(chunk_order_[i - 1], chunk_order_[gen.below(i)]);
 }
 
 std::pair<Ids, Ids> Batcher::batch(size_t index) const {
   const size_t first = index * batch_, rows = std::min(batch_, chunks_ - first), len = warmup_ + t_;
   std::vector<int32_t> inputs(rows * len), targets(rows * t_);
   for (size_t r = 0; r < rows; ++r) {
-    const size_t start = order_kind_ == BatchOrder::streams
+    const size_t start = kind_ == BatchOrder::streams
                              ? data_.train.begin + r * stream_ + offset_ + index * t_
-                             : data_.train.begin + offset_ + order_[first + r] * t_;
+                             : data_.train.begin + offset_ + chunk_order_[first + r] * t_;
     std::copy_n(data_.stream.begin() + static_cast<long>(start), len,
                 inputs.begin() + static_cast<long>(r * len));
     std::copy_n(data_.stream.begin() + static_cast<long>(start + warmup_ + 1), t_,

@@ -37,10 +37,10 @@ class Batcher {
 
  private:
   const text::LMData& data_;
-  BatchOrder order_kind_;
+  BatchOrder kind_;
   size_t warmup_, t_, batch_, chunks_ = 0, offset_ = 0;
   size_t stream_ = 0;  // streams: the tokens of each row's stream
-  std::vector<size_t> order_;
+  std::vector<size_t> chunk_order_;
 };
 
 }  // namespace tg::train

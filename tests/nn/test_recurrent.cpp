@@ -179,6 +179,10 @@ BOOST_AUTO_TEST_CASE(rnnlm_carries_its_state_between_training_calls) {
   BOOST_CHECK_THROW(carried.set_carried_state({Tensor::zeros({2, 7}), Tensor::zeros({2, 7}),
                                                Tensor::zeros({2, 7}), Tensor::zeros({2, 7})}),
                     std::invalid_argument);
+  // So is a cell state whose shape is not its hidden state's.
+  std::vector<Tensor> bad_cell = saved;
+  bad_cell[1] = Tensor::zeros({saved[1].size(0) + 1, saved[1].size(1)});
+  BOOST_CHECK_THROW(carried.set_carried_state(bad_cell), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(bad_shapes_are_clear_errors) {
