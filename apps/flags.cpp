@@ -15,7 +15,11 @@ void add_data_flags(CLI::App& app, text::LMDataOptions& d) {
       ->check(CLI::ExistingFile);
   app.add_option("--split", d.split, "train,valid,test fractions for --corpus-file")
       ->capture_default_str();
-  app.add_option("--min-count", d.min_count, "rarer words map to <unk>")
+  app.add_option("--tokenizer", d.tokenizer,
+                 "word (rare words -> <unk>), gpt2 (GPT-2's byte-level BPE), or the folder / "
+                 "encoder.json of a BPE trained with `tokenize train`")
+      ->capture_default_str();
+  app.add_option("--min-count", d.min_count, "rarer words map to <unk> (--tokenizer word)")
       ->capture_default_str()
       ->check(positive());
   add_enum_option(app, "--vocab-counts", d.vocab_counts, text::kVocabCountsNames,

@@ -42,6 +42,10 @@ int tg::apps::train_lm_main(int argc, char** argv) {
         "%.1f\n",
         r.valid_ppl, r.test_ppl, r.json["trainable_params"].get<size_t>(),
         r.json["train_tokens_per_s"].get<double>(), r.json["wall_s"].get<double>());
+    if (r.json.contains("test_ppl_per_word"))  // a subword tokenizer: the per-word scale too
+      std::printf("per word: valid_ppl %.2f  test_ppl %.2f (%zu test tokens for %zu words)\n",
+                  r.json["valid_ppl_per_word"].get<double>(),
+                  r.json["test_ppl_per_word"].get<double>(), data.test.size(), data.test_words);
     if (!c.results.empty()) std::fprintf(stderr, "wrote %s\n", c.results.c_str());
     if (sample > 0)
       std::printf("%s\n", train::sample_text(*r.model, data.vocab, prompt, sample, temperature,

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "base/hash.hpp"
+#include "text/bpe.hpp"
 
 namespace tg::text {
 
@@ -23,6 +24,10 @@ LMData load_lm_data(const LMDataOptions& o) {
                                 " is not in (0, 1]");
   Tokens tokens;
   Splits splits;
+  // The splits' lengths in the stream's tokens (words, unless a BPE encodes them).
+  struct {
+    size_t train, valid, test;
+  } splits_in_tokens{};
   std::string source;
   if (!o.corpus_file.empty()) {
     tokens = read_plain_file(o.corpus_file);
@@ -38,26 +43,53 @@ LMData load_lm_data(const LMDataOptions& o) {
                                 o.corpus + "'");
   }
   LMData data;
-  data.vocab =
-      Vocabulary::build(o.vocab_counts == VocabCounts::all ? tokens : splits.train, o.min_count);
-  if (data.vocab.size() < 2)
-    throw std::invalid_argument(
-        "--min-count " + std::to_string(o.min_count) +
-        " leaves no word in the vocabulary but <unk> (no word occurs that often): lower it");
-  data.stream = data.vocab.encode(tokens);
-  data.train_full = splits.train.size();
+  data.tokenizer = o.tokenizer;
+  if (o.tokenizer == "word") {
+    data.vocab =
+        Vocabulary::build(o.vocab_counts == VocabCounts::all ? tokens : splits.train, o.min_count);
+    if (data.vocab.size() < 2)
+      throw std::invalid_argument(
+          "--min-count " + std::to_string(o.min_count) +
+          " leaves no word in the vocabulary but <unk> (no word occurs that often): lower it");
+    data.stream = data.vocab.encode(tokens);
+  } else {
+    // Each split's words joined by spaces; a split after the first starts with the space that
+    // separates it from the one before, so the stream is the whole text's encoding (pieces
+    // never cross a space between words).
+    auto bpe = std::make_shared<const BytePairEncoding>(load_bpe(o.tokenizer));
+    const std::vector<int32_t> train_ids = bpe->encode(words_as_text(splits.train));
+    const std::vector<int32_t> valid_ids = bpe->encode(" " + words_as_text(splits.valid));
+    const std::vector<int32_t> test_ids = bpe->encode(" " + words_as_text(splits.test));
+    data.stream = train_ids;
+    data.stream.insert(data.stream.end(), valid_ids.begin(), valid_ids.end());
+    data.stream.insert(data.stream.end(), test_ids.begin(), test_ids.end());
+    data.vocab =
+        Vocabulary::from_bpe(bpe, o.vocab_counts == VocabCounts::all ? data.stream : train_ids);
+    splits_in_tokens = {train_ids.size(), valid_ids.size(), test_ids.size()};
+  }
+  data.valid_words = splits.valid.size();
+  data.test_words = splits.test.size();
+  if (o.tokenizer == "word")
+    splits_in_tokens = {splits.train.size(), splits.valid.size(), splits.test.size()};
+  data.train_full = splits_in_tokens.train;
   const size_t cut = static_cast<size_t>(
-      std::llround(static_cast<double>(splits.train.size()) * o.train_fraction));
+      std::llround(static_cast<double>(splits_in_tokens.train) * o.train_fraction));
   data.train = {0, std::max<size_t>(cut, 2)};
-  data.valid = {splits.train.size(), splits.train.size() + splits.valid.size()};
-  data.test = {data.valid.end, tokens.size()};
+  data.valid = {splits_in_tokens.train, splits_in_tokens.train + splits_in_tokens.valid};
+  data.test = {data.valid.end, data.stream.size()};
   std::ostringstream d;
-  d << source << ": " << tokens.size() << " tokens, train " << data.train.size();
+  d << source << ": " << data.stream.size() << " tokens";
+  if (o.tokenizer != "word") d << " (" << tokens.size() << " words)";
+  d << ", train " << data.train.size();
   if (o.train_fraction < 1.0)
     d << " (" << o.train_fraction * 100 << "% of " << data.train_full << ")";
   d << ", valid " << data.valid.size() << ", test " << data.test.size() << "; vocabulary "
-    << data.vocab.size() << " (frequency >= " << o.min_count << " on "
-    << base::name_of(kVocabCountsNames, o.vocab_counts) << " tokens, the rest -> <unk>)";
+    << data.vocab.size();
+  if (o.tokenizer == "word")
+    d << " (frequency >= " << o.min_count << " on "
+      << base::name_of(kVocabCountsNames, o.vocab_counts) << " tokens, the rest -> <unk>)";
+  else
+    d << " (byte-level BPE '" << o.tokenizer << "', hash " << data.vocab.bpe()->hash() << ")";
   data.description = d.str();
   return data;
 }
@@ -69,8 +101,8 @@ std::vector<size_t> train_counts(const LMData& data) {
   return count;
 }
 
-const char* frequency_band(int32_t id, size_t train_count) {
-  if (id == 0) return "<unk>";
+const char* frequency_band(int32_t id, size_t train_count, int32_t unk) {
+  if (id == unk) return "<unk>";
   if (train_count == 0) return "unseen";
   if (train_count < 10) return "rare (1-9)";
   if (train_count < 100) return "middle (10-99)";

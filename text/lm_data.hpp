@@ -27,6 +27,10 @@ struct LMDataOptions {
   size_t min_count = 4;               // Bengio et al.: frequency <= 3 -> <unk>
   VocabCounts vocab_counts = VocabCounts::all;
   double train_fraction = 1.0;  // use the first fraction of the training range
+  // "word" (whitespace words, rare ones -> <unk>), "gpt2" (GPT-2's byte-level BPE), or a folder
+  // or encoder.json of another BPE (text/bpe.hpp, load_bpe). With a BPE, min_count and
+  // vocab_counts do not apply: the splits' words are joined by spaces and encoded.
+  std::string tokenizer = "word";
 };
 
 struct Range {
@@ -39,8 +43,12 @@ struct LMData {
   std::vector<int32_t> stream;  // the whole corpus, encoded
   Range train, valid, test;     // train is already cut to train_fraction
   size_t train_full = 0;        // tokens of the whole training range
-  std::string description;      // one line for logs
-  Tokens train_tokens() const;  // the (cut) training range as words, <unk> for rare ones
+  // Words (whitespace-separated) of the valid and test ranges: per-word perplexity is
+  // exp(total NLL / words), one scale across tokenizations. Equal to the tokens for "word".
+  size_t valid_words = 0, test_words = 0;
+  std::string tokenizer = "word";  // as given; the BPE itself is vocab.bpe()
+  std::string description;         // one line for logs
+  Tokens train_tokens() const;     // the (cut) training range as words, <unk> for rare ones
 };
 
 // Throws with a clear message for an empty corpus, a bad split or fraction.
@@ -55,6 +63,7 @@ std::vector<size_t> train_counts(const LMData& data);
 // A token's frequency band by its training-split count: "<unk>" (id 0), "unseen", "rare
 // (1-9)", "middle (10-99)", "frequent (100+)". What the life cycle's drift and the test loss
 // by band group rows by.
-const char* frequency_band(int32_t id, size_t train_count);
+// `unk` is the vocabulary's <unk> id (-1: none, a BPE).
+const char* frequency_band(int32_t id, size_t train_count, int32_t unk = 0);
 
 }  // namespace tg::text

@@ -1,11 +1,13 @@
 #include "text/vocab.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <stdexcept>
 
 #include "autograd/io.hpp"
 #include "base/files.hpp"
+#include "text/bpe.hpp"
 
 namespace tg::text {
 
@@ -37,6 +39,37 @@ Vocabulary Vocabulary::build(const Tokens& counted, size_t min_count) {
   return v;
 }
 
+Vocabulary Vocabulary::from_bpe(std::shared_ptr<const BytePairEncoding> bpe,
+                                const std::vector<int32_t>& counted) {
+  Vocabulary v;
+  v.words_.reserve(bpe->size());
+  for (size_t id = 0; id < bpe->size(); ++id) v.add(bpe->token(static_cast<int32_t>(id)), 0);
+  for (int32_t id : counted) ++v.counts_.at(static_cast<size_t>(id));
+  v.bpe_ = std::move(bpe);
+  return v;
+}
+
+std::vector<int32_t> Vocabulary::encode_text(const std::string& text) const {
+  if (bpe_) return bpe_->encode(text);
+  Tokens words;
+  for (size_t i = 0; i < text.size();) {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    const size_t start = i;
+    while (i < text.size() && !std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    if (i > start) words.push_back(text.substr(start, i - start));
+  }
+  return encode(words);
+}
+
+void Vocabulary::append(std::string& text, int32_t id) const {
+  if (bpe_) {
+    text += word(id);
+  } else {
+    text += ' ';
+    text += word(id);
+  }
+}
+
 int32_t Vocabulary::id(const std::string& word) const {
   auto it = index_.find(word);
   return it == index_.end() ? unk() : it->second;
@@ -57,6 +90,10 @@ std::vector<int32_t> Vocabulary::encode(const Tokens& tokens) const {
 }
 
 void Vocabulary::save(const std::string& path) const {
+  if (bpe_)
+    throw std::logic_error(path +
+                           ": a BPE vocabulary is saved as its own two files "
+                           "(BytePairEncoding::save), not as a word list");
   base::atomic_write(path, [&](std::ostream& out) {
     out << "tapegrad-vocab " << words_.size() << "\n";
     for (size_t i = 0; i < words_.size(); ++i) out << words_[i] << '\t' << counts_[i] << '\n';

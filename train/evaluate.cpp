@@ -111,9 +111,7 @@ std::string sample_text(nn::LanguageModel& model, const text::Vocabulary& vocab,
   if (!(temperature > 0.0f)) throw std::invalid_argument("--temperature must be positive");
   NoGrad no_grad;
   model.eval();
-  std::vector<int32_t> ids;
-  std::istringstream words(prompt);
-  for (std::string w; words >> w;) ids.push_back(vocab.id(w));
+  std::vector<int32_t> ids = vocab.encode_text(prompt);
   const size_t need = model.warmup() + 1;
   while (ids.size() < need)
     ids.insert(ids.begin(), vocab.id("."));  // pad short prompts with sentence ends
@@ -145,7 +143,7 @@ std::string sample_text(nn::LanguageModel& model, const text::Vocabulary& vocab,
         break;
       }
     ids.push_back(next);
-    out += " " + vocab.word(next);
+    vocab.append(out, next);
   }
   return out;
 }

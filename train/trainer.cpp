@@ -1,5 +1,7 @@
 #include "train/trainer.hpp"
 
+#include "text/bpe.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -679,7 +681,8 @@ json Trainer::band_sums(const std::vector<double>& test_nll) const {
   std::map<std::string, std::pair<size_t, double>> bands;
   for (size_t i = 0; i < test_nll.size(); ++i) {
     const int32_t id = data_.stream[data_.test.begin + i];
-    auto& [tokens, sum] = bands[text::frequency_band(id, count[static_cast<size_t>(id)])];
+    auto& [tokens, sum] =
+        bands[text::frequency_band(id, count[static_cast<size_t>(id)], data_.vocab.unk())];
     ++tokens;
     sum += test_nll[i];
   }
@@ -722,6 +725,15 @@ RunResult Trainer::finish() {
   out["train_ppl"] = std::exp(evaluate_nll(*model_, data_, train_probe, c_.eval_batch));
   out["valid_ppl"] = r.valid_ppl;
   out["test_ppl"] = r.test_ppl;
+  if (const text::BytePairEncoding* bpe = data_.vocab.bpe()) {
+    // One scale across tokenizations: exp(the split's total NLL / its words).
+    const auto per_word = [](double ppl, size_t tokens, size_t words) {
+      return std::exp(std::log(ppl) * static_cast<double>(tokens) / static_cast<double>(words));
+    };
+    out["tokenizer"] = {{"name", data_.tokenizer}, {"tokens", bpe->size()}, {"hash", bpe->hash()}};
+    out["valid_ppl_per_word"] = per_word(r.valid_ppl, data_.valid.size(), data_.valid_words);
+    out["test_ppl_per_word"] = per_word(r.test_ppl, data_.test.size(), data_.test_words);
+  }
   // The median step of this sitting; a sitting that trained no step (it resumed from the end
   // of training) has the mean step of the run.
   const double step_seconds = !step_times_.empty() ? median(step_times_)

@@ -13,6 +13,8 @@
 #include "base/process.hpp"
 #include "text/bpe.hpp"
 #include "text/corpus.hpp"
+#include "text/lm_data.hpp"
+#include "text/vocab.hpp"
 
 namespace fs = std::filesystem;
 using tg::text::BytePairEncoding;
@@ -304,6 +306,39 @@ BOOST_AUTO_TEST_CASE(bad_files_are_refused_naming_the_problem) {
   refused(good_encoder, good_merges + good_merges.substr(good_merges.find('\n') + 1),
           "appears twice");
   BOOST_CHECK_THROW(tg::text::load_bpe(dir + "/missing"), std::invalid_argument);
+}
+
+// A language model's data in GPT-2's tokens: the stream is the whole text's encoding (the splits
+// joined at word boundaries), nothing is <unk>, and the word counts give the per-word scale.
+BOOST_AUTO_TEST_CASE(lm_data_in_gpt2_tokens) {
+  tg::text::LMDataOptions o;
+  o.corpus_file = std::string(TAPEGRAD_FIXTURES) + "/toy_corpus.txt";
+  const tg::text::LMData words = tg::text::load_lm_data(o);
+  o.tokenizer = "gpt2";
+  const tg::text::LMData d = tg::text::load_lm_data(o);
+  BOOST_REQUIRE(d.vocab.bpe() != nullptr);
+  BOOST_TEST(d.vocab.size() == 50257u);
+  BOOST_TEST(d.vocab.unk() == -1);
+  const tg::text::Tokens all = tg::text::read_plain_file(o.corpus_file);
+  BOOST_TEST(d.stream == gpt2().encode(tg::text::words_as_text(all)));
+  BOOST_TEST(d.train.size() + d.valid.size() + d.test.size() == d.stream.size());
+  BOOST_TEST(d.valid.begin == d.train.end);
+  // The splits are the word-level splits, in tokens: as many words, at least as many tokens.
+  BOOST_TEST(d.valid_words == words.valid.size());
+  BOOST_TEST(d.test_words == words.test.size());
+  BOOST_TEST(d.test.size() >= d.test_words);
+  BOOST_TEST(gpt2().decode(std::span(d.stream).subspan(d.valid.begin, d.valid.size()))[0] == ' ');
+  // Counts are the stream's.
+  size_t counted = 0;
+  for (int32_t id = 0; id < static_cast<int32_t>(d.vocab.size()); ++id)
+    counted += d.vocab.count(id);
+  BOOST_TEST(counted == d.stream.size());
+  // Prompts and samples go through the BPE.
+  BOOST_TEST(d.vocab.encode_text("the cat") == gpt2().encode("the cat"));
+  std::string text = "the";
+  d.vocab.append(text, gpt2().find(" cat"));
+  BOOST_TEST(text == "the cat");
+  BOOST_CHECK_THROW(d.vocab.save("/tmp/never_written.vocab"), std::logic_error);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
