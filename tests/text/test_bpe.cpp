@@ -237,6 +237,29 @@ BOOST_AUTO_TEST_CASE(same_as_tiktoken_on_the_brown_corpus,
   BOOST_TEST(first_difference == expected.size(), "first difference at token " << first_difference);
 }
 
+// Another encoder reads a trained vocabulary: tiktoken, given its tokens as ranks in id order
+// (the merge order), encodes Brown's training split to the same ids.
+BOOST_AUTO_TEST_CASE(trained_vocabulary_encodes_the_same_in_tiktoken,
+                     *boost::unit_test::precondition(tiktoken_present())) {
+  const std::string dir = temp_dir("trained_tiktoken");
+  const std::string text = tg::text::words_as_text(
+      tg::text::bengio_splits(tg::text::read_brown(tg::text::brown_dir_or_fetch())).train);
+  tg::text::BpeTrainOptions o;
+  o.vocab_size = 8192;
+  const BytePairEncoding bpe = BytePairEncoding::train(text, o);
+  bpe.save(dir + "/encoder.json", dir + "/vocab.bpe");
+  write(dir + "/text.txt", text);
+  const int status = tg::base::run_program({"node", kReferenceScript, modules(), dir + "/text.txt",
+                                            dir + "/ids", "1", dir + "/encoder.json"},
+                                           tg::base::ProgramOutput::discard);
+  BOOST_REQUIRE_EQUAL(status, 0);
+  const auto expected = parse_ids(read(dir + "/ids"));
+  const auto ids = bpe.encode(text);
+  BOOST_TEST_MESSAGE("Brown train in a Brown-trained 8,192-token BPE: " << ids.size() << " tokens");
+  BOOST_TEST(ids.size() == expected.size());
+  BOOST_TEST((ids == expected));
+}
+
 BOOST_AUTO_TEST_CASE(trained_vocabulary_is_deterministic_and_readable_as_gpt2_files) {
   const std::string text = read(std::string(TAPEGRAD_FIXTURES) + "/toy_corpus.txt");
   tg::text::BpeTrainOptions o;
