@@ -28,10 +28,12 @@ class LanguageModel : public Module {
   // trained by truncated backpropagation through time) says so: the trainer then hands batch
   // row r the r-th of `batch` contiguous streams, window after window
   // (train::BatchOrder::streams), calls reset_state() where the streams start, and keeps the
-  // state in checkpoints. Only loss() in training mode carries it; evaluation starts each
-  // window afresh.
+  // state in checkpoints. In training mode loss() carries it; in evaluation mode loss() and
+  // logits() carry it only while carry_in_evaluation(true) (train/evaluate.cpp reads the split
+  // as contiguous streams then), else each call starts afresh.
   virtual bool carries_state() const { return false; }
   virtual void reset_state() {}
+  virtual void carry_in_evaluation(bool /*on*/) {}
   // The carried state as tensors of [rows, width] (empty before the first step), and back.
   virtual std::vector<Tensor> carried_state() const { return {}; }
   virtual void set_carried_state(const std::vector<Tensor>& /*state*/) {}

@@ -50,21 +50,28 @@ std::pair<Tensor, std::vector<RecurrentState>> RNNLM::forward(
   return {x, last};
 }
 
-Tensor RNNLM::logits(const Ids& inputs) {
-  return linear(forward(inputs).first, output_matrix(), output_bias_);
-}
-
-Tensor RNNLM::loss(const Ids& inputs, const Ids& targets) {
-  if (targets.shape != inputs.shape)
-    throw std::invalid_argument("RNNLM: targets " + to_string(targets.shape) + " should be " +
-                                to_string(inputs.shape) + " (one per input token)");
-  const bool carry = config_.carry_state && training();
+Tensor RNNLM::hidden_carrying(const Ids& inputs, bool carry) {
   const bool resumes = carry && !carried_.empty() && carried_[0].h.size(0) == inputs.shape[0];
   auto [h, last] = forward(inputs, resumes ? carried_ : std::vector<RecurrentState>{});
   if (carry) {
     carried_.clear();
     for (const RecurrentState& s : last) carried_.push_back(s.detached());
   }
+  return h;
+}
+
+Tensor RNNLM::logits(const Ids& inputs) {
+  // Training steps carry their state through loss(); logits() only in a streamed evaluation.
+  return linear(hidden_carrying(inputs, config_.carry_state && carry_in_evaluation_ && !training()),
+                output_matrix(), output_bias_);
+}
+
+Tensor RNNLM::loss(const Ids& inputs, const Ids& targets) {
+  if (targets.shape != inputs.shape)
+    throw std::invalid_argument("RNNLM: targets " + to_string(targets.shape) + " should be " +
+                                to_string(inputs.shape) + " (one per input token)");
+  const Tensor h =
+      hidden_carrying(inputs, config_.carry_state && (training() || carry_in_evaluation_));
   return linear_cross_entropy(reshape(h, {-1, static_cast<long>(config_.hidden)}), output_matrix(),
                               output_bias_, Ids({targets.numel()}, targets.values));
 }

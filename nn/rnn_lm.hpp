@@ -4,7 +4,9 @@
 // The model predicts from its first input token on (no warm-up), like the GPT. With
 // carry_state, loss() in training mode starts from the state the previous call ended in (cut
 // from the tape) when the batch has as many rows: truncated backpropagation through time over
-// the trainer's streams. Otherwise, and always in evaluation, a call starts from zeros.
+// the trainer's streams; in evaluation, loss() and logits() do so while
+// carry_in_evaluation(true) (train/evaluate.cpp's streamed evaluation). Otherwise a call
+// starts from zeros.
 #pragma once
 
 #include "base/enum_names.hpp"
@@ -46,6 +48,7 @@ class RNNLM : public VocabularyModel {
   bool tied() const override { return config_.tied; }
   bool carries_state() const override { return config_.carry_state; }
   void reset_state() override { carried_.clear(); }
+  void carry_in_evaluation(bool on) override { carry_in_evaluation_ = on; }
   std::vector<Tensor> carried_state() const override;
   void set_carried_state(const std::vector<Tensor>& state) override;
   const RNNLMConfig& config() const { return config_; }
@@ -61,6 +64,10 @@ class RNNLM : public VocabularyModel {
   Tensor output_bias_;                                   // b
   std::shared_ptr<Dropout> dropout_;
   std::vector<RecurrentState> carried_;  // one per layer; empty: zeros
+  bool carry_in_evaluation_ = false;
+  // The top layer's outputs [B, T, hidden]; with `carry`, from the carried state (when its
+  // rows match), keeping the state they end in, detached.
+  Tensor hidden_carrying(const Ids& inputs, bool carry);
 };
 
 }  // namespace tg::nn

@@ -36,6 +36,30 @@ std::vector<EvalBatch> plan_batches(const nn::LanguageModel& model, const text::
   return batches;
 }
 
+// For a model that carries its state (a recurrent one): the targets of `range` as `rows`
+// contiguous streams, batch k holding each stream's k-th window, so that with the state carried
+// from batch to batch every target is predicted after all of its stream's text before it (as
+// it trains). The few targets left over after rows equal streams (fewer than `rows`) form a last
+// one-row batch, read from a fresh state.
+std::vector<EvalBatch> plan_stream_batches(const nn::LanguageModel& model, const text::Range& range,
+                                           size_t batch_rows, size_t& first) {
+  const size_t w = model.warmup(), t = std::min<size_t>(model.max_predictions(), 256);
+  first = std::max(range.begin, w + 1);
+  const size_t n = range.end > first ? range.end - first : 0;
+  // About 2,048 predictions per forward pass, as plan_batches.
+  const size_t rows = std::max<size_t>(1, std::min({batch_rows, 2048 / t, n / t}));
+  const size_t length = n / rows;  // each stream's targets
+  std::vector<EvalBatch> batches;
+  for (size_t k = 0; k * t < length; ++k) {
+    EvalBatch b;
+    b.len = std::min(t, length - k * t);
+    for (size_t r = 0; r < rows; ++r) b.starts.push_back(first + r * length + k * t);
+    batches.push_back(std::move(b));
+  }
+  if (rows * length < n) batches.push_back({{first + rows * length}, n - rows * length});
+  return batches;
+}
+
 std::pair<Ids, Ids> batch_ids(const nn::LanguageModel& model, const text::LMData& data,
                               const EvalBatch& batch) {
   const size_t w = model.warmup(), len = batch.len, rows = batch.starts.size();
@@ -49,16 +73,36 @@ std::pair<Ids, Ids> batch_ids(const nn::LanguageModel& model, const text::LMData
   return {Ids({rows, w + len}, std::move(inputs)), Ids({rows, len}, std::move(targets))};
 }
 
-// Runs fn(batch index, batch) under NoGrad in evaluation mode; under MPI each rank takes every
-// size()-th batch.
+// Runs fn(batch, counts) under NoGrad in evaluation mode, over the batches `plan` made. Under
+// MPI each rank takes every size()-th batch, and counts is true for all. A model that carries
+// its state reads the stream plan in order on every rank from a fresh state (its batches
+// depend on each other), and only rank 0's count (counts is false elsewhere); the state it
+// trained with is put back afterwards.
 template <class F>
-void for_each_batch(nn::LanguageModel& model, const std::vector<EvalBatch>& batches, F&& fn) {
+void for_each_batch(nn::LanguageModel& model, const text::Range& range, size_t batch_rows,
+                    size_t& first, F&& fn) {
   NoGrad no_grad;
   const bool was_training = model.training();
   model.eval();
-  for (size_t b = static_cast<size_t>(distributed::rank()); b < batches.size();
-       b += static_cast<size_t>(distributed::size()))
-    fn(batches[b]);
+  if (model.carries_state()) {
+    const std::vector<Tensor> trained_state = model.carried_state();
+    model.reset_state();
+    model.carry_in_evaluation(true);
+    const std::vector<EvalBatch> batches = plan_stream_batches(model, range, batch_rows, first);
+    for (size_t b = 0; b < batches.size(); ++b) {
+      if (b + 1 == batches.size() && b > 0 &&
+          batches[b].starts.size() != batches[b - 1].starts.size())
+        model.reset_state();  // the left-over targets: a stream of their own
+      fn(batches[b], distributed::is_main());
+    }
+    model.carry_in_evaluation(false);
+    model.set_carried_state(trained_state);
+  } else {
+    const std::vector<EvalBatch> batches = plan_batches(model, range, batch_rows, first);
+    for (size_t b = static_cast<size_t>(distributed::rank()); b < batches.size();
+         b += static_cast<size_t>(distributed::size()))
+      fn(batches[b], true);
+  }
   model.train(was_training);
 }
 
@@ -67,12 +111,13 @@ void for_each_batch(nn::LanguageModel& model, const std::vector<EvalBatch>& batc
 double evaluate_nll(nn::LanguageModel& model, const text::LMData& data, const text::Range& range,
                     size_t batch_rows) {
   size_t first = 0;
-  const std::vector<EvalBatch> batches = plan_batches(model, range, batch_rows, first);
   double sums[2] = {0.0, 0.0};  // total loss, predictions
-  for_each_batch(model, batches, [&](const EvalBatch& batch) {
+  for_each_batch(model, range, batch_rows, first, [&](const EvalBatch& batch, bool counts) {
     auto [inputs, targets] = batch_ids(model, data, batch);
     const double n = static_cast<double>(batch.starts.size() * batch.len);
-    sums[0] += static_cast<double>(model.loss(inputs, targets).item()) * n;
+    const double loss = static_cast<double>(model.loss(inputs, targets).item());
+    if (!counts) return;
+    sums[0] += loss * n;
     sums[1] += n;
   });
   distributed::sum(sums, 2);
@@ -82,13 +127,14 @@ double evaluate_nll(nn::LanguageModel& model, const text::LMData& data, const te
 
 std::vector<double> token_nll(nn::LanguageModel& model, const text::LMData& data,
                               const text::Range& range, size_t batch_rows) {
-  size_t first = 0;
-  const std::vector<EvalBatch> batches = plan_batches(model, range, batch_rows, first);
-  if (batches.empty()) throw std::invalid_argument("evaluation range has no predictable tokens");
+  const size_t first = std::max(range.begin, model.warmup() + 1);
+  if (first >= range.end) throw std::invalid_argument("evaluation range has no predictable tokens");
   std::vector<double> nll(range.end - first, 0.0);
-  for_each_batch(model, batches, [&](const EvalBatch& batch) {
+  size_t planned_first = 0;
+  for_each_batch(model, range, batch_rows, planned_first, [&](const EvalBatch& batch, bool counts) {
     auto [inputs, targets] = batch_ids(model, data, batch);
     const Tensor logits = model.logits(inputs);  // [rows, len, V]
+    if (!counts) return;
     const size_t v = logits.size(-1);
     const float* z = logits.data();
     for (size_t r = 0; r < batch.starts.size(); ++r)

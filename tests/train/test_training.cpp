@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "text/vectors.hpp"
+#include "train/evaluate.hpp"
 #include "train/models.hpp"
 #include "train/signals.hpp"
 #include "train/toy_data.hpp"
@@ -197,6 +198,67 @@ BOOST_AUTO_TEST_CASE(stateful_models_read_contiguous_streams) {
       std::invalid_argument, [](const std::invalid_argument& e) {
         return std::string(e.what()).find("too few for two windows") != std::string::npos;
       });
+}
+
+// A recurrent model is evaluated as it trains: the split read as contiguous streams with the
+// state carried across windows. With one stream that is the same as one forward pass over the
+// whole range from a fresh state; per-token and mean losses agree; the state it trained with is
+// back afterwards; and a carried state predicts better than windows read from zeros.
+BOOST_AUTO_TEST_CASE(recurrent_models_are_evaluated_with_their_state_carried) {
+  train::TrainConfig c = tiny("lstm");
+  c.model.dropout = 0.0f;
+  const auto model = train::build_model(c, toy(), nullptr);
+  const text::Range range = toy().valid;
+  const double streamed = train::evaluate_nll(*model, toy(), range, 1);
+  // The same windows (256 targets, then the rest) through training mode's carried state,
+  // which the trainer uses (no dropout here, so training and evaluation mode compute the same).
+  const auto window_loss = [&](nn::LanguageModel& m, size_t p, size_t len) {
+    std::vector<int32_t> in(toy().stream.begin() + static_cast<long>(p - 1),
+                            toy().stream.begin() + static_cast<long>(p - 1 + len));
+    std::vector<int32_t> out(toy().stream.begin() + static_cast<long>(p),
+                             toy().stream.begin() + static_cast<long>(p + len));
+    return static_cast<double>(m.loss(Ids({1, len}, in), Ids({1, len}, out)).item());
+  };
+  BOOST_REQUIRE(range.size() > 256u);
+  double whole = 0.0;
+  {
+    NoGrad no_grad;
+    model->train();
+    model->reset_state();
+    whole = (window_loss(*model, range.begin, 256) * 256 +
+             window_loss(*model, range.begin + 256, range.size() - 256) *
+                 static_cast<double>(range.size() - 256)) /
+            static_cast<double>(range.size());
+  }
+  BOOST_TEST(streamed == whole, boost::test_tools::tolerance(1e-5));
+  const std::vector<double> nll = train::token_nll(*model, toy(), range, 4);
+  double mean = 0.0;
+  for (double x : nll) mean += x / static_cast<double>(nll.size());
+  // (loss() sums in float, token_nll in double)
+  BOOST_TEST(mean == train::evaluate_nll(*model, toy(), range, 4),
+             boost::test_tools::tolerance(1e-6));
+  // Train a few steps, so that the state matters and one is carried.
+  c.steps = 30;
+  c.epochs = 0;
+  train::RunResult r = train::train_language_model(c, toy());
+  const std::vector<Tensor> before = r.model->carried_state();
+  BOOST_REQUIRE(!before.empty());
+  const double carried = train::evaluate_nll(*r.model, toy(), range, 4);
+  const std::vector<Tensor> after = r.model->carried_state();
+  BOOST_REQUIRE_EQUAL(after.size(), before.size());
+  for (size_t i = 0; i < before.size(); ++i)
+    BOOST_TEST(std::equal(before[i].data(), before[i].data() + before[i].numel(), after[i].data()));
+  // Windows of 16 read from zeros (what evaluation did before): a worse loss.
+  r.model->eval();
+  double fresh = 0.0;
+  size_t windows = 0;
+  for (size_t p = range.begin; p + 16 <= range.end; p += 16, ++windows) {
+    r.model->reset_state();
+    fresh += window_loss(*r.model, p, 16);
+  }
+  BOOST_TEST_MESSAGE("lstm after 30 steps: carried " << carried << ", windows of 16 from zeros "
+                                                     << fresh / static_cast<double>(windows));
+  BOOST_TEST(carried < fresh / static_cast<double>(windows));
 }
 
 BOOST_AUTO_TEST_CASE(resume_continues_exactly) {
