@@ -86,7 +86,8 @@ void append_utf8(std::string& out, char32_t c) {
   }
 }
 
-// A token as written in the files -> its bytes; empty optional-like flag on failure.
+// A token as written in the files -> its bytes; false if it is empty or a character stands
+// for no byte.
 bool bytes_of_written(std::string_view written, std::string& bytes) {
   bytes.clear();
   for (size_t i = 0; i < written.size();) {
