@@ -76,6 +76,27 @@ BOOST_AUTO_TEST_CASE(checker_rejects_a_wrong_backward) {
   BOOST_TEST(r.report.find("gradient mismatch") != std::string::npos);
 }
 
+// The same wrong backward on inputs of standard deviation 0.05 (where the correct RMSNorm below
+// passes): the step that follows the input's scale still tells 10% off from right.
+BOOST_AUTO_TEST_CASE(checker_rejects_a_wrong_backward_on_small_inputs) {
+  auto wrong_scale = [](const std::vector<Tensor>& in) {
+    const Tensor& x = in[0];
+    Tensor out = Tensor::empty(x.shape());
+    for (size_t i = 0; i < x.numel(); ++i) out.data()[i] = 3.0f * x.data()[i] * x.data()[i];
+    if (needs_grad({&x}))
+      record("wrong_scale", {x}, out, [x, out]() {
+        for (size_t i = 0; i < x.numel(); ++i)
+          x.grad_data()[i] += out.grad().data()[i] * 6.6f * x.data()[i];  // 6 is right
+      });
+    return out;
+  };
+  Generator gen(3);
+  Tensor x = randn({4, 16}, gen, 0.05f, true);
+  const GradcheckResult r = gradcheck(wrong_scale, {x});
+  BOOST_TEST(!r.ok);
+  BOOST_TEST(r.report.find("gradient mismatch") != std::string::npos);
+}
+
 // RMSNorm composed from ops, on inputs of standard deviation 0.05: a correct gradient that the
 // old absolute step (1e-2 for every |x| below 1) rejected; the step now follows the input's
 // scale.
