@@ -20,8 +20,13 @@ using nlohmann::json;
 namespace {
 
 // The pretrained modes' vectors, by seed, trained now unless the study has them; their logs go
-// into the summary. The first seed's file keeps the name of the one file all seeds shared
-// before each had its own, so that its finished runs stay valid.
+// into the summary. A seed's file is named by that seed, seed 1's without a suffix (the name of
+// the one file all seeds shared before each had its own), so that the runs of one study trained
+// in parts (--seed S --seeds N in another folder) join it by moving their files.
+std::string vectors_file(const std::string& stem, uint64_t seed) {
+  return seed == 1 ? stem + ".bin" : stem + "_seed" + std::to_string(seed) + ".bin";
+}
+
 std::map<uint64_t, std::string> pretrain_per_seed(const text::LMData& data,
                                                   const train::TrainConfig& base,
                                                   const experiments::CommonFlags& f,
@@ -35,7 +40,7 @@ std::map<uint64_t, std::string> pretrain_per_seed(const text::LMData& data,
       vectors[seed] = vectors.at(base.seed);
       continue;
     }
-    vectors[seed] = first ? stem + ".bin" : stem + "_seed" + std::to_string(seed) + ".bin";
+    vectors[seed] = vectors_file(stem, seed);
     const json log = experiments::pretrain_word2vec(
         data, f.word2vec_options(base.model.d_model, seed), vectors[seed]);
     if (first) summary["word2vec"] = log;

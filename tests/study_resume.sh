@@ -54,6 +54,24 @@ fi
   die "the summary lost finished runs when a new seed started: $(grep -c '"best_epoch":' "$work/whole/summary.json") runs"
 rmdir "$work/whole/gpt_learned_seed3.json"
 
+# A study trained in parts: seed 2 alone in another folder (--seed 2 --seeds 1) names its files
+# (runs and vectors) as the whole study does, so that moving them beside seed 1's completes the
+# study: every run is skipped, none trained again, and each equals the whole study's.
+seed1=("${flags[@]}")
+seed1[${#seed1[@]}-3]=1  # --seeds 1
+"$bin/exp_embeddings" "${seed1[@]}" --out "$work/in_parts" >/dev/null 2>"$work/in_parts1.err" ||
+  die "seed 1 of the study in parts failed: $(tail -1 "$work/in_parts1.err")"
+"$bin/exp_embeddings" "${seed1[@]}" --seed 2 --out "$work/seed2" >/dev/null 2>"$work/in_parts2.err" ||
+  die "seed 2 of the study in parts failed: $(tail -1 "$work/in_parts2.err")"
+[ -f "$work/seed2/word2vec_d16_seed2.bin" ] || die "seed 2's vectors are not named by their seed: $(ls "$work/seed2")"
+mv "$work/seed2"/gpt_*_seed2.json "$work/seed2"/word2vec_d16_seed2.bin* "$work/in_parts/"
+"$bin/exp_embeddings" "${flags[@]}" --out "$work/in_parts" >/dev/null 2>"$work/joined.err" ||
+  die "the study joined from its parts failed: $(tail -1 "$work/joined.err")"
+[ "$(grep -c "done, skipped" "$work/joined.err")" = 4 ] || die "the joined study trained runs again: $(grep -c "done, skipped" "$work/joined.err") of 4 skipped"
+for run in gpt_learned_seed2 gpt_finetune-pretrained_seed2; do
+  "$bin/compare_run" "$work/whole/$run.json" "$work/in_parts/$run.json" || die "$run trained apart differs from the whole study's"
+done
+
 # The life cycle's measurements (rows touched, drift, neighbours) survive a kill too: its hooks'
 # state rides in the checkpoint.
 life=(--corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 --warmup 2
