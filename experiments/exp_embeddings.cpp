@@ -3,7 +3,10 @@
 // summary.json into --out, and prints the table.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <fstream>
+#include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "apps/cli.hpp"
@@ -19,35 +22,54 @@ using nlohmann::json;
 
 namespace {
 
-// The pretrained modes' vectors, by seed, trained now unless the study has them; their logs go
-// into the summary. A seed's file is named by that seed, seed 1's without a suffix (the name of
-// the one file all seeds shared before each had its own), so that the runs of one study trained
-// in parts (--seed S --seeds N in another folder) join it by moving their files.
-std::string vectors_file(const std::string& stem, uint64_t seed) {
-  return seed == 1 ? stem + ".bin" : stem + "_seed" + std::to_string(seed) + ".bin";
-}
-
-std::map<uint64_t, std::string> pretrain_per_seed(const text::LMData& data,
-                                                  const train::TrainConfig& base,
-                                                  const experiments::CommonFlags& f,
-                                                  json& summary) {
-  std::map<uint64_t, std::string> vectors;
-  const std::string stem = f.out + "/word2vec_d" + std::to_string(base.model.d_model);
-  for (size_t i = 0; i < f.seeds; ++i) {
-    const uint64_t seed = base.seed + i;
-    const bool first = i == 0;
-    if (f.w2v_seeds == experiments::VectorSeeds::shared && !first) {
-      vectors[seed] = vectors.at(base.seed);
-      continue;
+// The pretrained modes' vectors of each seed: named when the study is planned, trained (or
+// reused, checked by their hash) when the first run that needs them trains, so that a finished
+// study invoked again (to list its runs, or after files were moved in) trains none. A seed's
+// file is named by that seed, seed 1's without a suffix (the name of the one file all seeds
+// shared before each had its own), so that the runs of one study trained in parts (--seed S
+// --seeds N in another folder) join it by moving their files. The summary lists each seed's log.
+class SeedVectors {
+ public:
+  SeedVectors(const train::TrainConfig& base, const experiments::CommonFlags& f)
+      : flags_(f), size_(base.model.d_model), first_(base.seed) {
+    const std::string stem = f.out + "/word2vec_d" + std::to_string(size_);
+    for (uint64_t seed = first_; seed < first_ + f.seeds; ++seed) {
+      const uint64_t trained_with = f.w2v_seeds == experiments::VectorSeeds::shared ? first_ : seed;
+      const std::string suffix = trained_with == 1 ? "" : "_seed" + std::to_string(trained_with);
+      files_[seed] = {stem + suffix + ".bin", trained_with};
     }
-    vectors[seed] = vectors_file(stem, seed);
-    const json log = experiments::pretrain_word2vec(
-        data, f.word2vec_options(base.model.d_model, seed), vectors[seed]);
-    if (first) summary["word2vec"] = log;
-    summary["word2vec_by_seed"][std::to_string(seed)] = log;
   }
-  return vectors;
-}
+  const std::string& file(uint64_t seed) const { return files_.at(seed).first; }
+
+  // The logs of the vectors trained before, as they are (a run that uses them checks them).
+  void list_logs(json& summary) const {
+    for (const auto& [seed, file] : files_) {
+      std::ifstream in(file.first + ".json");
+      const json log = in ? json::parse(in, nullptr, false) : json();
+      if (log.is_object()) record(summary, file.second, log);
+    }
+  }
+  // The seed's vectors on disk, trained now unless they are there; their log in the summary.
+  void prepare(uint64_t seed, const text::LMData& data, json& summary) {
+    const auto& [path, trained_with] = files_.at(seed);
+    if (!ready_.insert(path).second) return;
+    record(
+        summary, trained_with,
+        experiments::pretrain_word2vec(data, flags_.word2vec_options(size_, trained_with), path));
+  }
+
+ private:
+  void record(json& summary, uint64_t trained_with, const json& log) const {
+    if (trained_with == first_) summary["word2vec"] = log;
+    summary["word2vec_by_seed"][std::to_string(trained_with)] = log;
+  }
+
+  const experiments::CommonFlags& flags_;
+  size_t size_;
+  uint64_t first_;
+  std::map<uint64_t, std::pair<std::string, uint64_t>> files_;  // seed: file, trained with
+  std::set<std::string> ready_;                                 // checked by this invocation
+};
 
 // What a run's summary entry keeps of its results.
 json summary_entry(const json& results) {
@@ -79,25 +101,31 @@ int tg::experiments::exp_embeddings_main(int argc, char** argv) {
                     {"data", data.description},
                     {"vocab", data.vocab.size()},
                     {"seeds", f.seeds}};
-    bool needs_vectors = false;
-    for (const auto& m : mode_list) needs_vectors = needs_vectors || nn::is_pretrained(m.embedding);
-    const std::map<uint64_t, std::string> vectors = needs_vectors
-                                                        ? pretrain_per_seed(data, base, f, summary)
-                                                        : std::map<uint64_t, std::string>{};
     experiments::Plan plan(
         f.out + "/summary.json", summary, summary_entry, {"model", "mode"},
         {"valid_ppl", "test_ppl", "train_ppl", "trainable_params", "wall_s", "train_tokens_per_s"});
+    SeedVectors vectors(base, f);
+    bool needs_vectors = false;
     for (const auto& model : models)
       for (const auto& mode : mode_list)
         for (size_t seed = 1; seed <= f.seeds; ++seed) {
           train::TrainConfig c = experiments::run_config(base, model, mode, base.seed + seed - 1);
-          if (nn::is_pretrained(mode.embedding)) c.model.vectors = vectors.at(c.seed);
+          std::function<void()> prepare;
+          if (nn::is_pretrained(mode.embedding)) {
+            needs_vectors = true;
+            c.model.vectors = vectors.file(c.seed);
+            prepare = [&vectors, &plan, &data, seed = c.seed] {
+              vectors.prepare(seed, data, plan.summary());
+            };
+          }
           const std::string stem = model + "_" + mode.name + "_seed" + std::to_string(c.seed);
           plan.add({c,
                     model + " " + mode.name + " seed " + std::to_string(c.seed),
                     f.out + "/" + stem + ".json",
-                    {{"model", model}, {"mode", mode.name}, {"seed", c.seed}}});
+                    {{"model", model}, {"mode", mode.name}, {"seed", c.seed}},
+                    prepare});
         }
+    if (needs_vectors) vectors.list_logs(plan.summary());
     plan.collect_finished();
     // Seed-major: every run of the first seed before the second seed's, so that a study stopped
     // part-way has whole seeds of every mode.

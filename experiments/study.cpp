@@ -373,6 +373,7 @@ void Plan::train(size_t i, const text::LMData& data) {
                    run.label.c_str(), claim_path(run.file).c_str());
     return;
   }
+  if (run.prepare) run.prepare();
   // run_one reads the run's JSON first: a run another process finished meanwhile is listed.
   list(i, run_one(run.config, data, run.label, run.file));
   // Finished: its JSON is what the others look for now. A claim ended by an interruption

@@ -65,6 +65,9 @@ class Plan {
     train::TrainConfig config;
     std::string label, file;
     nlohmann::json keys;  // what names the run in the summary: model, mode, seed, ...
+    // Called when this process is about to train the run (not for a finished run or one
+    // another process holds): what only training needs, e.g. its word2vec vectors.
+    std::function<void()> prepare = {};
   };
   // What a run's summary entry takes from its results (added to its keys and file).
   using Entry = std::function<nlohmann::json(const nlohmann::json& results)>;

@@ -33,7 +33,10 @@ wait $pid 2>/dev/null
 
 "$bin/exp_embeddings" "${flags[@]}" --out "$work/parts" >/dev/null 2>"$work/parts2.err" || die "resumed study failed: $(tail -3 "$work/parts2.err")"
 grep -q "gpt learned seed 1\] done, skipped" "$work/parts2.err" || die "the finished run was not skipped"
-grep -q "reusing .*word2vec" "$work/parts2.err" || die "word2vec was trained again"
+# Vectors are trained when a run that needs them trains: seed 1's (its pretrained run had
+# finished) not again, seed 2's now (the killed invocation had not reached its pretrained run).
+[ "$(grep -c "^\[word2vec .*done in" "$work/parts2.err")" = 1 ] ||
+  die "the resumed study trained $(grep -c "^\[word2vec .*done in" "$work/parts2.err") word2vec files, not 1 (seed 2's)"
 grep -q "\[gpt learned seed 2\] resumed from .*gpt_learned_seed2.ckpt at step [1-9]" "$work/parts2.err" ||
   die "the run in progress did not resume from its checkpoint"
 
@@ -64,10 +67,14 @@ seed1[${#seed1[@]}-3]=1  # --seeds 1
 "$bin/exp_embeddings" "${seed1[@]}" --seed 2 --out "$work/seed2" >/dev/null 2>"$work/in_parts2.err" ||
   die "seed 2 of the study in parts failed: $(tail -1 "$work/in_parts2.err")"
 [ -f "$work/seed2/word2vec_d16_seed2.bin" ] || die "seed 2's vectors are not named by their seed: $(ls "$work/seed2")"
-mv "$work/seed2"/gpt_*_seed2.json "$work/seed2"/word2vec_d16_seed2.bin* "$work/in_parts/"
+# The vectors themselves stay behind: a finished run does not need them, and none is trained.
+mv "$work/seed2"/gpt_*_seed2.json "$work/seed2"/word2vec_d16_seed2.bin.json "$work/in_parts/"
 "$bin/exp_embeddings" "${flags[@]}" --out "$work/in_parts" >/dev/null 2>"$work/joined.err" ||
   die "the study joined from its parts failed: $(tail -1 "$work/joined.err")"
 [ "$(grep -c "done, skipped" "$work/joined.err")" = 4 ] || die "the joined study trained runs again: $(grep -c "done, skipped" "$work/joined.err") of 4 skipped"
+! grep -q "^\[word2vec" "$work/joined.err" || die "the joined study, all of whose runs had finished, trained word2vec"
+grep -q '"word2vec_by_seed"' "$work/in_parts/summary.json" && grep -q '"2": {' "$work/in_parts/summary.json" ||
+  die "the joined study's summary lacks seed 2's word2vec log"
 for run in gpt_learned_seed2 gpt_finetune-pretrained_seed2; do
   "$bin/compare_run" "$work/whole/$run.json" "$work/in_parts/$run.json" || die "$run trained apart differs from the whole study's"
 done
@@ -153,7 +160,17 @@ grep -q '"vectors": "word2vec_d16.bin"' "$work/whole/gpt_finetune-pretrained_see
 # Cached vectors are checked by their hash: another file of the same dimension put in their place
 # (here the second seed's) is refused, naming both hashes; a log without a hash (an older
 # study) trains them again, to the same vectors, and the finished runs stay valid.
+# A run trained again (its file deleted) reuses the vectors the others saw, and equals its first
+# training.
+cp -r "$work/whole" "$work/reused"
+rm "$work/reused/gpt_finetune-pretrained_seed1.json"
+"$bin/exp_embeddings" "${flags[@]}" --out "$work/reused" >/dev/null 2>"$work/reused.err" ||
+  die "the study with a deleted run failed: $(tail -1 "$work/reused.err")"
+grep -q "reusing .*word2vec_d16.bin" "$work/reused.err" || die "word2vec was trained again"
+"$bin/compare_run" "$work/whole/gpt_finetune-pretrained_seed1.json" "$work/reused/gpt_finetune-pretrained_seed1.json" ||
+  die "the run trained again on reused vectors differs"
 cp -r "$work/whole" "$work/swapped"
+rm "$work/swapped/gpt_finetune-pretrained_seed1.json"  # a run that needs the vectors
 cp "$work/swapped/word2vec_d16_seed2.bin" "$work/swapped/word2vec_d16.bin"
 if "$bin/exp_embeddings" "${flags[@]}" --out "$work/swapped" >/dev/null 2>"$work/swapped.err"; then
   die "a study reused vectors replaced by others"
@@ -165,7 +182,7 @@ sed -i '/"fnv1a"/d' "$work/swapped/word2vec_d16.bin.json"
   die "the study over a log without a hash failed: $(tail -1 "$work/unhashed.err")"
 grep -q "records no hash of .*word2vec_d16.bin: training it again" "$work/unhashed.err" ||
   die "vectors without a hash were not trained again"
-[ "$(grep -c "done, skipped" "$work/unhashed.err")" = 4 ] || die "the vectors trained again did not keep the 4 finished runs"
+[ "$(grep -c "done, skipped" "$work/unhashed.err")" = 3 ] || die "the vectors trained again did not keep the 3 finished runs"
 cmp -s "$work/swapped/word2vec_d16.bin" "$work/whole/word2vec_d16.bin" || die "the vectors trained again differ"
 # One --results or --checkpoint for a whole study would be overwritten by each run: refused.
 for flag in --results --checkpoint --resume; do
