@@ -20,7 +20,6 @@
 #include "apps/validators.hpp"
 #include "base/build_info.hpp"
 #include "base/files.hpp"
-#include "text/bpe.hpp"
 #include "text/ngram.hpp"
 #include "train/trainer.hpp"
 
@@ -166,14 +165,7 @@ int tg::apps::ngram_main(int argc, char** argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::string name = base::name_of(text::kNgramSmoothingNames, smoothing);
     nlohmann::json out = results_json({smoothing, order}, data_options, data, valid, test, seconds);
-    if (const text::BytePairEncoding* bpe = data.vocab.bpe()) {  // the per-word scale too
-      const auto per_word = [](const std::vector<double>& nll, size_t words) {
-        return std::exp(std::accumulate(nll.begin(), nll.end(), 0.0) / static_cast<double>(words));
-      };
-      out["tokenizer"] = {{"name", data.tokenizer}, {"tokens", bpe->size()}, {"hash", bpe->hash()}};
-      out["valid_ppl_per_word"] = per_word(valid_nll, data.valid_words);
-      out["test_ppl_per_word"] = per_word(test_nll, data.test_words);
-    }
+    train::add_per_word_results(out, data, valid, test);
     if (!mix_with.empty()) out["mixture"] = mix(mix_with, data, valid_nll, test_nll);
     if (!results.empty()) {
       base::atomic_write(results, [&](std::ostream& o) {

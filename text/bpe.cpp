@@ -44,13 +44,6 @@ std::string pcre2_message(int code) {
   return reinterpret_cast<const char*>(buf);
 }
 
-std::string read_whole(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw std::runtime_error(path + ": not a regular file");
-  return read_file(path);
-}
-
 // GPT-2's bytes_to_unicode(): bytes that print stand for themselves, the 68 others for
 // U+0100.. in byte order.
 struct ByteAlphabet {
@@ -160,6 +153,11 @@ Gpt2Splitter::Gpt2Splitter() : matcher_(std::make_unique<Matcher>()) {
 
 Gpt2Splitter::~Gpt2Splitter() = default;
 
+const Gpt2Splitter& gpt2_splitter() {
+  static const Gpt2Splitter splitter;
+  return splitter;
+}
+
 void Gpt2Splitter::for_each_piece(std::string_view text,
                                   const std::function<void(std::string_view)>& piece) const {
   pcre2_match_data* match = pcre2_match_data_create_from_pattern(matcher_->code, nullptr);
@@ -209,7 +207,6 @@ void BytePairEncoding::index_tokens() {
     }
     byte_ids_[b] = it->second;
   }
-  if (!splitter_) splitter_ = std::make_shared<const Gpt2Splitter>();
 }
 
 void BytePairEncoding::add_merge(int32_t left, int32_t right, int32_t merged) {
@@ -223,7 +220,7 @@ void BytePairEncoding::add_merge(int32_t left, int32_t right, int32_t merged) {
 BytePairEncoding BytePairEncoding::load(const std::string& encoder_json,
                                         const std::string& vocab_bpe) {
   BytePairEncoding bpe;
-  const nlohmann::json vocab = nlohmann::json::parse(read_whole(encoder_json), nullptr, false);
+  const nlohmann::json vocab = nlohmann::json::parse(read_file(encoder_json), nullptr, false);
   if (vocab.is_discarded() || !vocab.is_object() || vocab.empty())
     throw std::runtime_error(encoder_json + ": not a JSON object of tokens and ids");
   bpe.tokens_.assign(vocab.size(), std::string());
@@ -252,7 +249,7 @@ BytePairEncoding BytePairEncoding::load(const std::string& encoder_json,
     throw std::runtime_error(encoder_json + ": " + e.what());
   }
 
-  std::istringstream merges(read_whole(vocab_bpe));
+  std::istringstream merges(read_file(vocab_bpe));
   std::string line, left, right;
   size_t number = 0;
   while (std::getline(merges, line)) {
@@ -422,7 +419,7 @@ std::vector<int32_t> BytePairEncoding::encode(std::string_view text) const {
   std::unordered_map<std::string, std::pair<uint32_t, uint32_t>, BytesHash, std::equal_to<>>
       seen;  // piece -> its ids' span of `cache`
   std::vector<int32_t> cache;
-  splitter_->for_each_piece(text, [&](std::string_view piece) {
+  gpt2_splitter().for_each_piece(text, [&](std::string_view piece) {
     if (piece.size() > 32) return encode_piece(piece, ids);
     if (const auto it = seen.find(piece); it != seen.end()) {
       ids.insert(ids.end(), cache.begin() + it->second.first,
@@ -466,7 +463,7 @@ BytePairEncoding BytePairEncoding::train(std::string_view text, const BpeTrainOp
 
   // Distinct pieces with their counts, in byte order (deterministic whatever the hash map).
   std::unordered_map<std::string, int64_t, BytesHash, std::equal_to<>> counted;
-  bpe.splitter_->for_each_piece(text, [&](std::string_view piece) {
+  gpt2_splitter().for_each_piece(text, [&](std::string_view piece) {
     if (const auto it = counted.find(piece); it != counted.end())
       ++it->second;
     else

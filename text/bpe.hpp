@@ -45,6 +45,10 @@ class Gpt2Splitter {
   std::unique_ptr<Matcher> matcher_;
 };
 
+// The one splitter of the process, compiled on first use: its pattern is fixed, and matching
+// with it is safe from several threads at once.
+const Gpt2Splitter& gpt2_splitter();
+
 struct BpeTrainOptions {
   size_t vocab_size = 8192;   // 256 byte tokens + merges (+ the end-of-text token if named)
   size_t min_pair_count = 2;  // stop early when no pair occurs this often
@@ -80,8 +84,6 @@ class BytePairEncoding {
   // resume with another vocabulary.
   std::string hash() const;
 
-  const Gpt2Splitter& splitter() const { return *splitter_; }
-
  private:
   struct Merge {
     int32_t rank, id;
@@ -107,7 +109,6 @@ class BytePairEncoding {
   int32_t byte_ids_[256] = {};                            // byte -> its single-byte token
   std::unordered_map<uint64_t, Merge> merge_ranks_;       // (left, right) -> rank, merged id
   std::vector<std::pair<int32_t, int32_t>> merge_pairs_;  // by rank
-  std::shared_ptr<const Gpt2Splitter> splitter_;
 };
 
 // GPT-2's byte-to-unicode alphabet: the code point that stands for byte b in encoder.json and

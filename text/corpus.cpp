@@ -20,7 +20,19 @@ namespace tg::text {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// A device or a pipe has no end to read to (/dev/zero, /dev/urandom), nor a size to check.
+void require_regular_file(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    throw std::runtime_error(path + ": not a regular file (a device or a pipe?): give a file");
+}
+
+}  // namespace
+
 std::string read_file(const std::string& path) {
+  require_regular_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open for reading");
   std::ostringstream out;
@@ -63,12 +75,10 @@ Tokens parse_tagged(const std::string& text) {
 }
 
 Tokens read_plain_file(const std::string& path) {
-  // A device or a pipe has no end to read to (/dev/zero, /dev/urandom); a file too large for
-  // memory as tokens would end in std::bad_alloc or the OOM killer after minutes of reading.
+  // A file too large for memory as tokens would end in std::bad_alloc or the OOM killer after
+  // minutes of reading.
+  require_regular_file(path);
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec))
-    throw std::runtime_error(path +
-                             ": not a regular file (a device or a pipe?): give a corpus file");
   const double bytes = static_cast<double>(fs::file_size(path, ec));
   // Tokens as strings take several times the text: the text, then about 6 bytes per byte.
   const double need = 7 * bytes;

@@ -9,7 +9,7 @@ namespace tg::text {
 
 using Tokens = std::vector<std::string>;
 
-// A file's bytes; throws naming the file if it cannot be read.
+// A file's bytes; throws naming the file if it cannot be read or is not a regular file.
 std::string read_file(const std::string& path);
 
 // NLTK's tagged format ("The/at jury/nn ..."): the word is the text before the last '/';

@@ -19,14 +19,18 @@ struct EvalBatch {
   size_t len = 0;
 };
 
+// The first target of `range` that has a model's whole warm-up context before it.
+size_t first_target(const nn::LanguageModel& model, const text::Range& range) {
+  return std::max(range.begin, model.warmup() + 1);
+}
+
 std::vector<EvalBatch> plan_batches(const nn::LanguageModel& model, const text::Range& range,
-                                    size_t batch_rows, size_t& first) {
-  const size_t w = model.warmup(), t = std::min<size_t>(model.max_predictions(), 256);
+                                    size_t batch_rows) {
+  const size_t t = std::min<size_t>(model.max_predictions(), 256);
   // About 2,048 predictions per forward pass: the logits of one batch are rows x t x V floats.
   batch_rows = std::max<size_t>(1, std::min(batch_rows, 2048 / t));
-  first = std::max(range.begin, w + 1);
   std::vector<EvalBatch> batches(1);
-  size_t p = first;
+  size_t p = first_target(model, range);
   for (; p + t <= range.end; p += t) {
     if (batches.back().starts.size() == batch_rows) batches.emplace_back();
     batches.back().starts.push_back(p), batches.back().len = t;
@@ -42,9 +46,9 @@ std::vector<EvalBatch> plan_batches(const nn::LanguageModel& model, const text::
 // it trains). The few targets left over after rows equal streams (fewer than `rows`) form a last
 // one-row batch, read from a fresh state.
 std::vector<EvalBatch> plan_stream_batches(const nn::LanguageModel& model, const text::Range& range,
-                                           size_t batch_rows, size_t& first) {
-  const size_t w = model.warmup(), t = std::min<size_t>(model.max_predictions(), 256);
-  first = std::max(range.begin, w + 1);
+                                           size_t batch_rows) {
+  const size_t t = std::min<size_t>(model.max_predictions(), 256);
+  const size_t first = first_target(model, range);
   const size_t n = range.end > first ? range.end - first : 0;
   // About 2,048 predictions per forward pass, as plan_batches.
   const size_t rows = std::max<size_t>(1, std::min({batch_rows, 2048 / t, n / t}));
@@ -79,8 +83,7 @@ std::pair<Ids, Ids> batch_ids(const nn::LanguageModel& model, const text::LMData
 // depend on each other), and only rank 0's count (counts is false elsewhere); the state it
 // trained with is put back afterwards.
 template <class F>
-void for_each_batch(nn::LanguageModel& model, const text::Range& range, size_t batch_rows,
-                    size_t& first, F&& fn) {
+void for_each_batch(nn::LanguageModel& model, const text::Range& range, size_t batch_rows, F&& fn) {
   NoGrad no_grad;
   const bool was_training = model.training();
   model.eval();
@@ -88,7 +91,7 @@ void for_each_batch(nn::LanguageModel& model, const text::Range& range, size_t b
     const std::vector<Tensor> trained_state = model.carried_state();
     model.reset_state();
     model.carry_in_evaluation(true);
-    const std::vector<EvalBatch> batches = plan_stream_batches(model, range, batch_rows, first);
+    const std::vector<EvalBatch> batches = plan_stream_batches(model, range, batch_rows);
     for (size_t b = 0; b < batches.size(); ++b) {
       if (b + 1 == batches.size() && b > 0 &&
           batches[b].starts.size() != batches[b - 1].starts.size())
@@ -98,7 +101,7 @@ void for_each_batch(nn::LanguageModel& model, const text::Range& range, size_t b
     model.carry_in_evaluation(false);
     model.set_carried_state(trained_state);
   } else {
-    const std::vector<EvalBatch> batches = plan_batches(model, range, batch_rows, first);
+    const std::vector<EvalBatch> batches = plan_batches(model, range, batch_rows);
     for (size_t b = static_cast<size_t>(distributed::rank()); b < batches.size();
          b += static_cast<size_t>(distributed::size()))
       fn(batches[b], true);
@@ -110,9 +113,8 @@ void for_each_batch(nn::LanguageModel& model, const text::Range& range, size_t b
 
 double evaluate_nll(nn::LanguageModel& model, const text::LMData& data, const text::Range& range,
                     size_t batch_rows) {
-  size_t first = 0;
   double sums[2] = {0.0, 0.0};  // total loss, predictions
-  for_each_batch(model, range, batch_rows, first, [&](const EvalBatch& batch, bool counts) {
+  for_each_batch(model, range, batch_rows, [&](const EvalBatch& batch, bool counts) {
     auto [inputs, targets] = batch_ids(model, data, batch);
     const double n = static_cast<double>(batch.starts.size() * batch.len);
     const double loss = static_cast<double>(model.loss(inputs, targets).item());
@@ -127,11 +129,10 @@ double evaluate_nll(nn::LanguageModel& model, const text::LMData& data, const te
 
 std::vector<double> token_nll(nn::LanguageModel& model, const text::LMData& data,
                               const text::Range& range, size_t batch_rows) {
-  const size_t first = std::max(range.begin, model.warmup() + 1);
+  const size_t first = first_target(model, range);
   if (first >= range.end) throw std::invalid_argument("evaluation range has no predictable tokens");
   std::vector<double> nll(range.end - first, 0.0);
-  size_t planned_first = 0;
-  for_each_batch(model, range, batch_rows, planned_first, [&](const EvalBatch& batch, bool counts) {
+  for_each_batch(model, range, batch_rows, [&](const EvalBatch& batch, bool counts) {
     auto [inputs, targets] = batch_ids(model, data, batch);
     const Tensor logits = model.logits(inputs);  // [rows, len, V]
     if (!counts) return;

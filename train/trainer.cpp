@@ -200,6 +200,18 @@ text::LMData load_data(const text::LMDataOptions& options) {
   return std::move(*data);
 }
 
+void add_per_word_results(json& results, const text::LMData& data, double valid_ppl,
+                          double test_ppl) {
+  const text::BytePairEncoding* bpe = data.vocab.bpe();
+  if (!bpe) return;
+  const auto per_word = [](double ppl, size_t tokens, size_t words) {
+    return std::exp(std::log(ppl) * static_cast<double>(tokens) / static_cast<double>(words));
+  };
+  results["tokenizer"] = {{"name", data.tokenizer}, {"tokens", bpe->size()}, {"hash", bpe->hash()}};
+  results["valid_ppl_per_word"] = per_word(valid_ppl, data.valid.size(), data.valid_words);
+  results["test_ppl_per_word"] = per_word(test_ppl, data.test.size(), data.test_words);
+}
+
 std::unique_ptr<nn::LanguageModel> build_model(const TrainConfig& c, const text::LMData& data,
                                                json* log) {
   const ModelConfig& m = c.model;
@@ -725,15 +737,7 @@ RunResult Trainer::finish() {
   out["train_ppl"] = std::exp(evaluate_nll(*model_, data_, train_probe, c_.eval_batch));
   out["valid_ppl"] = r.valid_ppl;
   out["test_ppl"] = r.test_ppl;
-  if (const text::BytePairEncoding* bpe = data_.vocab.bpe()) {
-    // One scale across tokenizations: exp(the split's total NLL / its words).
-    const auto per_word = [](double ppl, size_t tokens, size_t words) {
-      return std::exp(std::log(ppl) * static_cast<double>(tokens) / static_cast<double>(words));
-    };
-    out["tokenizer"] = {{"name", data_.tokenizer}, {"tokens", bpe->size()}, {"hash", bpe->hash()}};
-    out["valid_ppl_per_word"] = per_word(r.valid_ppl, data_.valid.size(), data_.valid_words);
-    out["test_ppl_per_word"] = per_word(r.test_ppl, data_.test.size(), data_.test_words);
-  }
+  add_per_word_results(out, data_, r.valid_ppl, r.test_ppl);
   // The median step of this sitting; a sitting that trained no step (it resumed from the end
   // of training) has the mean step of the run.
   const double step_seconds = !step_times_.empty() ? median(step_times_)

@@ -74,6 +74,12 @@ struct RunResult {
 // cache), then the other ranks.
 text::LMData load_data(const text::LMDataOptions& options);
 
+// For data in subword tokens: the tokenizer (name, size, hash) and each split's perplexity per
+// word, exp(the split's total NLL / its words), the one scale models of any tokenization share
+// (results keys "tokenizer", "valid_ppl_per_word", "test_ppl_per_word"). Word-level data: none.
+void add_per_word_results(nlohmann::json& results, const text::LMData& data, double valid_ppl,
+                          double test_ppl);
+
 // Builds config.model through the registry (train/models.hpp), loading and aligning the
 // pretrained vectors when the embedding mode needs them.
 std::unique_ptr<nn::LanguageModel> build_model(const TrainConfig& config, const text::LMData& data,
