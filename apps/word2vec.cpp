@@ -13,6 +13,7 @@
 #include "autograd/io.hpp"
 #include "base/files.hpp"
 #include "distributed/distributed.hpp"
+#include "text/bpe.hpp"
 #include "text/corpus.hpp"
 #include "text/similarity.hpp"
 #include "text/vectors.hpp"
@@ -26,7 +27,7 @@ namespace {
 // word2vec train: the original tool's flags.
 struct TrainArgs {
   text::Word2VecOptions o;
-  std::string input, output;
+  std::string input, output, tokenizer = "word";
   int cbow = 1, binary = 0;
 };
 
@@ -36,6 +37,13 @@ CLI::App* add_train(CLI::App& app, TrainArgs& a) {
       ->required()
       ->check(CLI::ExistingFile);
   train->add_option("--output", a.output, "where to write the vectors")->required();
+  train
+      ->add_option("--tokenizer", a.tokenizer,
+                   "word: the input's whitespace-separated tokens; gpt2 or a BPE's folder / "
+                   "encoder.json: the input's words joined by spaces and encoded, as train_lm "
+                   "reads them with the same --tokenizer, each token named as GPT-2's files "
+                   "write it (\"Ġthe\"), the name the pretrained modes look it up by")
+      ->capture_default_str();
   train->add_option("--size", a.o.size, "vector dimension")
       ->capture_default_str()
       ->check(apps::positive());
@@ -68,20 +76,30 @@ CLI::App* add_train(CLI::App& app, TrainArgs& a) {
   return train;
 }
 
+// Words as a BPE's tokens, each spelled as GPT-2's files write it.
+text::Tokens subword_spellings(const text::BytePairEncoding& bpe, const text::Tokens& words) {
+  text::Tokens spelled;
+  for (int32_t id : bpe.encode(text::words_as_text(words)))
+    spelled.push_back(text::gpt2_written(bpe.token(id)));
+  return spelled;
+}
+
 int train_vectors(TrainArgs a) {
   text::Word2VecOptions& o = a.o;
   o.cbow = a.cbow == 1;
   std::fprintf(stderr,
                "word2vec train: input %s output %s size %zu window %zu negative %zu sample %g "
-               "iter %zu min-count %zu alpha %g cbow %d binary %d threads %zu seed %llu\n",
+               "iter %zu min-count %zu alpha %g cbow %d binary %d threads %zu seed %llu "
+               "tokenizer %s\n",
                a.input.c_str(), a.output.c_str(), o.size, o.window, o.negative, o.sample, o.iter,
                o.min_count, o.alpha > 0 ? o.alpha : (o.cbow ? 0.05 : 0.025), a.cbow, a.binary,
-               o.threads, static_cast<unsigned long long>(o.seed));
+               o.threads, static_cast<unsigned long long>(o.seed), a.tokenizer.c_str());
   const base::FileFlag outputs[] = {{"--output", a.output}};
   const base::FileFlag inputs[] = {{"--input", a.input}};
   base::check_outputs(outputs, inputs);
-  const text::Tokens tokens = text::read_plain_file(a.input);
+  text::Tokens tokens = text::read_plain_file(a.input);
   if (tokens.empty()) throw std::runtime_error(a.input + ": no tokens");
+  if (a.tokenizer != "word") tokens = subword_spellings(text::load_bpe(a.tokenizer), tokens);
   train::LiveLine line;
   auto result = text::train_word2vec(tokens, o, [&](const text::Word2VecProgress& p) {
     char buf[160];

@@ -102,12 +102,6 @@ bool bytes_of_written(std::string_view written, std::string& bytes) {
   return !bytes.empty();
 }
 
-std::string written_of_bytes(std::string_view bytes) {
-  std::string out;
-  for (unsigned char b : bytes) append_utf8(out, alphabet().char_of[b]);
-  return out;
-}
-
 std::string printable(std::string_view s) {
   std::string out;
   for (unsigned char c : s) {
@@ -129,6 +123,12 @@ char32_t gpt2_char_of_byte(unsigned char b) {
 }
 int gpt2_byte_of_char(char32_t c) {
   return c < 324 ? alphabet().byte_of[c] : -1;
+}
+
+std::string gpt2_written(std::string_view bytes) {
+  std::string out;
+  for (unsigned char b : bytes) append_utf8(out, alphabet().char_of[b]);
+  return out;
 }
 
 // --- pre-tokenisation -------------------------------------------------------------------------
@@ -283,12 +283,12 @@ BytePairEncoding BytePairEncoding::load(const std::string& encoder_json,
 
 void BytePairEncoding::save(const std::string& encoder_json, const std::string& vocab_bpe) const {
   nlohmann::ordered_json vocab = nlohmann::ordered_json::object();
-  for (size_t id = 0; id < tokens_.size(); ++id) vocab[written_of_bytes(tokens_[id])] = id;
+  for (size_t id = 0; id < tokens_.size(); ++id) vocab[gpt2_written(tokens_[id])] = id;
   base::atomic_write(encoder_json, [&](std::ostream& out) { out << vocab.dump() << '\n'; });
   base::atomic_write(vocab_bpe, [&](std::ostream& out) {
     out << "#version: 0.2\n";
     for (const auto& [l, r] : merge_pairs_)
-      out << written_of_bytes(tokens_[l]) << ' ' << written_of_bytes(tokens_[r]) << '\n';
+      out << gpt2_written(tokens_[l]) << ' ' << gpt2_written(tokens_[r]) << '\n';
   });
 }
 

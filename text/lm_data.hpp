@@ -48,7 +48,9 @@ struct LMData {
   size_t valid_words = 0, test_words = 0;
   std::string tokenizer = "word";  // as given; the BPE itself is vocab.bpe()
   std::string description;         // one line for logs
-  Tokens train_tokens() const;     // the (cut) training range as words, <unk> for rare ones
+  // The (cut) training range as words (<unk> for rare ones), or as BPE tokens spelled for
+  // word-vector files (Vocabulary::spelling): what word2vec trains on for the pretrained modes.
+  Tokens train_tokens() const;
 };
 
 // Throws with a clear message for an empty corpus, a bad split or fraction.

@@ -235,7 +235,7 @@ Tensor align_to_vocab(const WordVectors& vectors, const Vocabulary& vocab, size_
   Tensor table = Tensor::empty({vocab.size(), dim});
   for (size_t id = 0; id < vocab.size(); ++id) {
     float* row = table.data() + id * dim;
-    const int found = vectors.find(vocab.word(static_cast<int32_t>(id)));
+    const int found = vectors.find(vocab.spelling(static_cast<int32_t>(id)));
     if (found >= 0) {
       std::memcpy(row, vectors.matrix.data() + static_cast<size_t>(found) * dim,
                   dim * sizeof(float));

@@ -36,7 +36,8 @@ struct AlignStats {
   size_t found = 0, missing = 0;
   float init_std = 0.0f;
 };
-// A [vocab, dim] table in the vocabulary's id order: rows of words in `vectors` are copied;
+// A [vocab, dim] table in the vocabulary's id order: rows of words in `vectors` are copied
+// (a BPE's tokens looked up by their spelling, Vocabulary::spelling);
 // words missing from the file (and <unk> if absent) get N(0, s^2), s the standard deviation of
 // all values in the file, so they match the others' scale. Throws if dim differs from `dim`.
 Tensor align_to_vocab(const WordVectors& vectors, const Vocabulary& vocab, size_t dim,

@@ -75,6 +75,10 @@ int32_t Vocabulary::id(const std::string& word) const {
   return it == index_.end() ? unk() : it->second;
 }
 
+std::string Vocabulary::spelling(int32_t id) const {
+  return bpe_ ? gpt2_written(word(id)) : word(id);
+}
+
 const std::string& Vocabulary::word(int32_t id) const {
   if (id < 0 || static_cast<size_t>(id) >= words_.size())
     throw std::out_of_range("vocabulary: id " + std::to_string(id) + " is outside [0, " +

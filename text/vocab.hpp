@@ -33,6 +33,9 @@ class Vocabulary {
   const BytePairEncoding* bpe() const { return bpe_.get(); }
   bool contains(const std::string& word) const { return index_.count(word) > 0; }
   const std::string& word(int32_t id) const;  // throws out_of_range naming the id
+  // The id's name in word-vector files (word2vec's format: names free of white space): the word,
+  // or a BPE token as GPT-2's files write it (gpt2_written: " the" -> "Ġthe").
+  std::string spelling(int32_t id) const;
   size_t count(int32_t id) const { return counts_.at(static_cast<size_t>(id)); }
   const std::vector<std::string>& words() const { return words_; }
 

@@ -179,10 +179,6 @@ void TrainConfig::validate() const {
     bad("--embedding " + to_string(model.embedding) + " needs --vectors FILE");
   if (!nn::is_pretrained(model.embedding) && !model.vectors.empty())
     bad("--vectors is only used with the pretrained embedding modes");
-  if (nn::is_pretrained(model.embedding) && data.tokenizer != "word")
-    bad("--embedding " + to_string(model.embedding) + " with --tokenizer " + data.tokenizer +
-        ": word vectors for subword tokens are not supported yet (vector files hold "
-        "whitespace-free words); use learned or learned-tied");
   if (batch == 0 || model.context == 0) bad("--batch and --context must be positive");
   if (epochs == 0 && steps <= 0) bad("give --epochs or --steps");
   if (!(model.dropout >= 0.0f && model.dropout < 1.0f)) bad("--dropout must be in [0, 1)");

@@ -3,9 +3,12 @@
 // its files load in GPT-2's format.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +17,7 @@
 #include "text/bpe.hpp"
 #include "text/corpus.hpp"
 #include "text/lm_data.hpp"
+#include "text/vectors.hpp"
 #include "text/vocab.hpp"
 
 namespace fs = std::filesystem;
@@ -362,6 +366,45 @@ BOOST_AUTO_TEST_CASE(lm_data_in_gpt2_tokens) {
   d.vocab.append(text, gpt2().find(" cat"));
   BOOST_TEST(text == "the cat");
   BOOST_CHECK_THROW(d.vocab.save("/tmp/never_written.vocab"), std::logic_error);
+}
+
+// Word vectors for subword tokens: every token has a spelling free of white space (GPT-2's
+// written form), the training tokens word2vec is given are those spellings, and a vector file
+// row named by a spelling lands on that token's row of the table.
+BOOST_AUTO_TEST_CASE(subword_tokens_name_word_vector_rows) {
+  tg::text::LMDataOptions o;
+  o.corpus_file = std::string(TAPEGRAD_FIXTURES) + "/toy_corpus.txt";
+  o.tokenizer = "gpt2";
+  const tg::text::LMData d = tg::text::load_lm_data(o);
+  const int32_t the = gpt2().find(" the"), cat = gpt2().find("cat");
+  BOOST_TEST(d.vocab.spelling(the) == "\u0120the");  // "Ġthe"
+  std::set<std::string> spellings;
+  for (int32_t id = 0; id < static_cast<int32_t>(d.vocab.size()); ++id) {
+    const std::string s = d.vocab.spelling(id);
+    BOOST_TEST_REQUIRE(!s.empty());
+    BOOST_TEST_REQUIRE(
+        std::none_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); }),
+        "token " << id << " is spelled with white space: " << s);
+    spellings.insert(s);
+  }
+  BOOST_TEST(spellings.size() == d.vocab.size());  // one name per row
+  const tg::text::Tokens train = d.train_tokens();
+  BOOST_TEST_REQUIRE(train.size() == d.train.size());
+  for (size_t i = 0; i < train.size(); ++i)
+    BOOST_TEST_REQUIRE(train[i] == d.vocab.spelling(d.stream[d.train.begin + i]));
+  // Through a vector file and back: the rows named by spellings are found, the rest drawn.
+  const std::string dir = temp_dir("subword_vectors"), file = dir + "/vectors.txt";
+  tg::text::save_vectors(file, {d.vocab.spelling(the), d.vocab.spelling(cat), "not-a-token"},
+                         tg::Tensor::from_vector({3, 2}, {1, 2, 3, 4, 5, 6}),
+                         tg::text::VectorFormat::text);
+  tg::Generator gen(1);
+  tg::text::AlignStats stats;
+  const tg::Tensor table =
+      tg::text::align_to_vocab(tg::text::load_vectors(file), d.vocab, 2, gen, &stats);
+  BOOST_TEST(stats.found == 2u);
+  BOOST_TEST(stats.missing == d.vocab.size() - 2);
+  BOOST_TEST(table.array()(the, 0) == 1.0f);
+  BOOST_TEST(table.array()(cat, 1) == 4.0f);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
