@@ -426,6 +426,9 @@ void Trainer::save_checkpoint(const std::string& path) const {
   std::map<std::string, std::string> meta = {{"config", dump(c_.to_json())},
                                              {"train_state", dump(state)},
                                              {"data_fingerprint", fingerprint_}};
+  // The BPE's own hash (its tokens and merges), so that a resume names a changed vocabulary as
+  // such, not only as other data.
+  if (const text::BytePairEncoding* bpe = data_.vocab.bpe()) meta["tokenizer_hash"] = bpe->hash();
   if (hooks_.save_state) meta["hooks_state"] = dump(hooks_.save_state());
   optim::save_checkpoint(path, *model_, opt_.get(), meta, extra);
 }
@@ -490,6 +493,13 @@ void Trainer::load_checkpoint(const std::string& path) {
 void Trainer::check_resumable(const std::string& path,
                               const std::map<std::string, std::string>& meta) const {
   std::string mismatches;
+  if (const auto recorded = meta.find("tokenizer_hash"); recorded != meta.end()) {
+    const text::BytePairEncoding* bpe = data_.vocab.bpe();
+    const std::string here = bpe ? bpe->hash() : "none (word-level)";
+    if (recorded->second != here)
+      mismatches += "\n  tokenizer hash: " + recorded->second + " in the checkpoint, " + here +
+                    " in this run (the BPE's tokens or merges differ)";
+  }
   if (meta.count("data_fingerprint"))
     mismatches += data_difference(meta.at("data_fingerprint"), fingerprint_, "in the checkpoint",
                                   "in this run");

@@ -11,6 +11,7 @@
 #include <map>
 #include <thread>
 
+#include "text/bpe.hpp"
 #include "text/vectors.hpp"
 #include "train/evaluate.hpp"
 #include "train/models.hpp"
@@ -349,6 +350,37 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_with_a_damaged_step_count_is_refused) {
   }
   fs::remove(c.checkpoint);
   fs::remove(c.checkpoint + ".bad");
+}
+
+// A checkpoint of a run in BPE tokens records the BPE's hash; a resume whose BPE hashes
+// otherwise (its files changed under the same name) is refused naming both hashes.
+BOOST_AUTO_TEST_CASE(a_checkpoint_records_its_tokenizer_and_refuses_another) {
+  text::LMDataOptions o;
+  o.corpus_file = TAPEGRAD_FIXTURES "/toy_corpus.txt";
+  o.tokenizer = "gpt2";
+  const text::LMData data = text::load_lm_data(o);
+  train::TrainConfig c = tiny("gpt");
+  c.data = o;
+  c.steps = 2;
+  c.checkpoint = temp("tokenizer.ckpt");
+  train::train_language_model(c, data);
+  TensorFile file = load_safetensors(c.checkpoint);
+  BOOST_TEST(file.metadata.at("tokenizer_hash") == data.vocab.bpe()->hash());
+  file.metadata["tokenizer_hash"] = "0123456789abcdef";
+  save_safetensors(c.checkpoint + ".other", file);
+  train::TrainConfig resumed = c;
+  resumed.resume = c.checkpoint + ".other";
+  resumed.checkpoint.clear();
+  resumed.steps = 3;
+  BOOST_CHECK_EXCEPTION(
+      train::train_language_model(resumed, data), std::invalid_argument,
+      [&](const std::invalid_argument& e) {
+        return std::string(e.what()).find("tokenizer hash: 0123456789abcdef in the checkpoint, " +
+                                          data.vocab.bpe()->hash() + " in this run") !=
+               std::string::npos;
+      });
+  fs::remove(c.checkpoint);
+  fs::remove(c.checkpoint + ".other");
 }
 
 // wall_s and the curve's elapsed_s count every sitting of a resumed run (up to the checkpoint
