@@ -26,10 +26,10 @@ using nlohmann::json;
 namespace {
 
 // The rows of each frequency band.
-json band_sizes(const std::vector<size_t>& train_count) {
+json band_sizes(const std::vector<size_t>& train_count, int32_t unk) {
   json sizes = json::object();
   for (size_t id = 0; id < train_count.size(); ++id) {
-    const std::string band = text::frequency_band(static_cast<int32_t>(id), train_count[id]);
+    const std::string band = text::frequency_band(static_cast<int32_t>(id), train_count[id], unk);
     sizes[band] = sizes.value(band, 0) + 1;
   }
   return sizes;
@@ -86,7 +86,10 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
     const text::LMData data = train::load_data(base.data);
     std::fprintf(stderr, "%s\n", data.description.c_str());
     const std::vector<size_t> train_count = text::train_counts(data);
-    const json bands = band_sizes(train_count);
+    const json bands = band_sizes(train_count, data.vocab.unk());
+    std::vector<std::string> names;  // each id as word2vec's vectors name it
+    for (size_t id = 0; id < data.vocab.size(); ++id)
+      names.push_back(data.vocab.spelling(static_cast<int32_t>(id)));
     // Only rank 0 trains word2vec, so only its log has the scores: the others read them with
     // value(), which gives null for a missing key.
     const json w2v_log = experiments::pretrain_word2vec(
@@ -106,8 +109,8 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
       // the same parameters; checked against the trained model's at its first step).
       const Tensor initial =
           train::build_model(c, data, nullptr)->input_embedding().weight().clone();
-      experiments::LifecycleProbe probe(initial, train_count, probes, k, w2v_index,
-                                        data.vocab.words());
+      experiments::LifecycleProbe probe(initial, train_count, data.vocab.unk(), probes, k,
+                                        w2v_index, names);
       const std::string label = c.model.name + " " + mode.name;
       const json r = experiments::run_one(c, data, label,
                                           f.out + "/" + c.model.name + "_" + mode.name + ".json",

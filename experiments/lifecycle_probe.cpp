@@ -35,11 +35,12 @@ std::vector<std::string> neighbours(const text::VectorIndex& index, const std::s
 
 }  // namespace
 
-LifecycleProbe::LifecycleProbe(Tensor initial, std::vector<size_t> train_count,
+LifecycleProbe::LifecycleProbe(Tensor initial, std::vector<size_t> train_count, int32_t unk,
                                std::vector<std::string> probes, size_t k,
                                const text::VectorIndex& word2vec, std::vector<std::string> words)
     : initial_(std::move(initial)),
       train_count_(std::move(train_count)),
+      unk_(unk),
       probes_(std::move(probes)),
       k_(k),
       word2vec_(word2vec),
@@ -104,7 +105,7 @@ void LifecycleProbe::after_epoch(nn::LanguageModel& m, json& record) {
       b += y * y;
     }
     const double cos = a > 0 && b > 0 ? dot / std::sqrt(a * b) : 1.0;
-    auto& [sum, count] = acc[text::frequency_band(static_cast<int32_t>(r), train_count_[r])];
+    auto& [sum, count] = acc[text::frequency_band(static_cast<int32_t>(r), train_count_[r], unk_)];
     sum += 1.0 - cos, ++count;
   }
   json bands = json::object();

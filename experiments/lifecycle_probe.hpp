@@ -19,9 +19,12 @@ namespace tg::experiments {
 class LifecycleProbe {
  public:
   // `initial`: the table before training; `train_count`: each id's count in the training split;
-  // `probes`, `k`, `word2vec`: whose neighbours the results show, beside word2vec's.
-  LifecycleProbe(Tensor initial, std::vector<size_t> train_count, std::vector<std::string> probes,
-                 size_t k, const text::VectorIndex& word2vec, std::vector<std::string> words);
+  // `unk`: the id of <unk> (-1 for a BPE, which has none); `probes`, `k`, `word2vec`: whose
+  // neighbours the results show, beside word2vec's; `words`: each id's name (its spelling,
+  // text::Vocabulary::spelling, as word2vec's vectors name it).
+  LifecycleProbe(Tensor initial, std::vector<size_t> train_count, int32_t unk,
+                 std::vector<std::string> probes, size_t k, const text::VectorIndex& word2vec,
+                 std::vector<std::string> words);
   LifecycleProbe(const LifecycleProbe&) = delete;
   LifecycleProbe& operator=(const LifecycleProbe&) = delete;
 
@@ -38,6 +41,7 @@ class LifecycleProbe {
 
   Tensor initial_;
   std::vector<size_t> train_count_;
+  int32_t unk_;
   std::vector<std::string> probes_;
   size_t k_;
   const text::VectorIndex& word2vec_;

@@ -120,7 +120,8 @@ BOOST_AUTO_TEST_CASE(token_losses_add_up_to_the_reported_perplexities) {
     std::map<std::string, std::pair<size_t, double>> bands;
     for (size_t i = 0; i < test_tokens; ++i) {
       const int32_t id = toy().stream[toy().test.begin + i];
-      auto& [n, sum] = bands[text::frequency_band(id, count[static_cast<size_t>(id)])];
+      auto& [n, sum] =
+          bands[text::frequency_band(id, count[static_cast<size_t>(id)], toy().vocab.unk())];
       ++n;
       sum += t["test"][i].get<double>();
     }
