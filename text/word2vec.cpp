@@ -13,29 +13,88 @@ namespace tg::text {
 
 namespace {
 
-// The inner loops: compiled for AVX2+FMA and for baseline x86-64, picked at load time, so
-// the binary stays portable. `omp simd` (with -fopenmp-simd, no OpenMP runtime) lets the
-// compiler vectorise the reduction, which strict IEEE order would otherwise forbid.
+// The inner loops are inlined into update functions compiled for AVX-512, AVX2 and baseline
+// x86-64, one picked at load time (target_clones), so the binary stays portable and a call per
+// 128-float row does not go through the dispatch. `omp simd` (with -fopenmp-simd, no OpenMP
+// runtime) lets the compiler vectorise the reduction, which strict IEEE order would otherwise
+// forbid.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define TG_MULTIVERSION __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define TG_MULTIVERSION
 #endif
+// Inlined into each clone, so compiled for its instructions (a call would reach a baseline copy).
+#define TG_INLINE [[gnu::always_inline]] inline
 
-TG_MULTIVERSION float dot(const float* a, const float* b, size_t n) {
+TG_INLINE float dot(const float* a, const float* b, size_t n) {
   float s = 0.0f;
 #pragma omp simd reduction(+ : s)
   for (size_t i = 0; i < n; ++i) s += a[i] * b[i];
   return s;
 }
 
-TG_MULTIVERSION void axpy(float alpha, const float* x, float* y, size_t n) {
+TG_INLINE void axpy(float alpha, const float* x, float* y, size_t n) {
 #pragma omp simd
   for (size_t i = 0; i < n; ++i) y[i] += alpha * x[i];
 }
 
-float sigmoid(float x) {
+TG_INLINE float sigmoid(float x) {
   return 1.0f / (1.0f + std::exp(-x));
+}
+
+// One negative-sampling update of `input_row` against `rows` output rows (the first the
+// positive): each output row moves along the input row and the input row, once all are done,
+// along their sum (accumulated in `scratch`). The two updates of an output row's pass share its
+// loads; each element sees the same operations in the same order as in two separate passes.
+// With the loss (-log s(u_pos . v) - sum log s(-u_neg . v), before the update) only when asked:
+// its logarithms cost as much as the products.
+template <bool kLoss>
+TG_INLINE float negative_sampling_step(float* input_row, float* const* output_rows,
+                                       const int* labels, size_t rows, size_t dim, float alpha,
+                                       float* scratch) {
+  std::fill(scratch, scratch + dim, 0.0f);
+  float loss = 0.0f;
+  for (size_t r = 0; r < rows; ++r) {
+    float* out = output_rows[r];
+    const float p = sigmoid(dot(input_row, out, dim));
+    if constexpr (kLoss) loss -= labels[r] ? std::log(p) : std::log1p(-p);
+    const float g = (static_cast<float>(labels[r]) - p) * alpha;
+#pragma omp simd
+    for (size_t i = 0; i < dim; ++i) {
+      scratch[i] += g * out[i];
+      out[i] += g * input_row[i];
+    }
+  }
+  axpy(1.0f, scratch, input_row, dim);
+  return loss;
+}
+
+TG_MULTIVERSION void skip_gram_step(float* input_row, float* const* output_rows, const int* labels,
+                                    size_t rows, size_t dim, float alpha, float* scratch) {
+  negative_sampling_step<false>(input_row, output_rows, labels, rows, dim, alpha, scratch);
+}
+
+// CBOW: the mean of the context rows predicts the center word; each context row then moves by
+// the update the mean received.
+TG_MULTIVERSION void cbow_step(float* const* context_rows, size_t context,
+                               float* const* output_rows, const int* labels, size_t rows,
+                               size_t dim, float alpha, float* mean, float* update) {
+  std::fill(mean, mean + dim, 0.0f);
+  for (size_t c = 0; c < context; ++c) axpy(1.0f, context_rows[c], mean, dim);
+  for (size_t i = 0; i < dim; ++i) mean[i] /= static_cast<float>(context);
+  std::fill(update, update + dim, 0.0f);
+  for (size_t r = 0; r < rows; ++r) {
+    const float g =
+        (static_cast<float>(labels[r]) - sigmoid(dot(mean, output_rows[r], dim))) * alpha;
+    axpy(g, output_rows[r], update, dim);
+    axpy(g, mean, output_rows[r], dim);
+  }
+  for (size_t c = 0; c < context; ++c) axpy(1.0f, update, context_rows[c], dim);
+}
+
+// Asks for a row's cache lines ahead of its use.
+void prefetch_row(const float* row, size_t dim) {
+  for (size_t i = 0; i < dim; i += 64 / sizeof(float)) __builtin_prefetch(row + i);
 }
 
 constexpr size_t kSentence = 1000;  // the original's MAX_SENTENCE_LENGTH
@@ -97,20 +156,9 @@ double keep_probability(size_t count, size_t total, double sample) {
   return (std::sqrt(c / threshold) + 1.0) * threshold / c;
 }
 
-float sgns_update(float* input_row, float* const* output_rows, const int* labels, size_t rows,
-                  size_t dim, float alpha, float* scratch) {
-  std::fill(scratch, scratch + dim, 0.0f);
-  float loss = 0.0f;
-  for (size_t r = 0; r < rows; ++r) {
-    const float f = dot(input_row, output_rows[r], dim);
-    const float p = sigmoid(f);
-    loss -= labels[r] ? std::log(p) : std::log1p(-p);
-    const float g = (static_cast<float>(labels[r]) - p) * alpha;
-    axpy(g, output_rows[r], scratch, dim);
-    axpy(g, input_row, output_rows[r], dim);
-  }
-  axpy(1.0f, scratch, input_row, dim);
-  return loss;
+TG_MULTIVERSION float sgns_update(float* input_row, float* const* output_rows, const int* labels,
+                                  size_t rows, size_t dim, float alpha, float* scratch) {
+  return negative_sampling_step<true>(input_row, output_rows, labels, rows, dim, alpha, scratch);
 }
 
 Word2VecResult train_word2vec(const Tokens& tokens, const Word2VecOptions& o,
@@ -170,7 +218,10 @@ Word2VecResult train_word2vec(const Tokens& tokens, const Word2VecOptions& o,
   auto worker = [&](size_t thread) {
     Lcg rng{o.seed + thread * 0x9E3779B97F4A7C15ull};
     std::vector<float> neu1(dim), neu1e(dim);
-    std::vector<float*> rows(o.negative + 1);
+    std::vector<float*> rows(o.negative + 1), context;
+    // Skip-gram: each pair of the window's input row, target rows and their number.
+    std::vector<float*> pair_rows(2 * o.window * (o.negative + 1)), pair_inputs(2 * o.window);
+    std::vector<size_t> pair_targets(2 * o.window);
     std::vector<int> labels(o.negative + 1, 0);
     labels[0] = 1;
     std::vector<int32_t> sentence;
@@ -202,45 +253,42 @@ Word2VecResult train_word2vec(const Tokens& tokens, const Word2VecOptions& o,
           const int32_t center = sentence[i];
           // The positive row, then the negatives; a negative that draws the positive word is
           // skipped, as in the original. Returns the number of rows.
-          auto fill_targets = [&](int32_t positive) {
-            rows[0] = syn1 + static_cast<size_t>(positive) * dim;
+          auto fill_targets = [&](int32_t positive, float** out) {
+            out[0] = syn1 + static_cast<size_t>(positive) * dim;
             size_t n = 1;
             for (size_t k = 0; k < o.negative; ++k) {
               const uint32_t neg = sampler.draw(rng.next());
               if (static_cast<int32_t>(neg) == positive) continue;
-              rows[n++] = syn1 + static_cast<size_t>(neg) * dim;
+              out[n++] = syn1 + static_cast<size_t>(neg) * dim;
             }
             return n;
           };
           if (o.cbow) {
-            std::fill(neu1.begin(), neu1.end(), 0.0f);
-            size_t count = 0;
+            context.clear();
             for (size_t j = lo; j <= hi; ++j)
-              if (j != i) {
-                axpy(1.0f, syn0 + static_cast<size_t>(sentence[j]) * dim, neu1.data(), dim);
-                ++count;
-              }
-            if (count == 0) continue;
-            for (auto& x : neu1) x /= static_cast<float>(count);
-            const size_t targets = fill_targets(center);
-            std::fill(neu1e.begin(), neu1e.end(), 0.0f);
-            for (size_t r = 0; r < targets; ++r) {
-              const float g =
-                  (static_cast<float>(labels[r]) - sigmoid(dot(neu1.data(), rows[r], dim))) * alpha;
-              axpy(g, rows[r], neu1e.data(), dim);
-              axpy(g, neu1.data(), rows[r], dim);
-            }
-            for (size_t j = lo; j <= hi; ++j)
-              if (j != i)
-                axpy(1.0f, neu1e.data(), syn0 + static_cast<size_t>(sentence[j]) * dim, dim);
+              if (j != i) context.push_back(syn0 + static_cast<size_t>(sentence[j]) * dim);
+            if (context.empty()) continue;
+            const size_t targets = fill_targets(center, rows.data());
+            cbow_step(context.data(), context.size(), rows.data(), labels.data(), targets, dim,
+                      alpha, neu1.data(), neu1e.data());
           } else {
-            // As the original: each context word's vector predicts the center word.
+            // As the original: each context word's vector predicts the center word. Every
+            // pair's rows are drawn first (the same draws in the same order) and fetched while
+            // the first pairs compute: the rows are random, and the tables outgrow the caches.
+            size_t pairs = 0;
             for (size_t j = lo; j <= hi; ++j) {
               if (j == i) continue;
-              const size_t targets = fill_targets(center);
-              sgns_update(syn0 + static_cast<size_t>(sentence[j]) * dim, rows.data(), labels.data(),
-                          targets, dim, alpha, neu1e.data());
+              float** targets = pair_rows.data() + pairs * (o.negative + 1);
+              pair_inputs[pairs] = syn0 + static_cast<size_t>(sentence[j]) * dim;
+              pair_targets[pairs] = fill_targets(center, targets);
+              prefetch_row(pair_inputs[pairs], dim);
+              for (size_t r = pairs == 0 ? 0 : 1; r < pair_targets[pairs]; ++r)
+                prefetch_row(targets[r], dim);
+              ++pairs;
             }
+            for (size_t p = 0; p < pairs; ++p)
+              skip_gram_step(pair_inputs[p], pair_rows.data() + p * (o.negative + 1), labels.data(),
+                             pair_targets[p], dim, alpha, neu1e.data());
           }
         }
         if (thread == 0 && progress) {
