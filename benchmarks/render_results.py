@@ -211,7 +211,7 @@ def main():
         lines += ["## word2vec vs gensim", "",
                   f"gensim {w2v['gensim_version']}, skip-gram, dim 128, window 5, negative 5, sample 1e-3, 5 epochs, "
                   f"min count 4, Brown training split; {w2v['repeats']} alternating runs; words/s = corpus words x epochs / "
-                  "training seconds; WordSim-353 by the same evaluator for both.", ""]
+                  "training seconds; WordSim-353 and SimLex-999 by the same evaluator for both.", ""]
         lines += open(os.path.join(R, "word2vec.md")).read().splitlines() + [""]
     if tok:
         lines += ["## GPT-2 tokenizer vs tiktoken", "",

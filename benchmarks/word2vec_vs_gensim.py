@@ -60,10 +60,28 @@ def theirs(sentences, threads, out):
     return {"seconds": seconds, "words_per_s": words * PARAMS["iter"] / seconds, "vocab": len(model.wv)}
 
 
-def wordsim(vectors):
+def similarity(vectors):
+    """WordSim-353 and SimLex-999 Spearman of a vector file, by this project's evaluator."""
     res = subprocess.run([BIN, "eval", "--vectors", vectors], capture_output=True, text=True, check=True)
-    m = re.search(r"WordSim-353\s+Spearman ([-0-9.]+)\s+pairs (\d+)/(\d+) \(([0-9.]+)% out", res.stdout)
-    return {"spearman": float(m.group(1)), "oov_percent": float(m.group(4))}
+    out = {}
+    for key, name in (("wordsim353", "WordSim-353"), ("simlex999", "SimLex-999")):
+        m = re.search(name + r"\s+Spearman ([-0-9.]+)\s+pairs (\d+)/(\d+) \(([0-9.]+)% out", res.stdout)
+        out[key] = {"spearman": float(m.group(1)), "oov_percent": float(m.group(4))}
+    return out
+
+
+def cpu_name():
+    """The CPU's model name and its widest vector instructions, as /proc/cpuinfo gives them."""
+    name, flags = "unknown", set()
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key.strip() == "model name" and name == "unknown":
+                name = value.strip()
+            elif key.strip() == "flags" and not flags:
+                flags = set(value.split())
+    simd = "avx512f" if "avx512f" in flags else "avx2" if "avx2" in flags else "sse"
+    return f"{name} ({simd})"
 
 
 def main():
@@ -92,18 +110,24 @@ def main():
             row[side] = {"seconds_median": statistics.median(r["seconds"] for r in runs[side]),
                          "words_per_s_median": statistics.median(r["words_per_s"] for r in runs[side]),
                          "runs": runs[side], "vocab": runs[side][0]["vocab"],
-                         "wordsim353": wordsim(os.path.join(tmp, f"{'ours' if side == 'tapegrad' else 'gensim'}_{threads}.bin"))}
+                         **similarity(os.path.join(tmp, f"{'ours' if side == 'tapegrad' else 'gensim'}_{threads}.bin"))}
         row["speed_ratio"] = row["tapegrad"]["words_per_s_median"] / row["gensim"]["words_per_s_median"]
         rows.append(row)
-    result = {"benchmark": "word2vec_vs_gensim", "params": PARAMS, "gensim_version": gensim.__version__,
+    result = {"benchmark": "word2vec_vs_gensim", "params": PARAMS, "gensim_version": gensim.__version__, "cpu": cpu_name(),
               "repeats": args.repeats, "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE", "auto"), "rows": rows}
     atomic_write(os.path.join(args.out, "word2vec.json"), json.dumps(result, indent=2) + "\n")
-    lines = ["| threads | tapegrad words/s | gensim words/s | ratio | tapegrad WordSim-353 | gensim WordSim-353 | OOV |",
-             "|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [f"CPU: {result['cpu']}.", "",
+             "| threads | tapegrad words/s | gensim words/s | ratio | WordSim-353 tapegrad / gensim | "
+             "SimLex-999 tapegrad / gensim |",
+             "|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        lines.append(f"| {r['threads']} | {r['tapegrad']['words_per_s_median']:,.0f} | {r['gensim']['words_per_s_median']:,.0f} | "
-                     f"{r['speed_ratio']:.2f}x | {r['tapegrad']['wordsim353']['spearman']:.3f} | "
-                     f"{r['gensim']['wordsim353']['spearman']:.3f} | {r['tapegrad']['wordsim353']['oov_percent']:.0f}% |")
+        t, g = r["tapegrad"], r["gensim"]
+        lines.append(f"| {r['threads']} | {t['words_per_s_median']:,.0f} | {g['words_per_s_median']:,.0f} | "
+                     f"{r['speed_ratio']:.2f}x | {t['wordsim353']['spearman']:.3f} / {g['wordsim353']['spearman']:.3f} | "
+                     f"{t['simlex999']['spearman']:.3f} / {g['simlex999']['spearman']:.3f} |")
+    oov = rows[0]["tapegrad"]
+    lines += ["", f"Out of vocabulary: WordSim-353 {oov['wordsim353']['oov_percent']:.0f}%, "
+              f"SimLex-999 {oov['simlex999']['oov_percent']:.0f}% of the pairs (the same for both)."]
     table = "\n".join(lines) + "\n"
     atomic_write(os.path.join(args.out, "word2vec.md"), table)
     print(table)
