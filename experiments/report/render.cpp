@@ -57,7 +57,7 @@ std::string render(const std::string& results_dir, bool plots) {
   for (Comparison& c : tie) family.push_back(&c);
   decide(family);
   Compute compute;
-  const std::string compute_table = compute_section(dir, paper, gpt, nplm, sweep, compute);
+  const std::string compute_table = compute_section(dir, paper, compute);
   const std::vector<ScaleRow> scale = scale_rows(ngram, paper, gpt, nplm);
   md << conclusions_section(calibration, paper, scale, gpt, nplm, sweep, tie, converged_life,
                             compute)

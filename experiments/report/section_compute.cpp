@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <sstream>
+#include <vector>
 
 #include "experiments/report/format.hpp"
 #include "experiments/report/sections.hpp"
@@ -26,18 +28,19 @@ Compute compute_in(const FolderFiles& folder) {
 
 }  // namespace
 
-// What the long studies cost, folder by folder (the converged studies' files as load_study
-// read them); `total` receives the sum.
-std::string compute_section(const fs::path& dir, const FolderFiles& paper, const Study& gpt,
-                            const Study& nplm, const Study& sweep, Compute& total) {
+// What the long studies cost, folder by folder: paper_nplm/, then converged/'s folders by name.
+std::string compute_section(const fs::path& dir, const FolderFiles& paper, Compute& total) {
+  std::vector<std::pair<std::string, Compute>> folders = {{"paper_nplm", compute_in(paper)}};
+  std::vector<fs::path> converged;
+  if (fs::is_directory(dir / "converged"))
+    for (const auto& entry : fs::directory_iterator(dir / "converged"))
+      if (entry.is_directory()) converged.push_back(entry.path());
+  std::sort(converged.begin(), converged.end());
+  for (const fs::path& folder : converged)
+    folders.emplace_back("converged/" + folder.filename().string(),
+                         compute_in(read_folder(folder)));
   std::ostringstream rows;
-  const std::pair<const char*, const FolderFiles*> folders[] = {{"paper_nplm", &paper},
-                                                                {"converged/gpt", &gpt.all},
-                                                                {"converged/nplm", &nplm.all},
-                                                                {"converged/data_size", &sweep.all},
-                                                                {"converged/lifecycle", nullptr}};
-  for (const auto& [folder, files] : folders) {
-    const Compute c = compute_in(files ? *files : read_folder(dir / folder));
+  for (const auto& [folder, c] : folders) {
     if (c.runs == 0) continue;
     rows << "| `" << folder << "/` | " << c.runs << " | " << duration(c.train_seconds) << " | "
          << duration(c.word2vec_seconds) << " |\n";

@@ -54,9 +54,9 @@ struct Compute {
   size_t runs = 0;
   double train_seconds = 0, word2vec_seconds = 0;
 };
-// What the long studies cost, folder by folder; `total` receives the sum.
+// What the long studies cost, folder by folder (paper_nplm/ and every folder of converged/,
+// those whose runs have not finished yet included); `total` receives the sum.
 std::string compute_section(const std::filesystem::path& dir, const FolderFiles& paper,
-                            const Study& gpt, const Study& nplm, const Study& sweep,
                             Compute& total);
 
 // section_conclusions.cpp

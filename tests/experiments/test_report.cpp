@@ -683,11 +683,17 @@ BOOST_FIXTURE_TEST_CASE(report_adds_up_the_compute_of_the_finished_runs, Results
   write("converged/gpt/gpt_learned_seed2.json",  // still in progress
         {{"train_seconds", 900.0}, {"test_ppl", 300.0}, {"interrupted", "SIGTERM"}});
   write("converged/gpt/word2vec_d128.bin.json", {{"seconds", 30.0}});
+  // A folder of seeds trained apart (the report has no section of its own for it) counts too.
+  fs::create_directories(dir / "converged" / "nplm_seeds4-5");
+  write("converged/nplm_seeds4-5/nplm_learned_seed4.json",
+        {{"train_seconds", 1800.0}, {"test_ppl", 260.0}});
   const std::string md = experiments::report::render_report(dir.string(), false);
   BOOST_TEST(md.find("| `paper_nplm/` | 1 | 2.0 h | 0 s |") != std::string::npos, md);
   BOOST_TEST(md.find("| `converged/gpt/` | 1 | 90.0 min | 30 s |") != std::string::npos, md);
-  BOOST_TEST(md.find("| total | 2 | 3.5 h | 30 s |") != std::string::npos, md);
-  BOOST_TEST(md.find("- **Compute.** 2 runs, 3.5 h of training") < md.find("## Calibration"), md);
+  BOOST_TEST(md.find("| `converged/nplm_seeds4-5/` | 1 | 30.0 min | 0 s |") != std::string::npos,
+             md);
+  BOOST_TEST(md.find("| total | 3 | 4.0 h | 30 s |") != std::string::npos, md);
+  BOOST_TEST(md.find("- **Compute.** 3 runs, 4.0 h of training") < md.find("## Calibration"), md);
 }
 
 BOOST_FIXTURE_TEST_CASE(a_run_file_without_its_curve_is_an_error_not_a_crash, ResultsFolder) {
