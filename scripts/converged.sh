@@ -16,7 +16,11 @@
 #              tied to the features) with the optimisation of scripts/paper_nplm.sh (Adam, the
 #              paper's L2 1e-4, up to 40 epochs, patience 2), validated every 1,000 steps as well
 #              (an epoch is 1,563 steps), so that the curves show convergence within epochs.
-# Seeds 1 to 3, seed-major (all runs of a seed before the next seed). Resumable: finished runs
+# Seeds 1 to 5 for the gpt part, each seed's pretrained runs from word2vec trained with that seed
+# (--w2v-seeds per-run); seeds 1 to 3 for the others, the nplm part's pretrained seeds from the
+# first seed's vectors until its seeds trained apart (results/converged/nplm_seeds4-5,
+# nplm_w2v_per_seed) join it. Seed-major (all runs of a seed before the next seed). --seeds N
+# gives every part N seeds. Resumable: finished runs
 # are skipped, the run in progress resumes from its per-epoch checkpoint. Each run's JSON
 # carries its test loss in blocks of 1,000 tokens for the paired block bootstrap in REPORT.md.
 # --parts runs some of them, in the order above. Two invocations (one per core) can share a
@@ -28,7 +32,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$here/build/bin
 out=$here/results/converged
 threads=1
-seeds=3
+seeds=
 parts=gpt,data-size,lifecycle,nplm
 own_option() {
   case "$1" in
@@ -57,18 +61,18 @@ nplm=(--model nplm --d-model 96 --ngram 5 --context 32 --batch 16 --dropout 0 --
       --weight-decay 1e-4 --schedule inverse --lr-decay 1e-4 --warmup 200 --epochs 40 --patience 2
       --valid-limit 50000 --eval-every 1000 --threads "$threads" --models nplm)
 # The experiment programs train seed-major themselves (every run of seed 1, then seed 2, ...).
-# The committed runs of seeds 2 and 3 started from the first seed's word2vec vectors, so these
-# folders keep one shared file (--w2v-seeds shared) until they are retrained with each seed's own.
 if wanted gpt; then
-  "$bin/exp_embeddings" "${gpt[@]}" --w2v-seeds shared --seeds "$seeds" --out "$out/gpt"
+  "$bin/exp_embeddings" "${gpt[@]}" --w2v-seeds per-run --seeds "${seeds:-5}" --out "$out/gpt"
 fi
 if wanted data-size; then
-  "$bin/exp_data_size" "${gpt[@]}" "${data_size[@]}" --seeds "$seeds" --out "$out/data_size"
+  "$bin/exp_data_size" "${gpt[@]}" "${data_size[@]}" --seeds "${seeds:-3}" --out "$out/data_size"
 fi
 if wanted lifecycle; then
   lock_study_folder "$out/lifecycle"
   "$bin/exp_lifecycle" "${gpt[@]}" --out "$out/lifecycle"
 fi
 if wanted nplm; then
-  "$bin/exp_embeddings" "${nplm[@]}" --w2v-seeds shared --seeds "$seeds" --out "$out/nplm"
+  # Its committed seeds 2 and 3 started from the first seed's vectors: one shared file until
+  # the seeds trained with their own vectors join the folder.
+  "$bin/exp_embeddings" "${nplm[@]}" --w2v-seeds shared --seeds "${seeds:-3}" --out "$out/nplm"
 fi
