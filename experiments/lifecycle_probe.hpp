@@ -36,6 +36,7 @@ class LifecycleProbe {
   void after_step(nn::LanguageModel& m);
   void after_epoch(nn::LanguageModel& m, nlohmann::json& record);
   void after_training(nn::LanguageModel& m, nlohmann::json& results) const;
+  double wordsim(const Tensor& table) const;  // WordSim-353 Spearman of a table's rows
   nlohmann::json save_state() const;
   void load_state(const nlohmann::json& state);
 

@@ -181,7 +181,9 @@ json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const 
         line.update(label + buf);
       });
   text::save_vectors(path, r.words, r.input, text::VectorFormat::binary);
-  const text::VectorIndex index(r.words, r.input);
+  // In subword tokens the test's words are the tokens that are a space and a word.
+  const text::VectorIndex index(data.vocab.bpe() ? text::word_names_of_subwords(r.words) : r.words,
+                                r.input);
   const auto ws = text::evaluate_similarity(index, data_path("wordsim353.tsv"));
   char score[16] = "n/a", buf[200];
   if (ws.measured()) std::snprintf(score, sizeof score, "%.3f", ws.spearman);

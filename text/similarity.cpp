@@ -116,6 +116,16 @@ double spearman(const std::vector<double>& x, const std::vector<double>& y) {
   return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : 0.0;
 }
 
+std::vector<std::string> word_names_of_subwords(const std::vector<std::string>& spellings) {
+  const std::string space = "\u0120";  // "Ġ": how GPT-2's files write the byte ' '
+  std::vector<std::string> names;
+  names.reserve(spellings.size());
+  for (const std::string& s : spellings)
+    names.push_back(s.size() > space.size() && s.starts_with(space) ? s.substr(space.size())
+                                                                    : "##" + s);
+  return names;
+}
+
 SimilarityScore evaluate_similarity(const VectorIndex& index, const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open word-pair file");

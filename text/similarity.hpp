@@ -46,6 +46,13 @@ struct SimilarityScore {
 // File: "word1<TAB>word2<TAB>score" lines, '#' comments. Throws naming file and line.
 SimilarityScore evaluate_similarity(const VectorIndex& index, const std::string& path);
 
+// Vectors whose rows are byte-level BPE tokens named by their spelling (Vocabulary::spelling,
+// "Ġtiger"), renamed for a word-similarity test: a token that is a space and then a word is
+// named by the word ("tiger"), as the word reads in running text; any other token by "##" and
+// its spelling (a piece of a word), which answers for no word. A word that GPT-2 splits into
+// several tokens is then out of vocabulary, as a rare word is for a word-level table.
+std::vector<std::string> word_names_of_subwords(const std::vector<std::string>& spellings);
+
 struct AnalogyScore {
   double accuracy = 0.0;
   size_t questions = 0, used = 0;  // in the file / with all four words known

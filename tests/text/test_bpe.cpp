@@ -17,6 +17,7 @@
 #include "text/bpe.hpp"
 #include "text/corpus.hpp"
 #include "text/lm_data.hpp"
+#include "text/similarity.hpp"
 #include "text/vectors.hpp"
 #include "text/vocab.hpp"
 
@@ -405,6 +406,12 @@ BOOST_AUTO_TEST_CASE(subword_tokens_name_word_vector_rows) {
   BOOST_TEST(stats.missing == d.vocab.size() - 2);
   BOOST_TEST(table.array()(the, 0) == 1.0f);
   BOOST_TEST(table.array()(cat, 1) == 4.0f);
+  // For a word-similarity test a space-and-word token answers for the word, a piece for none.
+  const std::vector<std::string> names = tg::text::word_names_of_subwords(
+      {d.vocab.spelling(the), d.vocab.spelling(cat), d.vocab.spelling(gpt2().find(" "))});
+  BOOST_TEST(names[0] == "the");
+  BOOST_TEST(names[1] == "##cat");
+  BOOST_TEST(names[2] == "##\u0120");  // a lone space is no word
 }
 
 BOOST_AUTO_TEST_SUITE_END()
