@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -47,6 +48,12 @@ void write_token_nll(const std::string& path, const std::string& fingerprint,
 
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double process_cpu_s() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
 json generator_state(const Generator::State& s) {
@@ -143,7 +150,7 @@ std::string dump(const json& j, int indent = -1) {
 }  // namespace
 
 json TrainState::to_json(const Generator::State& next_epoch, const Generator::State& dropout,
-                         double wall_now) const {
+                         double wall_now, double cpu_now) const {
   return {{"step", step},
           {"epoch", epoch},
           {"batch_in_epoch", batch_in_epoch},
@@ -156,7 +163,8 @@ json TrainState::to_json(const Generator::State& next_epoch, const Generator::St
           {"epoch_loss", epoch_loss},
           {"epoch_batches", epoch_batches},
           {"train_seconds", train_seconds},
-          {"wall_seconds", wall_now}};
+          {"wall_seconds", wall_now},
+          {"cpu_seconds", cpu_now}};
 }
 
 namespace {
@@ -191,6 +199,7 @@ Generator::State TrainState::from_json(const json& j) {
   // Absent in checkpoints of older versions (their wall time then starts at this sitting).
   evals = j.value("evals", json::array());
   wall_seconds = j.value("wall_seconds", 0.0);
+  cpu_seconds = j.value("cpu_seconds", 0.0);
   return generator_state(j.at("dropout_gen_state"));
 }
 
@@ -344,7 +353,8 @@ Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
       chatty_(!c_.quiet && c_.label.empty() && distributed::is_main()),
       prefix_(c_.label.empty() ? "" : "[" + c_.label + "] "),
       skip_(std::min<long>(5, total_ / 10)),
-      wall_start_(now_s()) {
+      wall_start_(now_s()),
+      cpu_start_(process_cpu_s()) {
   fingerprint_ = text::fingerprint(data);
   out_["data"] = {{"fingerprint", fingerprint_},       {"description", data.description},
                   {"vocab", data.vocab.size()},        {"train_tokens", data.train.size()},
@@ -417,8 +427,8 @@ void Trainer::save_checkpoint(const std::string& path) const {
   // from the state its shuffle was drawn with (the resumed run draws it again).
   const Generator::State next_epoch =
       state_.batch_in_epoch == 0 ? data_gen_.state() : state_.epoch_gen_state;
-  const json state =
-      state_.to_json(next_epoch, model_->dropout_generator().state(), wall_seconds());
+  const json state = state_.to_json(next_epoch, model_->dropout_generator().state(), wall_seconds(),
+                                    cpu_seconds());
   std::map<std::string, Tensor> extra;
   for (size_t i = 0; i < state_.best.size(); ++i)
     extra["best." + params_[i].first] = state_.best[i];
@@ -435,6 +445,10 @@ void Trainer::save_checkpoint(const std::string& path) const {
 
 double Trainer::wall_seconds() const {
   return state_.wall_seconds + (now_s() - wall_start_);
+}
+
+double Trainer::cpu_seconds() const {
+  return state_.cpu_seconds + (process_cpu_s() - cpu_start_);
 }
 
 void Trainer::load_checkpoint(const std::string& path) {
@@ -581,6 +595,7 @@ void Trainer::interrupt(int signal) {
   out_["evals"] = state_.evals;
   out_["train_seconds"] = state_.train_seconds;
   out_["wall_s"] = wall_seconds();
+  out_["cpu_s"] = cpu_seconds();
   if (!c_.results.empty() && distributed::is_main()) {
     base::atomic_write(c_.results, [&](std::ostream& o) { o << dump(out_, 2) << "\n"; });
     saved += std::string(saved.empty() ? "" : ", ") + "partial results " + c_.results;
@@ -759,6 +774,7 @@ RunResult Trainer::finish() {
                        : 0.0;
   out["train_seconds"] = state_.train_seconds;
   out["wall_s"] = wall_seconds();
+  out["cpu_s"] = cpu_seconds();
   out["steps"] = state_.step;
   out["epochs"] = state_.curve;
   out["evals"] = state_.evals;

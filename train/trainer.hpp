@@ -55,11 +55,14 @@ struct TrainState {
   size_t epoch_batches = 0;
   double train_seconds = 0.0;  // the optimisation steps, over every sitting so far
   double wall_seconds = 0.0;   // the run from start to its last checkpoint, over the sittings
-  std::vector<Tensor> best;    // parameters at the best validation loss (model order)
+  // The process's CPU time over the same span, every thread counted: the run's compute, which
+  // a paused (SIGSTOP) or descheduled process does not add to, unlike its wall time.
+  double cpu_seconds = 0.0;
+  std::vector<Tensor> best;  // parameters at the best validation loss (model order)
 
-  // wall_now: the run's wall time so far (this sitting included).
+  // wall_now, cpu_now: the run's wall and CPU time so far (this sitting included).
   nlohmann::json to_json(const Generator::State& next_epoch, const Generator::State& dropout,
-                         double wall_now) const;
+                         double wall_now, double cpu_now) const;
   // Restores the fields; returns the dropout generator's state.
   Generator::State from_json(const nlohmann::json& j);
 };
@@ -118,6 +121,7 @@ class Trainer {
   void load_checkpoint(const std::string& path);
   // The run's wall time: its earlier sittings (up to the checkpoint resumed) and this one.
   double wall_seconds() const;
+  double cpu_seconds() const;  // the same span's CPU time of the process (all threads)
 
  private:
   // Under MPI: throws on every rank unless all were started with rank 0's settings and data.
@@ -154,7 +158,7 @@ class Trainer {
   LiveLine line_;
   std::vector<double> step_times_;
   long skip_;
-  double ema_ = NAN, wall_start_;
+  double ema_ = NAN, wall_start_, cpu_start_;
   std::string fingerprint_;
 };
 

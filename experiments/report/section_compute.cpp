@@ -21,12 +21,32 @@ Compute compute_in(const FolderFiles& folder) {
                !j.contains("interrupted")) {
       ++c.runs;
       c.train_seconds += j.at("train_seconds").get<double>();
+      if (j.contains("cpu_s")) {
+        ++c.cpu_runs;
+        c.cpu_seconds += j.at("cpu_s").get<double>();
+      }
     }
   }
   return c;
 }
 
+std::string cpu_cell(const Compute& c) {
+  if (c.cpu_runs == 0) return "-";
+  return duration(c.cpu_seconds) +
+         (c.cpu_runs == c.runs
+              ? ""
+              : " (" + std::to_string(c.cpu_runs) + " of " + std::to_string(c.runs) + " runs)");
+}
+
 }  // namespace
+
+void Compute::add(const Compute& other) {
+  runs += other.runs;
+  train_seconds += other.train_seconds;
+  word2vec_seconds += other.word2vec_seconds;
+  cpu_runs += other.cpu_runs;
+  cpu_seconds += other.cpu_seconds;
+}
 
 // What the long studies cost, folder by folder: paper_nplm/, then converged/'s folders by name.
 std::string compute_section(const fs::path& dir, const FolderFiles& paper, Compute& total) {
@@ -43,17 +63,20 @@ std::string compute_section(const fs::path& dir, const FolderFiles& paper, Compu
   for (const auto& [folder, c] : folders) {
     if (c.runs == 0) continue;
     rows << "| `" << folder << "/` | " << c.runs << " | " << duration(c.train_seconds) << " | "
-         << duration(c.word2vec_seconds) << " |\n";
-    total.runs += c.runs;
-    total.train_seconds += c.train_seconds;
-    total.word2vec_seconds += c.word2vec_seconds;
+         << cpu_cell(c) << " | " << duration(c.word2vec_seconds) << " |\n";
+    total.add(c);
   }
   if (total.runs == 0) return "";
   return "## Compute\n\nThe long studies so far, one core per run. Training: the optimisation "
          "steps of each finished run, summed over the sittings of a resumed one (evaluations, "
-         "runs still in progress and the n-gram baselines, seconds each, not included).\n\n"
-         "| folder | finished runs | training | word2vec |\n|---|---:|---:|---:|\n" +
+         "runs still in progress and the n-gram baselines, seconds each, not included); it is "
+         "wall time, so a run paused mid-step counts its pause. CPU time: the process's over "
+         "the whole run, evaluations included and pauses not, in the runs that record it "
+         "(`cpu_s`; the older ones do not).\n\n"
+         "| folder | finished runs | training | CPU time | word2vec "
+         "|\n|---|---:|---:|---:|---:|\n" +
          rows.str() + "| total | " + std::to_string(total.runs) + " | " +
-         duration(total.train_seconds) + " | " + duration(total.word2vec_seconds) + " |\n\n";
+         duration(total.train_seconds) + " | " + cpu_cell(total) + " | " +
+         duration(total.word2vec_seconds) + " |\n\n";
 }
 }  // namespace tg::experiments::report

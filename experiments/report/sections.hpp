@@ -53,6 +53,9 @@ std::string life_cycle_conclusion(const nlohmann::json& life);
 struct Compute {
   size_t runs = 0;
   double train_seconds = 0, word2vec_seconds = 0;
+  size_t cpu_runs = 0;  // the runs that record their CPU time (cpu_s), and its sum
+  double cpu_seconds = 0;
+  void add(const Compute& other);
 };
 // What the long studies cost, folder by folder (paper_nplm/ and every folder of converged/,
 // those whose runs have not finished yet included); `total` receives the sum.

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -384,19 +385,31 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_records_its_tokenizer_and_refuses_another) {
   fs::remove(c.checkpoint + ".other");
 }
 
-// wall_s and the curve's elapsed_s count every sitting of a resumed run (up to the checkpoint
-// it resumed from), not the last sitting alone.
-BOOST_AUTO_TEST_CASE(wall_time_adds_up_over_the_sittings_of_a_resumed_run) {
+// wall_s, cpu_s and the curve's elapsed_s count every sitting of a resumed run (up to the
+// checkpoint it resumed from), not the last sitting alone; time the process spends not running
+// (here sleeping, in a study a SIGSTOP pause) is in wall_s but not in cpu_s.
+BOOST_AUTO_TEST_CASE(wall_and_cpu_time_add_up_over_the_sittings_of_a_resumed_run) {
   train::TrainConfig c = tiny("gpt");
   c.epochs = 1;
   c.checkpoint = temp("wall.ckpt");
-  train::TrainHooks slow;  // a first sitting of at least steps x 20 ms
+  // A first sitting of at least steps x 30 ms: each step sleeps 20 ms and computes 10 ms.
+  train::TrainHooks slow;
   slow.after_backward = [](long, nn::LanguageModel&) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const auto cpu_now = [] {
+      timespec t{};
+      clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+      return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+    };
+    for (const double start = cpu_now(); cpu_now() - start < 0.01;) {
+    }
   };
   const auto first = train::train_language_model(c, toy(), slow);
-  const double first_sitting = 0.02 * first.json["steps"].get<double>();
+  const double steps = first.json["steps"].get<double>(), first_sitting = 0.03 * steps;
   BOOST_TEST(first.json["wall_s"].get<double>() >= first_sitting);
+  const double first_cpu = first.json["cpu_s"].get<double>();
+  BOOST_TEST(first_cpu >= 0.01 * steps);
+  BOOST_TEST(first_cpu < first.json["wall_s"].get<double>() - 0.02 * steps);
   c.resume = c.checkpoint;
   c.epochs = 2;
   const auto start = std::chrono::steady_clock::now();
@@ -407,6 +420,7 @@ BOOST_AUTO_TEST_CASE(wall_time_adds_up_over_the_sittings_of_a_resumed_run) {
   BOOST_TEST(second.json["wall_s"].get<double>() <=
              first.json["wall_s"].get<double>() + second_sitting);
   BOOST_TEST(second.json["epochs"].back()["elapsed_s"].get<double>() >= first_sitting);
+  BOOST_TEST(second.json["cpu_s"].get<double>() >= 0.01 * steps);
   fs::remove(c.checkpoint);
 }
 
