@@ -17,6 +17,7 @@
 #include "experiments/programs.hpp"
 #include "experiments/report/sections.hpp"
 #include "experiments/study.hpp"
+#include "text/bpe.hpp"
 #include "text/similarity.hpp"
 #include "text/vectors.hpp"
 
@@ -58,7 +59,8 @@ json summary_entry(const std::string& label, bool tied, size_t vocab, const json
           {"band_sizes", bands},
           {"wordsim_input", life.at("wordsim_input")},
           {"wordsim_output", life.at("wordsim_output")},
-          {"neighbours", life.at("neighbours")}};
+          {"neighbours", life.at("neighbours")},
+          {"table", life.value("table", json())}};
 }
 
 }  // namespace
@@ -102,6 +104,9 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
                     {"data", data.description},
                     {"word2vec_wordsim", w2v_log.value("wordsim353", json())},
                     {"word2vec", w2v_log}};
+    // A BPE's tokens that no text encodes to: known unused before training.
+    const std::vector<int32_t> unreachable =
+        data.vocab.bpe() ? data.vocab.bpe()->unreachable_tokens() : std::vector<int32_t>{};
     json runs = json::array();
     for (const auto& mode : mode_list) {
       train::TrainConfig c = experiments::run_config(base, base.model.name, mode, base.seed);
@@ -110,7 +115,7 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
       const Tensor initial =
           train::build_model(c, data, nullptr)->input_embedding().weight().clone();
       experiments::LifecycleProbe probe(initial, train_count, data.vocab.unk(), probes, k,
-                                        w2v_index, names);
+                                        w2v_index, names, unreachable);
       const std::string label = c.model.name + " " + mode.name;
       const json r = experiments::run_one(c, data, label,
                                           f.out + "/" + c.model.name + "_" + mode.name + ".json",

@@ -37,7 +37,8 @@ std::vector<std::string> neighbours(const text::VectorIndex& index, const std::s
 
 LifecycleProbe::LifecycleProbe(Tensor initial, std::vector<size_t> train_count, int32_t unk,
                                std::vector<std::string> probes, size_t k,
-                               const text::VectorIndex& word2vec, std::vector<std::string> words)
+                               const text::VectorIndex& word2vec, std::vector<std::string> words,
+                               std::vector<int32_t> unused_reference)
     : initial_(std::move(initial)),
       train_count_(std::move(train_count)),
       unk_(unk),
@@ -45,9 +46,16 @@ LifecycleProbe::LifecycleProbe(Tensor initial, std::vector<size_t> train_count, 
       k_(k),
       word2vec_(word2vec),
       words_(std::move(words)),
+      unused_reference_(std::move(unused_reference)),
       vocab_(train_count_.size()),
       touched_epoch_(vocab_, false),
-      touched_step_(vocab_, false) {}
+      touched_step_(vocab_, false),
+      touched_ever_(vocab_, false) {
+  for (int32_t id : unused_reference_)
+    if (id < 0 || static_cast<size_t>(id) >= vocab_)
+      throw std::invalid_argument("LifecycleProbe: reference id " + std::to_string(id) +
+                                  " is outside the vocabulary of " + std::to_string(vocab_));
+}
 
 train::TrainHooks LifecycleProbe::hooks() {
   train::TrainHooks h;
@@ -70,6 +78,7 @@ void LifecycleProbe::after_backward(long step, nn::LanguageModel& m) {
   for (size_t r = 0; r < vocab_; ++r) {
     n += touched_step_[r];
     touched_epoch_[r] = touched_epoch_[r] || touched_step_[r];
+    touched_ever_[r] = touched_ever_[r] || touched_step_[r];
   }
   rows_sum_ += static_cast<double>(n) / static_cast<double>(vocab_);
   ++steps_;
@@ -138,15 +147,222 @@ void LifecycleProbe::after_training(nn::LanguageModel& m, json& results) const {
       {"rows_changed_last_step", changed_last_},
       {"wordsim_input", wordsim(m.input_embedding().weight())},
       {"wordsim_output", wordsim(m.output_matrix())},
-      {"neighbours", probe_rows}};
+      {"neighbours", probe_rows},
+      {"table", census(m)}};
+}
+
+namespace {
+
+std::vector<double> row_norms(const Tensor& table) {
+  const size_t rows = table.size(0), width = table.size(1);
+  std::vector<double> out(rows);
+  for (size_t r = 0; r < rows; ++r) {
+    double s = 0;
+    for (size_t j = 0; j < width; ++j)
+      s += double(table.data()[r * width + j]) * table.data()[r * width + j];
+    out[r] = std::sqrt(s);
+  }
+  return out;
+}
+
+// Quartiles of some values (json null when there are none).
+json quartiles(std::vector<double> v) {
+  if (v.empty()) return json();
+  std::sort(v.begin(), v.end());
+  const auto at = [&](double q) {
+    return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
+  };
+  return {{"q1", at(0.25)}, {"median", at(0.5)}, {"q3", at(0.75)}};
+}
+
+}  // namespace
+
+json LifecycleProbe::census(nn::LanguageModel& m) const {
+  const Tensor& input = m.input_embedding().weight();
+  const Tensor output = m.output_matrix();
+  const size_t width = input.size(1);
+  size_t with_gradient = 0, in_training = 0, unseen = 0, unseen_unchanged = 0;
+  double unseen_drift = 0;
+  for (size_t r = 0; r < vocab_; ++r) {
+    with_gradient += touched_ever_[r];
+    if (train_count_[r] > 0) {
+      ++in_training;
+      continue;
+    }
+    ++unseen;
+    const float* now = input.data() + r * width;
+    const float* was = initial_.data() + r * width;
+    unseen_unchanged += std::memcmp(now, was, width * sizeof(float)) == 0;
+    double dot = 0, a = 0, b = 0;
+    for (size_t j = 0; j < width; ++j)
+      dot += double(was[j]) * now[j], a += double(was[j]) * was[j], b += double(now[j]) * now[j];
+    unseen_drift += a > 0 && b > 0 ? 1.0 - dot / std::sqrt(a * b) : 0.0;
+  }
+  // Norms by training count, in bins 0, 1, 2-3, 4-15, 16-63, ... (powers of 4).
+  const std::vector<double> input_norm = row_norms(input), output_norm = row_norms(output);
+  std::map<size_t, std::pair<std::vector<double>, std::vector<double>>> by_bin;
+  const auto bin_low = [](size_t count) -> size_t {
+    if (count < 2) return count;
+    size_t low = count < 4 ? 2 : 4;
+    while (low * 4 <= count) low *= 4;
+    return low;
+  };
+  for (size_t r = 0; r < vocab_; ++r) {
+    auto& [in, out] = by_bin[bin_low(train_count_[r])];
+    in.push_back(input_norm[r]);
+    out.push_back(output_norm[r]);
+  }
+  json norms = json::array();
+  for (const auto& [low, v] : by_bin) {
+    const size_t high = low < 2 ? low : low == 2 ? 3 : low * 4 - 1;
+    norms.push_back({{"min_count", low},
+                     {"max_count", high},
+                     {"rows", v.first.size()},
+                     {"input_norm", quartiles(v.first)},
+                     {"output_norm", quartiles(v.second)}});
+  }
+  json out = {{"rows", vocab_},
+              {"rows_with_gradient", ever_complete_ ? json(with_gradient) : json()},
+              {"rows_in_training", in_training},
+              {"unseen_rows", unseen},
+              {"unseen_rows_unchanged", unseen_unchanged},
+              {"unseen_rows_drift", unseen ? unseen_drift / static_cast<double>(unseen) : 0.0},
+              {"norms_by_count", norms},
+              {"under_trained", json()}};
+  if (unused_reference_.empty()) return out;
+  // The search, from the output matrix alone; scored against the tokens the training split
+  // never had.
+  const std::vector<double> score = undertrained_indicator(output, unused_reference_);
+  std::vector<bool> never(vocab_);
+  for (size_t r = 0; r < vocab_; ++r) never[r] = train_count_[r] == 0;
+  std::vector<double> low_input_norm(vocab_);
+  for (size_t r = 0; r < vocab_; ++r) low_input_norm[r] = -input_norm[r];
+  // Flagged: at least as high as the reference's 10th percentile.
+  std::vector<double> ref_scores;
+  for (int32_t id : unused_reference_) ref_scores.push_back(score[static_cast<size_t>(id)]);
+  std::sort(ref_scores.begin(), ref_scores.end());
+  const double threshold = ref_scores[ref_scores.size() / 10];
+  size_t flagged = 0, flagged_never = 0;
+  std::vector<std::pair<double, size_t>> flagged_seen;
+  for (size_t r = 0; r < vocab_; ++r) {
+    if (score[r] < threshold) continue;
+    ++flagged;
+    if (never[r])
+      ++flagged_never;
+    else
+      flagged_seen.emplace_back(score[r], r);
+  }
+  std::sort(flagged_seen.rbegin(), flagged_seen.rend());
+  json seen_examples = json::array();
+  for (size_t i = 0; i < std::min<size_t>(10, flagged_seen.size()); ++i) {
+    const size_t r = flagged_seen[i].second;
+    seen_examples.push_back(
+        {{"token", words_[r]}, {"count", train_count_[r]}, {"score", flagged_seen[i].first}});
+  }
+  out["under_trained"] = {
+      {"reference", unused_reference_.size()},
+      {"threshold", threshold},
+      {"flagged", flagged},
+      {"flagged_unseen", flagged_never},
+      {"precision",
+       flagged ? static_cast<double>(flagged_never) / static_cast<double>(flagged) : 0.0},
+      {"recall", unseen ? static_cast<double>(flagged_never) / static_cast<double>(unseen) : 0.0},
+      {"auc_output_cosine", roc_auc(score, never)},
+      {"auc_low_input_norm", roc_auc(low_input_norm, never)},
+      {"flagged_seen", seen_examples}};
+  return out;
+}
+
+std::vector<double> undertrained_indicator(const Tensor& table,
+                                           const std::vector<int32_t>& reference) {
+  if (table.dim() != 2 || table.size(0) == 0)
+    throw std::invalid_argument("undertrained_indicator: the table must be [V, d], got " +
+                                to_string(table.shape()));
+  if (reference.empty())
+    throw std::invalid_argument("undertrained_indicator: no reference (known unused) ids");
+  const size_t rows = table.size(0), width = table.size(1);
+  for (int32_t id : reference)
+    if (id < 0 || static_cast<size_t>(id) >= rows)
+      throw std::invalid_argument("undertrained_indicator: reference id " + std::to_string(id) +
+                                  " is outside the table's " + std::to_string(rows) + " rows");
+  std::vector<double> x(rows * width), mean(width, 0.0);
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t j = 0; j < width; ++j) mean[j] += table.data()[r * width + j];
+  for (double& v : mean) v /= static_cast<double>(rows);
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t j = 0; j < width; ++j) x[r * width + j] = table.data()[r * width + j] - mean[j];
+  // The first principal component by power iteration on X^T X (deterministic start).
+  std::vector<double> pc(width, 1.0 / std::sqrt(static_cast<double>(width))), next(width);
+  for (int iteration = 0; iteration < 100; ++iteration) {
+    std::fill(next.begin(), next.end(), 0.0);
+    for (size_t r = 0; r < rows; ++r) {
+      const double* row = x.data() + r * width;
+      double p = 0;
+      for (size_t j = 0; j < width; ++j) p += row[j] * pc[j];
+      for (size_t j = 0; j < width; ++j) next[j] += p * row[j];
+    }
+    double norm = 0;
+    for (double v : next) norm += v * v;
+    norm = std::sqrt(norm);
+    if (norm == 0) break;
+    for (size_t j = 0; j < width; ++j) pc[j] = next[j] / norm;
+  }
+  for (size_t r = 0; r < rows; ++r) {
+    double* row = x.data() + r * width;
+    double p = 0;
+    for (size_t j = 0; j < width; ++j) p += row[j] * pc[j];
+    for (size_t j = 0; j < width; ++j) row[j] -= p * pc[j];
+  }
+  std::vector<double> ref(width, 0.0);
+  for (int32_t id : reference)
+    for (size_t j = 0; j < width; ++j) ref[j] += x[static_cast<size_t>(id) * width + j];
+  double ref_norm = 0;
+  for (double v : ref) ref_norm += v * v;
+  ref_norm = std::sqrt(ref_norm);
+  std::vector<double> score(rows, 0.0);
+  for (size_t r = 0; r < rows; ++r) {
+    const double* row = x.data() + r * width;
+    double dot = 0, norm = 0;
+    for (size_t j = 0; j < width; ++j) dot += row[j] * ref[j], norm += row[j] * row[j];
+    score[r] = norm > 0 && ref_norm > 0 ? dot / (std::sqrt(norm) * ref_norm) : 0.0;
+  }
+  return score;
+}
+
+double roc_auc(const std::vector<double>& score, const std::vector<bool>& positive) {
+  if (score.size() != positive.size())
+    throw std::invalid_argument("roc_auc: " + std::to_string(score.size()) + " scores for " +
+                                std::to_string(positive.size()) + " labels");
+  std::vector<size_t> order(score.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return score[a] < score[b]; });
+  // Mann-Whitney: the positives' rank sum, ties given their mean rank.
+  double rank_sum = 0;
+  size_t positives = 0;
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j < order.size() && score[order[j]] == score[order[i]]) ++j;
+    const double mean_rank = 0.5 * static_cast<double>(i + 1 + j);
+    for (size_t k = i; k < j; ++k)
+      if (positive[order[k]]) rank_sum += mean_rank, ++positives;
+    i = j;
+  }
+  const size_t negatives = score.size() - positives;
+  if (positives == 0 || negatives == 0) return NAN;
+  const double p = static_cast<double>(positives);
+  return (rank_sum - p * (p + 1) / 2) / (p * static_cast<double>(negatives));
 }
 
 json LifecycleProbe::save_state() const {
   std::vector<size_t> rows;
   for (size_t r = 0; r < vocab_; ++r)
     if (touched_epoch_[r]) rows.push_back(r);
+  std::vector<size_t> ever;
+  for (size_t r = 0; r < vocab_; ++r)
+    if (touched_ever_[r]) ever.push_back(r);
   return json{{"rows_sum", rows_sum_},
               {"steps", steps_},
+              {"touched_ever", ever},
               {"changed_sum", changed_sum_},
               {"changed_steps", changed_steps_},
               {"touched_epoch", rows}};
@@ -160,6 +376,11 @@ void LifecycleProbe::load_state(const json& state) {
   changed_steps_ = state.value("changed_steps", 0L);
   std::fill(touched_epoch_.begin(), touched_epoch_.end(), false);
   for (size_t r : state.at("touched_epoch").get<std::vector<size_t>>()) touched_epoch_.at(r) = true;
+  // Absent in older checkpoints: the rows touched so far in this epoch are all it knows.
+  touched_ever_ = touched_epoch_;
+  ever_complete_ = state.contains("touched_ever");
+  if (ever_complete_)
+    for (size_t r : state.at("touched_ever").get<std::vector<size_t>>()) touched_ever_.at(r) = true;
 }
 
 }  // namespace tg::experiments

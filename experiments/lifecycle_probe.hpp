@@ -22,9 +22,11 @@ class LifecycleProbe {
   // `unk`: the id of <unk> (-1 for a BPE, which has none); `probes`, `k`, `word2vec`: whose
   // neighbours the results show, beside word2vec's; `words`: each id's name (its spelling,
   // text::Vocabulary::spelling, as word2vec's vectors name it).
+  // `unused_reference`: ids known unused without looking at the data (a BPE's unreachable
+  // tokens; empty for words), the reference of the under-trained token search.
   LifecycleProbe(Tensor initial, std::vector<size_t> train_count, int32_t unk,
                  std::vector<std::string> probes, size_t k, const text::VectorIndex& word2vec,
-                 std::vector<std::string> words);
+                 std::vector<std::string> words, std::vector<int32_t> unused_reference = {});
   LifecycleProbe(const LifecycleProbe&) = delete;
   LifecycleProbe& operator=(const LifecycleProbe&) = delete;
 
@@ -37,6 +39,9 @@ class LifecycleProbe {
   void after_epoch(nn::LanguageModel& m, nlohmann::json& record);
   void after_training(nn::LanguageModel& m, nlohmann::json& results) const;
   double wordsim(const Tensor& table) const;  // WordSim-353 Spearman of a table's rows
+  // The trained tables' rows: which ever had a gradient, what became of the unseen ones, the
+  // norms by training frequency and the under-trained tokens found from the tables alone.
+  nlohmann::json census(nn::LanguageModel& m) const;
   nlohmann::json save_state() const;
   void load_state(const nlohmann::json& state);
 
@@ -47,14 +52,28 @@ class LifecycleProbe {
   size_t k_;
   const text::VectorIndex& word2vec_;
   std::vector<std::string> words_;
+  std::vector<int32_t> unused_reference_;
   size_t vocab_;
-  std::vector<bool> touched_epoch_, touched_step_;
+  std::vector<bool> touched_epoch_, touched_step_, touched_ever_;
   std::vector<float> before_step_;  // the table before the optimizer step
   double rows_sum_ = 0;             // share of rows with a gradient, summed over the steps
   long steps_ = 0;
-  double changed_sum_ = 0;   // share of rows the step changed, summed over changed_steps_
-  long changed_steps_ = 0;   // fewer than steps_ for a run resumed from an older checkpoint
-  double changed_last_ = 0;  // the last step\'s share
+  double changed_sum_ = 0;     // share of rows the step changed, summed over changed_steps_
+  long changed_steps_ = 0;     // fewer than steps_ for a run resumed from an older checkpoint
+  double changed_last_ = 0;    // the last step's share
+  bool ever_complete_ = true;  // false when resumed from a checkpoint without touched_ever
 };
+
+// Land and Bartolo's (2024) indicator of under-trained tokens from a trained output matrix
+// [V, d] alone: each row's cosine similarity, once the rows are centred and their first
+// principal component removed, to the mean of the rows of `reference` (ids known to be unused).
+// Unused rows only ever get the softmax's push away from every context, so they share a
+// direction; higher means more likely under-trained.
+std::vector<double> undertrained_indicator(const Tensor& table,
+                                           const std::vector<int32_t>& reference);
+
+// The probability that a random `positive` id scores higher than a random other id (ties half):
+// the area under the ROC curve of `score` as a detector of `positive`.
+double roc_auc(const std::vector<double>& score, const std::vector<bool>& positive);
 
 }  // namespace tg::experiments

@@ -436,6 +436,16 @@ std::vector<int32_t> BytePairEncoding::encode(std::string_view text) const {
   return ids;
 }
 
+std::vector<int32_t> BytePairEncoding::unreachable_tokens() const {
+  std::vector<int32_t> out;
+  for (size_t id = 0; id < tokens_.size(); ++id) {
+    const std::vector<int32_t> ids = encode(tokens_[id]);
+    if (ids.size() != 1 || ids[0] != static_cast<int32_t>(id))
+      out.push_back(static_cast<int32_t>(id));
+  }
+  return out;
+}
+
 std::string BytePairEncoding::decode(std::span<const int32_t> ids) const {
   std::string out;
   for (int32_t id : ids) out += token(id);

@@ -80,6 +80,12 @@ class BytePairEncoding {
   void encode_piece(std::string_view piece, std::vector<int32_t>& out) const;
   std::string decode(std::span<const int32_t> ids) const;
 
+  // The ids that encoding never produces: those whose own bytes do not encode to themselves
+  // (split by pre-tokenisation or merged otherwise), the end-of-text token among them. Such a
+  // row of a model's table can never get a gradient as an input: the known-unused reference of
+  // Land and Bartolo's (2024) search for under-trained tokens.
+  std::vector<int32_t> unreachable_tokens() const;
+
   // 16 hex digits (FNV-1a) over the tokens and merges: what checkpoints record to refuse a
   // resume with another vocabulary.
   std::string hash() const;

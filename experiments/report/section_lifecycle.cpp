@@ -8,6 +8,60 @@ namespace tg::experiments::report {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
+namespace {
+
+// What became of the table's rows (LifecycleProbe::census), if the run measured it.
+std::string table_census(const json& t) {
+  if (t.is_null()) return "";
+  std::ostringstream out;
+  const size_t rows = t.at("rows").get<size_t>(), unseen = t.at("unseen_rows").get<size_t>();
+  out << "Rows: " << rows << "; in the training split " << t.at("rows_in_training").get<size_t>()
+      << "; given a gradient at some step "
+      << (t.at("rows_with_gradient").is_null()
+              ? std::string("(not counted: resumed from an older checkpoint)")
+              : std::to_string(t.at("rows_with_gradient").get<size_t>()))
+      << ". Of the " << unseen << " rows the training split never has, "
+      << t.at("unseen_rows_unchanged").get<size_t>()
+      << " are bitwise as initialised; their mean cosine drift "
+      << fixed(t.at("unseen_rows_drift").get<double>(), 3) << ".\n\n";
+  out << "Row norms by training count (median [quartiles]):\n\n| count | rows | input row | "
+         "output row |\n|---|---:|---:|---:|\n";
+  for (const auto& b : t.at("norms_by_count")) {
+    const size_t lo = b.at("min_count").get<size_t>(), hi = b.at("max_count").get<size_t>();
+    const auto cell = [](const json& q) {
+      return fixed(q.at("median").get<double>(), 3) + " [" + fixed(q.at("q1").get<double>(), 3) +
+             ", " + fixed(q.at("q3").get<double>(), 3) + "]";
+    };
+    out << "| " << (lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi))
+        << " | " << b.at("rows").get<size_t>() << " | " << cell(b.at("input_norm")) << " | "
+        << cell(b.at("output_norm")) << " |\n";
+  }
+  out << "\n";
+  const json& u = t.at("under_trained");
+  if (u.is_null()) return out.str();
+  out << "Under-trained tokens from the tables alone (Land and Bartolo 2024): each output row's "
+         "cosine to the mean of the "
+      << u.at("reference").get<size_t>()
+      << " unreachable tokens' rows (centred, first principal component removed). As a detector "
+         "of the tokens the training split never has: ROC AUC "
+      << fixed(u.at("auc_output_cosine").get<double>(), 3)
+      << " (a low input-row norm: " << fixed(u.at("auc_low_input_norm").get<double>(), 3)
+      << "). At the reference's 10th "
+      << "percentile it flags " << u.at("flagged").get<size_t>() << " tokens, "
+      << u.at("flagged_unseen").get<size_t>() << " of them unseen (recall "
+      << fixed(100 * u.at("recall").get<double>(), 1) << "%)";
+  std::string seen;
+  for (const auto& e : u.at("flagged_seen"))
+    seen += (seen.empty() ? "" : ", ") + e.at("token").get<std::string>() + " (" +
+            std::to_string(e.at("count").get<size_t>()) + ")";
+  out << (seen.empty() ? "."
+                       : "; the top flagged tokens that do occur (training count): " + seen + ".")
+      << "\n\n";
+  return out.str();
+}
+
+}  // namespace
+
 std::string lifecycle_section(const json& s) {
   std::ostringstream out;
   for (const auto& run : s.at("runs")) {
@@ -45,7 +99,8 @@ std::string lifecycle_section(const json& s) {
     out << "\nBand sizes (rows):";
     for (const auto& [band, n] : run.at("band_sizes").items())
       out << " " << band << " " << n.get<size_t>() << ";";
-    out << "\n\nNearest neighbours of probe words (input embeddings):\n\n| word | before training "
+    out << "\n\n" << table_census(run.value("table", json()));
+    out << "Nearest neighbours of probe words (input embeddings):\n\n| word | before training "
            "| after training | word2vec |\n|---|---|---|---|\n";
     for (const auto& p : run.at("neighbours")) {
       auto list = [](const json& words) {

@@ -305,6 +305,27 @@ BOOST_AUTO_TEST_CASE(training_merges_the_most_frequent_pair_first) {
   BOOST_CHECK_THROW(BytePairEncoding::train("x", o), std::invalid_argument);
 }
 
+// Tokens no text encodes to: in a trained vocabulary only the end-of-text token (training merges
+// within pieces); in GPT-2's also tokens its merges made across what pre-tokenisation splits.
+BOOST_AUTO_TEST_CASE(unreachable_tokens_are_those_no_text_encodes_to) {
+  tg::text::BpeTrainOptions o;
+  o.vocab_size = 256 + 3;
+  const BytePairEncoding trained = BytePairEncoding::train("ab ab ab cd", o);
+  BOOST_REQUIRE_EQUAL(trained.token(258), "<|endoftext|>");
+  BOOST_TEST(trained.unreachable_tokens() == std::vector<int32_t>{258});
+  const std::vector<int32_t> unreachable = gpt2().unreachable_tokens();
+  BOOST_TEST_MESSAGE("GPT-2: " << unreachable.size() << " unreachable tokens");
+  BOOST_TEST(unreachable.back() == 50256);
+  BOOST_TEST(unreachable.size() > 1u);
+  BOOST_TEST(unreachable.size() < 1000u);
+  for (int32_t id : unreachable)
+    BOOST_TEST(gpt2().encode(gpt2().token(id)) != std::vector<int32_t>{id}, id);
+  // Every other token is its own encoding.
+  for (int32_t id = 0; id < 50256; id += 97)
+    if (!std::binary_search(unreachable.begin(), unreachable.end(), id))
+      BOOST_TEST(gpt2().encode(gpt2().token(id)) == std::vector<int32_t>{id}, id);
+}
+
 BOOST_AUTO_TEST_CASE(bad_files_are_refused_naming_the_problem) {
   const std::string dir = temp_dir("bad");
   const std::string enc = dir + "/encoder.json", merges = dir + "/vocab.bpe";
