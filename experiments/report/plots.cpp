@@ -236,4 +236,51 @@ std::string drift_plot(const json& life, const fs::path& root, const fs::path& s
   return plot(root, sub, "drift", data.str(), script.str());
 }
 
+std::string norms_plot(const json& life, const fs::path& root, const fs::path& sub) {
+  static const char* run_colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"};
+  std::ostringstream data, script;
+  int index = 0, run_number = 0;
+  double last = 1;
+  std::string plots;
+  for (const auto& run : life.at("runs")) {
+    const json table = run.value("table", json());
+    if (table.is_null()) continue;
+    // A tied table is its own output matrix: one series.
+    const bool tied = run.value("tied", false);
+    for (const char* side : {"input_norm", "output_norm"}) {
+      if (tied && std::string(side) == "output_norm") continue;
+      data << "# " << run.at("name").get<std::string>() << " " << side << "\n";
+      for (const auto& b : table.at("norms_by_count")) {
+        const double lo = b.at("min_count").get<double>(), hi = b.at("max_count").get<double>();
+        // The unseen rows at 1/2 on the log axis (labelled 0); a bin at its geometric middle.
+        const double x = hi == 0 ? 0.5 : std::sqrt(lo * hi);
+        last = std::max(last, hi);
+        const json& q = b.at(side);
+        data << x << "\t" << q.at("median").get<double>() << "\t" << q.at("q1").get<double>()
+             << "\t" << q.at("q3").get<double>() << "\n";
+      }
+      data << "\n\n";
+      const bool input = std::string(side) == "input_norm";
+      plots += std::string(index ? ", " : "") + "'norms.dat' index " + std::to_string(index) +
+               " using 1:2:3:4 with yerrorlines lw 2 lc rgb '" + run_colours[run_number % 4] +
+               "' pt " + (input ? "7" : "5") + " dt " + (input ? "1" : "2") + " title '" +
+               run.at("name").get<std::string>() +
+               (tied    ? ": the table"
+                : input ? ": input rows"
+                        : ": output rows") +
+               "'";
+      ++index;
+    }
+    ++run_number;
+  }
+  if (index == 0) return "";
+  script << "set logscale x\nset xrange [0.35:" << last * 1.5 << "]\n"
+         << "set xtics ('0' 0.5, '1' 1, '10' 10, '100' 100, '1000' 1000, '10^4' 10000, "
+            "'10^5' 100000, '10^6' 1000000)\n"
+         << "set xlabel 'occurrences in the training split'\n"
+         << "set ylabel 'row norm (median, quartiles)'\nset format y '%g'\nplot " << plots
+         << "\n";
+  return plot(root, sub, "norms", data.str(), script.str());
+}
+
 }  // namespace tg::experiments::report

@@ -47,4 +47,9 @@ std::string data_size_plot(const nlohmann::json& size, const std::filesystem::pa
 std::string drift_plot(const nlohmann::json& life, const std::filesystem::path& root,
                        const std::filesystem::path& sub);
 
+// Row norms (median and quartiles) by training count, each run's input and output rows (a tied
+// table once), on a log count axis with the unseen rows at its left; "" when no run has them.
+std::string norms_plot(const nlohmann::json& life, const std::filesystem::path& root,
+                       const std::filesystem::path& sub);
+
 }  // namespace tg::experiments::report

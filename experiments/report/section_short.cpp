@@ -73,7 +73,9 @@ std::string converged_lifecycle_section(const json& life, const fs::path& dir, b
          "`converged/lifecycle/`: " +
          training_setup(life) + " Seed " + std::to_string(config_of(life.at("base_config")).seed) +
          ".\n\n" + lifecycle_section(life) +
-         (plots ? drift_plot(life, dir, fs::path("converged") / "lifecycle") : "");
+         (plots ? drift_plot(life, dir, fs::path("converged") / "lifecycle") +
+                      norms_plot(life, dir, fs::path("converged") / "lifecycle")
+                : "");
 }
 
 std::string short_lifecycle_section(const json& life, bool after_converged, const fs::path& dir,
@@ -87,7 +89,8 @@ std::string short_lifecycle_section(const json& life, bool after_converged, cons
                          "lifecycle`).\n\n";
   md += data_line(life) + "\n\n";
   if (const std::string setup = training_setup(life); !setup.empty()) md += setup + "\n\n";
-  return md + lifecycle_section(life) + (plots ? drift_plot(life, dir, "lifecycle") : "");
+  return md + lifecycle_section(life) +
+         (plots ? drift_plot(life, dir, "lifecycle") + norms_plot(life, dir, "lifecycle") : "");
 }
 
 }  // namespace tg::experiments::report

@@ -582,6 +582,61 @@ BOOST_FIXTURE_TEST_CASE(report_puts_the_converged_life_cycle_before_the_short_on
   BOOST_TEST(md.find("What the tables learn", first + 1) == std::string::npos, md);
 }
 
+// A run with the table's census: its counts, the norms by training count (a table, and a plot
+// where gnuplot is installed) and the under-trained token search.
+BOOST_FIXTURE_TEST_CASE(report_shows_the_census_of_a_table, ResultsFolder) {
+  json summary = life_cycle_summary(2, 0.1);
+  const json norm = {{"q1", 0.08}, {"median", 0.09}, {"q3", 0.1}};
+  summary["runs"][0]["table"] = {
+      {"rows", 100},
+      {"rows_with_gradient", 60},
+      {"rows_in_training", 61},
+      {"unseen_rows", 39},
+      {"unseen_rows_unchanged", 39},
+      {"unseen_rows_drift", 0.0},
+      {"norms_by_count",
+       {{{"min_count", 0},
+         {"max_count", 0},
+         {"rows", 39},
+         {"input_norm", norm},
+         {"output_norm", norm}},
+        {{"min_count", 4},
+         {"max_count", 15},
+         {"rows", 61},
+         {"input_norm", norm},
+         {"output_norm", norm}}}},
+      {"under_trained",
+       {{"reference", 3},
+        {"threshold", 0.2},
+        {"flagged", 30},
+        {"flagged_unseen", 28},
+        {"precision", 28.0 / 30},
+        {"recall", 28.0 / 39},
+        {"auc_output_cosine", 0.91},
+        {"auc_low_input_norm", 0.6},
+        {"flagged_seen", {{{"token", "Ġzebra"}, {"count", 4}, {"score", 0.3}}}}}}};
+  fs::create_directories(dir / "lifecycle");
+  std::ofstream(dir / "lifecycle" / "summary.json") << summary.dump();
+  const bool plots = experiments::report::have_gnuplot();
+  const std::string md = experiments::report::render_report(dir.string(), plots);
+  BOOST_TEST(md.find("Rows: 100; in the training split 61; given a gradient at some step 60. Of "
+                     "the 39 rows the training split never has, 39 are bitwise as initialised") !=
+                 std::string::npos,
+             md);
+  BOOST_TEST(
+      md.find("| 4-15 | 61 | 0.090 [0.080, 0.100] | 0.090 [0.080, 0.100] |") != std::string::npos,
+      md);
+  BOOST_TEST(md.find("mean of the 3 unreachable tokens' rows") != std::string::npos, md);
+  BOOST_TEST(md.find("ROC AUC 0.910 (a low input-row norm: 0.600)") != std::string::npos, md);
+  BOOST_TEST(md.find("flags 30 tokens, 28 of them unseen (recall 71.8%); the top flagged tokens "
+                     "that do occur (training count): Ġzebra (4).") != std::string::npos,
+             md);
+  if (plots)
+    BOOST_TEST(fs::exists(dir / "lifecycle" / "norms.png"), md);
+  else
+    BOOST_TEST_MESSAGE("gnuplot absent: the norms plot is not drawn");
+}
+
 // Alone, the short life cycle is still labelled short, with its budget, and says that the
 // converged one is missing.
 BOOST_FIXTURE_TEST_CASE(report_labels_a_lone_short_life_cycle, ResultsFolder) {
