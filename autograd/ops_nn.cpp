@@ -281,6 +281,77 @@ Tensor dropout(const Tensor& x, float p, bool training, Generator& gen) {
   return out;
 }
 
+std::pair<Tensor, Tensor> lstm_cell(const Tensor& gates, const Tensor& c_prev) {
+  if (gates.dim() != 2 || c_prev.dim() != 2 || gates.size(0) != c_prev.size(0) ||
+      gates.size(1) != 4 * c_prev.size(1))
+    throw std::invalid_argument("lstm_cell: gates must be [B, 4H] for a cell state [B, H], got " +
+                                to_string(gates.shape()) + " and " + to_string(c_prev.shape()));
+  const size_t rows = c_prev.size(0), hidden = c_prev.size(1);
+  Tensor c = Tensor::empty({rows, hidden}), h = Tensor::empty({rows, hidden});
+  // The activations, kept for backward: per row i, f, g, o (4H) then tanh(c) (H).
+  auto act = std::make_shared<std::vector<float>>(rows * 5 * hidden);
+  const auto logistic = [](float v) { return 1.0f / (1.0f + std::exp(-v)); };
+  detail::parallel_for(rows, 1, [&](size_t first, size_t last) {
+    for (size_t r = first; r < last; ++r) {
+      const float* a = gates.data() + r * 4 * hidden;
+      const float* cp = c_prev.data() + r * hidden;
+      float* s = act->data() + r * 5 * hidden;
+      float *cr = c.data() + r * hidden, *hr = h.data() + r * hidden;
+      for (size_t j = 0; j < hidden; ++j) {
+        const float i = logistic(a[j]), f = logistic(a[hidden + j]),
+                    g = std::tanh(a[2 * hidden + j]), o = logistic(a[3 * hidden + j]);
+        cr[j] = f * cp[j] + i * g;
+        const float tc = std::tanh(cr[j]);
+        hr[j] = o * tc;
+        s[j] = i, s[hidden + j] = f, s[2 * hidden + j] = g, s[3 * hidden + j] = o;
+        s[4 * hidden + j] = tc;
+      }
+    }
+  });
+  if (!needs_grad({&gates, &c_prev})) return {h, c};
+  // c = f c_prev + i g: to the input, forget and cell gates and to c_prev. Recorded first, so
+  // that its backward runs after h's has added h's share to c's gradient.
+  record("lstm_cell_c", {gates, c_prev}, c, [gates, c_prev, c, act, rows, hidden]() mutable {
+    const float* dc = c.grad().data();
+    float* da = gates.requires_grad() ? gates.grad_data() : nullptr;
+    float* dcp = c_prev.requires_grad() ? c_prev.grad_data() : nullptr;
+    detail::parallel_for(rows, 1, [&](size_t first, size_t last) {
+      for (size_t r = first; r < last; ++r) {
+        const float *s = act->data() + r * 5 * hidden, *cp = c_prev.data() + r * hidden,
+                    *d = dc + r * hidden;
+        if (da) {
+          float* a = da + r * 4 * hidden;
+          for (size_t j = 0; j < hidden; ++j) {
+            const float i = s[j], f = s[hidden + j], g = s[2 * hidden + j];
+            a[j] += d[j] * g * i * (1.0f - i);
+            a[hidden + j] += d[j] * cp[j] * f * (1.0f - f);
+            a[2 * hidden + j] += d[j] * i * (1.0f - g * g);
+          }
+        }
+        if (dcp)
+          for (size_t j = 0; j < hidden; ++j) dcp[r * hidden + j] += d[j] * s[hidden + j];
+      }
+    });
+  });
+  // h = o tanh(c): to the output gate and to c.
+  record("lstm_cell_h", {gates, c}, h, [gates, c, h, act, rows, hidden]() mutable {
+    const float* dh = h.grad().data();
+    float* da = gates.requires_grad() ? gates.grad_data() : nullptr;
+    float* dc = c.grad_data();
+    detail::parallel_for(rows, 1, [&](size_t first, size_t last) {
+      for (size_t r = first; r < last; ++r) {
+        const float *s = act->data() + r * 5 * hidden, *d = dh + r * hidden;
+        for (size_t j = 0; j < hidden; ++j) {
+          const float o = s[3 * hidden + j], tc = s[4 * hidden + j];
+          if (da) da[r * 4 * hidden + 3 * hidden + j] += d[j] * tc * o * (1.0f - o);
+          dc[r * hidden + j] += d[j] * o * (1.0f - tc * tc);
+        }
+      }
+    });
+  });
+  return {h, c};
+}
+
 Tensor masked_fill(const Tensor& x, const Tensor& mask, float value) {
   const Shape shape = x.shape();
   if (detail::broadcast_shapes(shape, mask.shape(), "masked_fill") != shape)

@@ -1,6 +1,7 @@
 #include "nn/recurrent.hpp"
 
 #include <cmath>
+#include <tuple>
 
 namespace tg::nn {
 
@@ -50,9 +51,7 @@ std::pair<Tensor, RecurrentState> LSTM::forward(const Tensor& x,
   Tensor c = zeros_unless(state.c, x.size(0), "LSTM: state c");
   std::vector<Tensor> outputs;
   for (const Tensor& g_t : gx) {
-    const std::vector<Tensor> g = chunk(g_t + linear(h, weight_hh_, bias_hh_), 4, 1);
-    c = sigmoid(g[1]) * c + sigmoid(g[0]) * tanh(g[2]);
-    h = sigmoid(g[3]) * tanh(c);
+    std::tie(h, c) = lstm_cell(g_t + linear(h, weight_hh_, bias_hh_), c);
     outputs.push_back(h);
   }
   return {stack(outputs, 1), {h, c}};

@@ -171,6 +171,22 @@ const std::vector<OpCase>& op_cases() {
       {"softmax_axis0", {normal({3, 4, 2})}, [](V t, I) { return softmax(t[0], 0); }},
       {"log_softmax_last", {normal({3, 5})}, [](V t, I) { return log_softmax(t[0], -1); }},
       {"log_softmax_axis1", {normal({2, 4, 3})}, [](V t, I) { return log_softmax(t[0], 1); }},
+      // Gates [B, 4H] and the cell state; h and c scaled apart so that a gradient sent to the
+      // wrong output shows.
+      {"lstm_cell",
+       {normal({3, 8}), normal({3, 2})},
+       [](V t, I) {
+         const auto [h, c] = lstm_cell(t[0], t[1]);
+         return concat({h, c * 2.0f}, 1);
+       }},
+      // Two steps: the second reads the first's c, so c's gradient has two consumers.
+      {"lstm_cell_two_steps",
+       {normal({2, 8}), normal({2, 8}), normal({2, 2})},
+       [](V t, I) {
+         const auto [h1, c1] = lstm_cell(t[0], t[2]);
+         const auto [h2, c2] = lstm_cell(t[1] + concat({h1, h1, h1, h1}, 1), c1);
+         return concat({h1, h2 * 2.0f, c2 * 3.0f}, 1);
+       }},
       {"layer_norm",
        {normal({2, 3, 8}), normal({8}, 0.1f, 1.0f), normal({8}, 0.1f)},
        [](V t, I) { return layer_norm(t[0], t[1], t[2], 1e-5f); }},

@@ -103,6 +103,22 @@ case("softmax_last", lambda: [randn(3, 5)], lambda t, _: torch.softmax(t[0], dim
 case("softmax_axis0", lambda: [randn(3, 4, 2)], lambda t, _: torch.softmax(t[0], dim=0))
 case("log_softmax_last", lambda: [randn(3, 5)], lambda t, _: torch.log_softmax(t[0], dim=-1))
 case("log_softmax_axis1", lambda: [randn(2, 4, 3)], lambda t, _: torch.log_softmax(t[0], dim=1))
+def lstm_cell(gates, c_prev):
+    i, f, g, o = gates.chunk(4, dim=1)
+    c = torch.sigmoid(f) * c_prev + torch.sigmoid(i) * torch.tanh(g)
+    return torch.sigmoid(o) * torch.tanh(c), c
+
+
+def lstm_two_steps(t):
+    h1, c1 = lstm_cell(t[0], t[2])
+    h2, c2 = lstm_cell(t[1] + torch.cat([h1] * 4, dim=1), c1)
+    return torch.cat([h1, h2 * 2, c2 * 3], dim=1)
+
+
+case("lstm_cell", lambda: [randn(3, 8), randn(3, 2)],
+     lambda t, _: torch.cat(list(map(lambda x, s: x * s, lstm_cell(t[0], t[1]), (1, 2))), dim=1))
+case("lstm_cell_two_steps", lambda: [randn(2, 8), randn(2, 8), randn(2, 2)],
+     lambda t, _: lstm_two_steps(t))
 case("layer_norm", lambda: [randn(2, 3, 8), 1.0 + 0.1 * randn(8), 0.1 * randn(8)],
      lambda t, _: F.layer_norm(t[0], (8,), t[1], t[2], eps=1e-5))
 repeated_ids = np.array([[1, 4, 1, 0, 5], [4, 4, 2, 1, 3]], dtype=np.int64)
