@@ -278,8 +278,7 @@ std::string norms_plot(const json& life, const fs::path& root, const fs::path& s
          << "set xtics ('0' 0.5, '1' 1, '10' 10, '100' 100, '1000' 1000, '10^4' 10000, "
             "'10^5' 100000, '10^6' 1000000)\n"
          << "set xlabel 'occurrences in the training split'\n"
-         << "set ylabel 'row norm (median, quartiles)'\nset format y '%g'\nplot " << plots
-         << "\n";
+         << "set ylabel 'row norm (median, quartiles)'\nset format y '%g'\nplot " << plots << "\n";
   return plot(root, sub, "norms", data.str(), script.str());
 }
 
