@@ -140,6 +140,22 @@ void add_run_flags(CLI::App& app, train::TrainConfig& c) {
   app.add_option("--threads", c.threads, "OpenBLAS threads")
       ->capture_default_str()
       ->check(positive());
+  // Resolved here, once: a run records (and a study compares) the precision it trains in, and
+  // bf16 on a CPU without it is refused before any data is read.
+  add_enum_option(app, "--precision", c.precision, kPrecisionNames,
+                  "matrix products: bf16 inputs with fp32 sums need AVX512_BF16 or AMX; auto "
+                  "picks bf16 where the CPU has it",
+                  [&c] {
+                    const Precision requested = c.precision;
+                    c.precision = resolve_precision(requested);
+                    if (requested == Precision::automatic && distributed::rank() == 0)
+                      std::cerr << "--precision auto: "
+                                << base::name_of(kPrecisionNames, c.precision)
+                                << (c.precision == Precision::bf16
+                                        ? " (this CPU has " + native_bf16_instructions() + ")"
+                                        : std::string(" (this CPU has no native bf16)"))
+                                << "\n";
+                  });
   app.add_flag("--detect-anomaly", c.detect_anomaly,
                "stop at the first op that produces NaN/inf, naming it");
   app.add_option("--bucket-mb", c.bucket_mb, "MPI: gradient bucket size in MiB")

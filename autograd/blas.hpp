@@ -1,4 +1,5 @@
-// The one BLAS entry point of the ops: row-major sgemm on strided matrices.
+// The one BLAS entry point of the ops: row-major sgemm on strided matrices (in bf16 mode,
+// precision.hpp, the same product with bf16 inputs through oneDNN).
 #pragma once
 
 #include <cblas.h>
@@ -8,6 +9,8 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+
+#include "autograd/precision.hpp"
 
 namespace tg::detail {
 
@@ -35,10 +38,13 @@ inline void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float
   const bool counted = gemm_counter.on.load(std::memory_order_relaxed);
   const auto start =
       counted ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-              trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-              static_cast<int>(k), alpha, a, static_cast<int>(lda), b, static_cast<int>(ldb), beta,
-              c, static_cast<int>(ldc));
+  if (precision() == Precision::bf16)
+    gemm_bf16(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  else
+    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+                trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
+                static_cast<int>(k), alpha, a, static_cast<int>(lda), b, static_cast<int>(ldb),
+                beta, c, static_cast<int>(ldc));
   if (counted) {
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
         std::chrono::steady_clock::now() - start);

@@ -42,6 +42,8 @@ int main(int argc, char** argv) {
                              {"--threads", &c.threads}})
     app.add_option(flag, *value)->capture_default_str()->check(apps::positive());
   app.add_flag("--tied", c.model.tied);
+  apps::add_enum_option(app, "--precision", c.precision, kPrecisionNames,
+                        "matrix products; auto: bf16 where the CPU has it");
   app.add_option("--lr", c.lr)->capture_default_str()->check(apps::positive(false));
   app.add_option("--steps", steps, "timed steps")
       ->capture_default_str()
@@ -58,6 +60,8 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   return apps::guarded_main("bench_train", [&] {
     set_num_threads(static_cast<int>(c.threads));
+    c.precision = resolve_precision(c.precision);  // bf16 without native bf16: refused here
+    set_precision(c.precision);
     const text::LMData data = train::load_data(c.data);
     auto model = train::build_model(c, data);
     const size_t t = c.model.context, w = model->warmup(), total = warmup_steps + steps;

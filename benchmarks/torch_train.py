@@ -2,6 +2,8 @@
 """The PyTorch side of the training benchmark: the same GPT or NPLM as nn/ (same parameter
 names and shapes, dropout off), initialised from the parameters bench_train dumped, trained
 on the same batches with AdamW (decay on non-embedding matrices, clip 1.0), timed per step.
+A dump of a bf16 run (its config's "precision") runs forward and loss under
+torch.autocast("cpu", torch.bfloat16), PyTorch's own bf16 recipe.
 
     /usr/bin/python3 benchmarks/torch_train.py --dump FILE --threads N [--warmup-steps 3]
 
@@ -44,13 +46,16 @@ def main():
     else:
         logits_fn = lambda p, ids: torch_models.nplm_logits(p, ids, cfg["ngram"])
     opt = torch.optim.AdamW(torch_models.adamw_groups(params, cfg["weight_decay"]), lr=cfg["lr"])
+    bf16 = cfg.get("precision") == "bf16"
+    autocast = lambda: torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16)
     warmup = args.warmup_steps
     seconds, losses = [], []
     for s, (ids, targets) in enumerate(batches):
         t0 = time.perf_counter()
         opt.zero_grad(set_to_none=True)
-        logits = logits_fn(params, ids)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+        with autocast():
+            logits = logits_fn(params, ids)
+            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
         loss.backward()
         torch.nn.utils.clip_grad_norm_(list(params.values()), 1.0)
         opt.step()
@@ -60,7 +65,7 @@ def main():
             seconds.append(dt)
     tokens = batches[0][1].numel()
     median = sorted(seconds)[len(seconds) // 2]
-    print(json.dumps({"side": "pytorch", "torch": torch.__version__, "threads": torch.get_num_threads(),
+    print(json.dumps({"side": "pytorch", "torch": torch.__version__, "autocast_bf16": bf16, "threads": torch.get_num_threads(),
                       "blas": [line.strip() for line in torch.__config__.show().splitlines() if "BLAS" in line],
                       "tokens_per_step": tokens, "step_seconds": seconds, "losses": losses, "median_step_s": median,
                       "tokens_per_s": tokens / median}))

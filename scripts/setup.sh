@@ -9,7 +9,7 @@
 set -euo pipefail
 
 build_packages=(g++ cmake make libxtensor-dev libxtensor-blas-dev libopenblas-dev libopenblas0-openmp
-                libboost-test-dev nlohmann-json3-dev libpcre2-dev pkg-config libcli11-dev libopenmpi-dev openmpi-bin libbenchmark-dev clang-format git)
+                libboost-test-dev nlohmann-json3-dev libpcre2-dev libdnnl-dev pkg-config libcli11-dev libopenmpi-dev openmpi-bin libbenchmark-dev clang-format git)
 data_packages=(nodejs npm)
 report_packages=(gnuplot-nox)
 fuzz_packages=(clang libclang-rt-14-dev)

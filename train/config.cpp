@@ -101,6 +101,8 @@ const std::vector<Field>& fields() {
       plain("valid_limit", false, TG_MEMBER(valid_limit)),
       plain("seed", true, TG_MEMBER(seed)),
       plain("threads", false, TG_MEMBER(threads)),
+      // A resume in another precision is refused: its products, and so its numbers, differ.
+      named("precision", true, TG_MEMBER(precision), kPrecisionNames),
       plain("comm_overlap", false, TG_MEMBER(comm_overlap)),
       plain("bucket_mb", false, TG_MEMBER(bucket_mb)),
       // The built-in corpus' name, or the corpus file's path.

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "autograd/precision.hpp"
 #include "base/enum_names.hpp"
 #include "nn/embedding_mode.hpp"
 #include "nn/gpt.hpp"
@@ -59,6 +60,9 @@ struct TrainConfig {
       0;  // > 0: per-epoch validation on the first N valid tokens (final numbers use all)
   uint64_t seed = 1;
   size_t threads = 1;
+  // The matrix products' precision (autograd/precision.hpp); a Trainer resolves `automatic`
+  // to what it runs, and records that.
+  Precision precision = Precision::fp32;
   bool detect_anomaly = false;
   // Under mpirun (see dist/distributed.hpp).
   bool comm_overlap = true;  // reduce gradient buckets while backward runs

@@ -109,7 +109,7 @@ MemoryEstimate training_memory(const TrainConfig& c, size_t vocab) {
 
 // Validates everything that can be checked before training (flags, outputs, sizes), so that
 // a run fails in its first second rather than its last, and sets the process-wide switches.
-const TrainConfig& prepared(const TrainConfig& c, const text::LMData& data) {
+TrainConfig prepared(TrainConfig c, const text::LMData& data) {
   c.validate();
   c.check_files();
   // A window needs context + 1 tokens and an epoch at least two windows (Batcher); checked
@@ -130,7 +130,9 @@ const TrainConfig& prepared(const TrainConfig& c, const text::LMData& data) {
                                 base::bytes_text(need.activations) + "); this machine has " +
                                 base::bytes_text(memory) +
                                 ": lower --layers, --d-model, --batch or --context");
+  c.precision = resolve_precision(c.precision);  // refuses bf16 where the CPU lacks it
   set_num_threads(static_cast<int>(c.threads));
+  set_precision(c.precision);
   set_detect_anomaly(c.detect_anomaly);
   return c;
 }

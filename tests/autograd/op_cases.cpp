@@ -315,4 +315,21 @@ Tensor block_loss(const std::map<std::string, Tensor>& p, const Ids& ids, const 
   return cross_entropy(linear(x, at("wte")), targets);  // tied: wte is also the output matrix
 }
 
+ForwardBackward forward_backward(const std::vector<Shape>& shapes,
+                                 const std::function<Tensor(std::vector<Tensor>&)>& op,
+                                 uint64_t seed, float std) {
+  Generator gen(seed);
+  std::vector<Tensor> inputs;
+  for (const Shape& s : shapes) inputs.push_back(randn(s, gen, std, true));
+  Tensor y = op(inputs);
+  Tensor weights = randn(y.shape(), gen);
+  backward(sum(mul(y, weights)));
+  ForwardBackward r{{y.data(), y.data() + y.numel()}, {}};
+  for (const Tensor& t : inputs) {
+    const Array g = t.dense_grad();
+    r.grads.emplace_back(g.begin(), g.end());
+  }
+  return r;
+}
+
 }  // namespace tg::testing

@@ -72,4 +72,15 @@ namespace tg::testing {
 constexpr size_t kBlockWidth = 8, kBlockHeads = 2, kBlockLayers = 2;
 Tensor block_loss(const std::map<std::string, Tensor>& params, const Ids& ids, const Ids& targets);
 std::map<std::string, Tensor> block_params(const TensorFile& golden);  // "param/<name>" entries
+// An op's output and its inputs' gradients: inputs drawn N(0, std^2) from Generator(seed),
+// backward from a fixed random weighting of the output (drawn after the inputs). For suites
+// that run the same op in two settings (thread counts, precisions) and compare.
+struct ForwardBackward {
+  std::vector<float> out;
+  std::vector<std::vector<float>> grads;
+};
+ForwardBackward forward_backward(const std::vector<Shape>& shapes,
+                                 const std::function<Tensor(std::vector<Tensor>&)>& op,
+                                 uint64_t seed, float std);
+
 }  // namespace tg::testing

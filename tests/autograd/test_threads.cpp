@@ -9,35 +9,20 @@
 #include <functional>
 
 #include "autograd/autograd.hpp"
+#include "autograd/op_cases.hpp"
 #include "needs_openmp.hpp"
 
 using namespace tg;
 
 namespace {
 
-struct Run {
-  std::vector<float> out;
-  std::vector<std::vector<float>> grads;
-};
+using Run = testing::ForwardBackward;
 
-// Builds fresh inputs from a fixed seed, applies op, backpropagates a fixed random weighting
-// of the output, and returns the output and the inputs' gradients.
+// The op at a thread count, from the same inputs every time.
 Run run(int threads, const std::vector<Shape>& shapes,
         const std::function<Tensor(std::vector<Tensor>&)>& op) {
   set_num_threads(threads);
-  Generator gen(7);
-  std::vector<Tensor> inputs;
-  for (const Shape& s : shapes) inputs.push_back(randn(s, gen, 1.0f, true));
-  Tensor y = op(inputs);
-  Tensor weights = randn(y.shape(), gen);
-  backward(sum(mul(y, weights)));
-  Run r;
-  r.out.assign(y.data(), y.data() + y.numel());
-  for (const Tensor& t : inputs) {
-    const Array g = t.dense_grad();
-    r.grads.emplace_back(g.begin(), g.end());
-  }
-  return r;
+  return testing::forward_backward(shapes, op, 7, 1.0f);
 }
 
 void check_same(const Run& a, const Run& b, float tolerance) {

@@ -385,6 +385,50 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_records_its_tokenizer_and_refuses_another) {
   fs::remove(c.checkpoint + ".other");
 }
 
+// --precision bf16 trains every built-in model close to fp32 (the products alone differ),
+// records the precision, and a resume in the other precision is refused naming both. Where
+// the CPU has no native bf16 the Trainer refuses bf16 before training instead.
+BOOST_AUTO_TEST_CASE(bf16_trains_every_model_near_fp32_and_resumes_only_in_bf16) {
+  if (!cpu_has_native_bf16()) {
+    BOOST_TEST_MESSAGE("SKIPPED bf16 training: this CPU has no native bf16; checking the refusal");
+    train::TrainConfig c = tiny("gpt");
+    c.precision = Precision::bf16;
+    BOOST_CHECK_THROW(train::train_language_model(c, toy()), std::invalid_argument);
+    return;
+  }
+  for (const std::string model : {"gpt", "nplm", "lstm", "gru"}) {
+    train::TrainConfig c = tiny(model);
+    const auto fp32 = train::train_language_model(c, toy());
+    c.precision = Precision::automatic;  // resolves to bf16 on this CPU
+    c.checkpoint = temp(model + "_bf16.ckpt");
+    const auto bf16 = train::train_language_model(c, toy());
+    BOOST_TEST(bf16.json["config"]["precision"] == "bf16", model);
+    BOOST_TEST(fp32.json["config"]["precision"] == "fp32", model);
+    // Two epochs on the toy corpus: the losses follow fp32's within 2% (bf16's rounding, 2^-8
+    // per input, does not compound over so few steps), but are not fp32's.
+    const auto a = losses(fp32.json), b = losses(bf16.json);
+    BOOST_REQUIRE_EQUAL(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i)
+      BOOST_TEST(std::abs(b[i] - a[i]) <= 0.02 * a[i],
+                 model << " loss " << i << ": " << b[i] << " in bf16, " << a[i] << " in fp32");
+    BOOST_TEST(a != b, model << ": bf16 gave fp32's losses bit for bit");
+    train::TrainConfig resumed = tiny(model);
+    resumed.resume = c.checkpoint;
+    resumed.epochs = 3;
+    BOOST_CHECK_EXCEPTION(train::train_language_model(resumed, toy()), std::invalid_argument,
+                          [](const std::invalid_argument& e) {
+                            const std::string m = e.what();
+                            return m.find("precision") != std::string::npos &&
+                                   m.find("bf16") != std::string::npos &&
+                                   m.find("fp32") != std::string::npos;
+                          });
+    resumed.precision = Precision::bf16;
+    BOOST_CHECK_NO_THROW(train::train_language_model(resumed, toy()));
+    fs::remove(c.checkpoint);
+  }
+  set_precision(Precision::fp32);  // the next cases train in fp32
+}
+
 // wall_s, cpu_s and the curve's elapsed_s count every sitting of a resumed run (up to the
 // checkpoint it resumed from), not the last sitting alone; time the process spends not running
 // (here sleeping, in a study a SIGSTOP pause) is in wall_s but not in cpu_s.

@@ -1,0 +1,163 @@
+#include "autograd/precision.hpp"
+
+#include <cpuid.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <stdexcept>
+#include <tuple>
+#include <vector>
+
+namespace tg {
+
+namespace {
+
+std::atomic<Precision> g_precision{Precision::fp32};
+
+}  // namespace
+
+std::string native_bf16_instructions() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid_max(0, nullptr) < 7) return "";
+  std::string found;
+  // AVX512_BF16: leaf 7 subleaf 1, EAX bit 5; usable only where the OS saves AVX-512 state,
+  // which __builtin_cpu_supports("avx512f") checks.
+  __cpuid_count(7, 1, eax, ebx, ecx, edx);
+  if ((eax >> 5 & 1) && __builtin_cpu_supports("avx512f")) found = "avx512_bf16";
+  // AMX-BF16: leaf 7 subleaf 0, EDX bit 22 (oneDNN asks the kernel for the tile state itself).
+  __cpuid_count(7, 0, eax, ebx, ecx, edx);
+  if (edx >> 22 & 1) found += found.empty() ? "amx_bf16" : " and amx_bf16";
+  return found;
+}
+
+Precision resolve_precision(Precision requested) {
+  const bool native = cpu_has_native_bf16();
+  if (requested == Precision::automatic) return native ? Precision::bf16 : Precision::fp32;
+  if (requested == Precision::bf16 && !native)
+    throw std::invalid_argument(
+        "--precision bf16: this CPU has no native bf16 products (neither the AVX512_BF16 nor the "
+        "AMX-BF16 instructions); use --precision fp32 (or auto, which picks fp32 here)");
+  return requested;
+}
+
+void set_precision(Precision p) {
+  g_precision.store(resolve_precision(p), std::memory_order_relaxed);
+}
+
+Precision precision() {
+  return g_precision.load(std::memory_order_relaxed);
+}
+
+PrecisionScope::PrecisionScope(Precision p) : previous_(precision()) {
+  set_precision(p);
+}
+PrecisionScope::~PrecisionScope() {
+  g_precision.store(previous_, std::memory_order_relaxed);
+}
+
+namespace detail {
+
+namespace {
+
+using dnnl::memory;
+
+// fp32 -> bf16, rounding to nearest even (NaN stays NaN: its payload's top bit is kept set).
+inline uint16_t to_bf16(float x) {
+  const uint32_t u = std::bit_cast<uint32_t>(x);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>(u >> 16 | 0x40);
+  return static_cast<uint16_t>((u + 0x7fffu + (u >> 16 & 1)) >> 16);
+}
+
+// A rows x cols matrix stored with row length ld, packed densely as bf16.
+void pack_bf16(const float* x, size_t rows, size_t cols, size_t ld, std::vector<uint16_t>& out) {
+  out.resize(rows * cols);
+  for (size_t i = 0; i < rows; ++i) {
+    const float* row = x + i * ld;
+    uint16_t* dst = out.data() + i * cols;
+    for (size_t j = 0; j < cols; ++j) dst[j] = to_bf16(row[j]);
+  }
+}
+
+struct Engine {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+};
+const dnnl::engine& engine() {
+  static const Engine e;
+  return e.engine;
+}
+
+// One primitive per product shape: (trans_a, trans_b, m, n, k, ldc, alpha, beta).
+using Key = std::tuple<bool, bool, size_t, size_t, size_t, size_t, float, float>;
+
+struct Product {
+  dnnl::matmul matmul;
+  memory::desc a, b, c, scratchpad;
+};
+
+const Product& product(const Key& key) {
+  static std::mutex mutex;
+  static std::map<Key, Product> cache;
+  const std::lock_guard lock(mutex);
+  if (const auto it = cache.find(key); it != cache.end()) return it->second;
+  const auto [trans_a, trans_b, m, n, k, ldc, alpha, beta] = key;
+  const auto M = static_cast<memory::dim>(m), N = static_cast<memory::dim>(n),
+             K = static_cast<memory::dim>(k), LDC = static_cast<memory::dim>(ldc);
+  // op(A) is M x K: packed as M x K rows, or (transposed) as K x M rows read column-wise.
+  const memory::desc a({M, K}, memory::data_type::bf16,
+                       trans_a ? memory::dims{1, M} : memory::dims{K, 1});
+  const memory::desc b({K, N}, memory::data_type::bf16,
+                       trans_b ? memory::dims{1, K} : memory::dims{N, 1});
+  const memory::desc c({M, N}, memory::data_type::f32, memory::dims{LDC, 1});
+  dnnl::primitive_attr attr;
+  // The caller's scratchpad: oneDNN's own is one buffer shared by every primitive (unless the
+  // library was built for concurrent execution), and attention runs heads on several threads.
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
+  if (beta != 0.0f) {
+    dnnl::post_ops ops;
+    ops.append_sum(beta);
+    attr.set_post_ops(ops);
+  }
+  try {
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), attr, engine());
+    return cache.emplace(key, Product{dnnl::matmul(pd), a, b, c, pd.scratchpad_desc()})
+        .first->second;
+  } catch (const dnnl::error& e) {
+    throw std::runtime_error("bf16 product " + std::to_string(m) + "x" + std::to_string(k) +
+                             " by " + std::to_string(k) + "x" + std::to_string(n) +
+                             ": oneDNN has no implementation here (" + e.what() + ")");
+  }
+}
+
+}  // namespace
+
+void gemm_bf16(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float alpha,
+               const float* a, size_t lda, const float* b, size_t ldb, float beta, float* c,
+               size_t ldc) {
+  // Each thread packs into its own buffers (attention runs heads on several threads).
+  thread_local std::vector<uint16_t> a16, b16;
+  thread_local std::vector<std::byte> scratch;
+  thread_local dnnl::stream stream(engine());
+  pack_bf16(a, trans_a ? k : m, trans_a ? m : k, lda, a16);
+  pack_bf16(b, trans_b ? n : k, trans_b ? k : n, ldb, b16);
+  const Product& p = product({trans_a, trans_b, m, n, k, ldc, alpha, beta});
+  memory a_mem(p.a, engine(), a16.data());
+  memory b_mem(p.b, engine(), b16.data());
+  memory c_mem(p.c, engine(), c);
+  scratch.resize(std::max<size_t>(scratch.size(), p.scratchpad.get_size()));
+  memory scratch_mem(p.scratchpad, engine(), scratch.data());
+  p.matmul.execute(stream, {{DNNL_ARG_SRC, a_mem},
+                            {DNNL_ARG_WEIGHTS, b_mem},
+                            {DNNL_ARG_DST, c_mem},
+                            {DNNL_ARG_SCRATCHPAD, scratch_mem}});
+  stream.wait();
+}
+
+}  // namespace detail
+}  // namespace tg

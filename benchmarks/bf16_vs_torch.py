@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+"""bf16 training throughput: tapegrad fp32, tapegrad --precision bf16 and PyTorch under
+torch.autocast("cpu", torch.bfloat16), same models, initial parameters and batches,
+alternating runs in one invocation (train_vs_torch.py's runners).
+
+    /usr/bin/python3 benchmarks/bf16_vs_torch.py [--repeats 3] [--threads 1,2] [--configs ...]
+
+Tokens/s: the median over the timed steps of a run, then over repeats; peak memory:
+/usr/bin/time's maximum resident set size. On a CPU without native bf16 (AVX512_BF16 or
+AMX) the table says so instead of a number. Writes results/bf16.json and prints a Markdown
+table.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+
+from train_vs_torch import BENCH, CONFIGS, HERE, timed, torch_env
+
+
+def native_bf16():
+    """What the CPU offers for bf16 products, from its flags ("" when nothing)."""
+    flags = open("/proc/cpuinfo").read()
+    return " and ".join(f for f in ("avx512_bf16", "amx_bf16") if f" {f}" in flags)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--configs", default="gpt-tiny,gpt-tiny-tied,gpt-small,gpt-small-tied")
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix="bf16_bench_")
+    cpu = native_bf16()
+    model_name = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    rows = []
+    for name in args.configs.split(","):
+        for threads in [int(t) for t in args.threads.split(",")]:
+            base = [BENCH] + CONFIGS[name] + ["--threads", str(threads), "--steps", str(args.steps)]
+            dump = os.path.join(tmp, f"{name}.st")
+            runs = {"fp32": [], "bf16": [], "torch_bf16": []}
+            for rep in range(args.repeats):
+                runs["fp32"].append(timed(base))
+                if cpu:
+                    runs["bf16"].append(timed(base + ["--precision", "bf16"] + (["--dump", dump] if rep == 0 else [])))
+                    runs["torch_bf16"].append(timed(["/usr/bin/python3", os.path.join(HERE, "torch_train.py"),
+                                                     "--dump", dump, "--threads", str(threads)],
+                                                    env=torch_env(threads)))
+                print(f"{name} threads {threads} repeat {rep + 1}: " +
+                      ", ".join(f"{k} {v[-1]['tokens_per_s']:.0f} tok/s" for k, v in runs.items() if v), file=sys.stderr)
+            row = {"config": name, "threads": threads}
+            for side, rs in runs.items():
+                if rs:
+                    row[side] = {"tokens_per_s": statistics.median(r["tokens_per_s"] for r in rs),
+                                 "peak_rss_mib": statistics.median(r["peak_rss_mib"] for r in rs),
+                                 "runs": [r["tokens_per_s"] for r in rs], "losses": rs[0]["losses"]}
+            rows.append(row)
+    result = {"benchmark": "bf16_vs_torch", "cpu": model_name, "native_bf16": cpu or None,
+              "repeats": args.repeats, "steps": args.steps, "rows": rows}
+    with open(os.path.join(args.out, "bf16.json.tmp"), "w") as f:
+        json.dump(result, f, indent=2)
+    os.replace(os.path.join(args.out, "bf16.json.tmp"), os.path.join(args.out, "bf16.json"))
+    print(f"CPU: {model_name}; native bf16: {cpu or 'none'}\n")
+    print("| config | threads | tapegrad fp32 tok/s | tapegrad bf16 tok/s | PyTorch autocast bf16 tok/s "
+          "| bf16 / fp32 | bf16 / PyTorch | peak RSS fp32 / bf16 / PyTorch (MiB) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    for r in rows:
+        fp32 = r["fp32"]["tokens_per_s"]
+        if "bf16" not in r:
+            print(f"| {r['config']} | {r['threads']} | {fp32:,.0f} | no native bf16 on this CPU | | | | |")
+            continue
+        bf, tb = r["bf16"]["tokens_per_s"], r["torch_bf16"]["tokens_per_s"]
+        mem = " / ".join(f"{r[s]['peak_rss_mib']:.0f}" for s in ("fp32", "bf16", "torch_bf16"))
+        print(f"| {r['config']} | {r['threads']} | {fp32:,.0f} | {bf:,.0f} | {tb:,.0f} | {bf / fp32:.2f}x "
+              f"| {bf / tb:.2f}x | {mem} |")
+
+
+if __name__ == "__main__":
+    main()

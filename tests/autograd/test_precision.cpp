@@ -1,0 +1,196 @@
+// bf16 products (autograd/precision.hpp) against fp32. Bound of one product: bf16 keeps 8
+// significant bits, so rounding an input moves it by at most u = 2^-8 of itself, and a product
+// of two rounded inputs by (2u + u^2) of |a b|; summing K such products in fp32 adds at most
+// K 2^-24 of their absolute sum. So, element by element,
+//   |C_bf16 - C_fp32| <= (2u + u^2 + K 2^-24 (1 + 2u + u^2)) (|A| |B|)_ij  (+ fp32's own K 2^-24).
+// The ops' checks (linear and matmul, forward and backward) use this bound; attention and the
+// fused cross-entropy, whose products feed softmax, are checked against a normwise 2^-5 of
+// their largest fp32 value (the same argument with softmax's Lipschitz constant <= 1 and a
+// factor 4 for the two products in a row). Where the CPU has no native bf16, the product
+// cases are skipped with a message and the refusal is tested instead.
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <functional>
+#include <vector>
+
+#include "autograd/autograd.hpp"
+#include "autograd/blas.hpp"
+#include "autograd/op_cases.hpp"
+#include "autograd/precision.hpp"
+
+using namespace tg;
+
+namespace {
+
+struct native_bf16 {
+  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result r(cpu_has_native_bf16());
+    if (!r) {
+      r.message() << "SKIPPED: this CPU has no native bf16 (AVX512_BF16 or AMX-BF16)";
+      BOOST_TEST_MESSAGE("SKIPPED: this CPU has no native bf16 (AVX512_BF16 or AMX-BF16)");
+    }
+    return r;
+  }
+};
+struct no_native_bf16 {
+  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result r(!cpu_has_native_bf16());
+    if (!r) {
+      r.message() << "SKIPPED: this CPU has native bf16 (" << native_bf16_instructions()
+                  << "): the refusal cannot be seen here";
+      BOOST_TEST_MESSAGE("SKIPPED: this CPU has native bf16: the refusal cannot be seen here");
+    }
+    return r;
+  }
+};
+
+constexpr double kU = 1.0 / 256;  // bf16's unit roundoff, 2^-8
+
+double product_bound(size_t k) {
+  const double fp32 = static_cast<double>(k) * std::ldexp(1.0, -24);
+  return 2 * kU + kU * kU + fp32 * (1 + 2 * kU + kU * kU) + fp32;
+}
+
+std::vector<float> random_values(size_t n, uint64_t seed, float scale = 1.0f) {
+  Generator gen(seed);
+  Tensor t = randn({n}, gen, scale);
+  return {t.data(), t.data() + n};
+}
+
+// Every element of got within bound * (|A| |B|)_ij of want, |A| |B| given as `scale`.
+void check_within(const std::vector<float>& got, const std::vector<float>& want,
+                  const std::vector<float>& scale, double bound, const std::string& what) {
+  BOOST_REQUIRE_EQUAL(got.size(), want.size());
+  double worst = 0;  // the largest error as a share of its allowance
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double allowed = bound * scale[i] + 1e-30;
+    worst = std::max(worst, std::abs(static_cast<double>(got[i]) - want[i]) / allowed);
+  }
+  BOOST_TEST(worst <= 1.0, what << ": error up to " << worst << " times the bf16 bound");
+  BOOST_TEST_MESSAGE(what << ": largest error " << worst << " of the bf16 bound");
+}
+
+// C = alpha op(A) op(B) + beta C in the given precision, for A, B stored with row lengths
+// one wider than needed (so that lda and ldb are not the matrices' widths).
+std::vector<float> product(Precision p, bool ta, bool tb, size_t m, size_t n, size_t k, float alpha,
+                           const std::vector<float>& a, const std::vector<float>& b, float beta,
+                           std::vector<float> c, bool absolute = false) {
+  const size_t lda = (ta ? m : k) + 1, ldb = (tb ? k : n) + 1;
+  std::vector<float> ab = a, bb = b;
+  if (absolute) {
+    for (float& x : ab) x = std::abs(x);
+    for (float& x : bb) x = std::abs(x);
+  }
+  const PrecisionScope scope(p);
+  detail::gemm(ta, tb, m, n, k, alpha, ab.data(), lda, bb.data(), ldb, beta, c.data(), n);
+  return c;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(bf16_products)
+
+BOOST_AUTO_TEST_CASE(names_and_resolution) {
+  BOOST_TEST(base::name_of(kPrecisionNames, Precision::automatic) == "auto");
+  BOOST_TEST((base::parse_name(kPrecisionNames, "bf16", "--precision") == Precision::bf16));
+  BOOST_CHECK_THROW(base::parse_name(kPrecisionNames, "fp16", "--precision"),
+                    std::invalid_argument);
+  BOOST_TEST((resolve_precision(Precision::fp32) == Precision::fp32));
+  BOOST_TEST((resolve_precision(Precision::automatic) ==
+              (cpu_has_native_bf16() ? Precision::bf16 : Precision::fp32)));
+  BOOST_TEST((precision() == Precision::fp32));  // the default
+}
+
+BOOST_AUTO_TEST_CASE(bf16_refused_without_native_instructions,
+                     *boost::unit_test::precondition(no_native_bf16())) {
+  try {
+    resolve_precision(Precision::bf16);
+    BOOST_FAIL("bf16 was accepted on a CPU without native bf16");
+  } catch (const std::invalid_argument& e) {
+    const std::string message = e.what();
+    BOOST_TEST(message.find("AVX512_BF16") != std::string::npos, message);
+    BOOST_TEST(message.find("--precision fp32") != std::string::npos, message);
+  }
+  BOOST_CHECK_THROW(set_precision(Precision::bf16), std::invalid_argument);
+  BOOST_TEST((precision() == Precision::fp32));
+}
+
+BOOST_AUTO_TEST_CASE(gemm_within_the_bf16_bound, *boost::unit_test::precondition(native_bf16())) {
+  const size_t m = 37, n = 29, k = 300;
+  for (const bool ta : {false, true})
+    for (const bool tb : {false, true})
+      for (const auto& [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{0.5f, 1.0f}}) {
+        const auto a = random_values((ta ? k : m) * ((ta ? m : k) + 1), 1);
+        const auto b = random_values((tb ? n : k) * ((tb ? k : n) + 1), 2);
+        const auto c0 = random_values(m * n, 3);
+        const auto want = product(Precision::fp32, ta, tb, m, n, k, alpha, a, b, beta, c0);
+        const auto got = product(Precision::bf16, ta, tb, m, n, k, alpha, a, b, beta, c0);
+        auto scale = product(Precision::fp32, ta, tb, m, n, k, std::abs(alpha), a, b, 0.0f,
+                             std::vector<float>(m * n), true);
+        for (size_t i = 0; i < scale.size(); ++i) scale[i] += std::abs(beta * c0[i]) * 1e-6f;
+        check_within(got, want, scale, product_bound(k),
+                     "gemm ta " + std::to_string(ta) + " tb " + std::to_string(tb) + " beta " +
+                         std::to_string(beta));
+        // Not fp32 in disguise: the inputs were rounded (the error is far above fp32's).
+        double largest = 0;
+        for (size_t i = 0; i < got.size(); ++i)
+          largest = std::max(largest, static_cast<double>(std::abs(got[i] - want[i])));
+        BOOST_TEST(largest > 1e-4, "bf16 products equal fp32's: the bf16 path did not run");
+      }
+}
+
+// An op's output and input gradients in one precision.
+using OpRun = testing::ForwardBackward;
+OpRun run_op(Precision p, const std::vector<Shape>& shapes,
+             const std::function<Tensor(std::vector<Tensor>&)>& op) {
+  const PrecisionScope scope(p);
+  return testing::forward_backward(shapes, op, 11, 0.5f);
+}
+
+void check_normwise(const OpRun& got, const OpRun& want, double tolerance,
+                    const std::string& what) {
+  // Every op's output passes through a product; a gradient may not (a bias's is a sum).
+  auto check = [&](const std::vector<float>& g, const std::vector<float>& w,
+                   const std::string& part, bool through_a_product) {
+    double largest = 0, error = 0;
+    for (size_t i = 0; i < w.size(); ++i) {
+      largest = std::max(largest, static_cast<double>(std::abs(w[i])));
+      error = std::max(error, static_cast<double>(std::abs(g[i] - w[i])));
+    }
+    BOOST_TEST(error <= tolerance * largest, what << " " << part << ": error " << error << " > "
+                                                  << tolerance << " x " << largest);
+    if (through_a_product)
+      BOOST_TEST(error > 0.0, what << " " << part << ": identical to fp32 (bf16 not used?)");
+  };
+  check(got.out, want.out, "output", true);
+  for (size_t i = 0; i < want.grads.size(); ++i)
+    check(got.grads[i], want.grads[i], "gradient " + std::to_string(i), false);
+}
+
+BOOST_AUTO_TEST_CASE(ops_forward_and_backward, *boost::unit_test::precondition(native_bf16())) {
+  // Normwise 4 (2u + K 2^-24) with K <= 256: below 2^-5.
+  const double tolerance = std::ldexp(1.0, -5);
+  auto compare = [&](const std::string& what, const std::vector<Shape>& shapes,
+                     const std::function<Tensor(std::vector<Tensor>&)>& op) {
+    check_normwise(run_op(Precision::bf16, shapes, op), run_op(Precision::fp32, shapes, op),
+                   tolerance, what);
+  };
+  compare("linear", {{6, 10, 64}, {48, 64}, {48}},
+          [](std::vector<Tensor>& x) { return linear(x[0], x[1], x[2]); });
+  compare("matmul", {{3, 20, 32}, {3, 32, 24}},
+          [](std::vector<Tensor>& x) { return matmul(x[0], x[1]); });
+  compare("causal_attention", {{2, 16, 3 * 32}}, [](std::vector<Tensor>& x) {
+    Generator gen(5);
+    return causal_attention(x[0], 4, 0.0f, false, gen);
+  });
+  const Ids targets({40}, [] {
+    std::vector<int32_t> t(40);
+    for (size_t i = 0; i < t.size(); ++i) t[i] = static_cast<int32_t>(i * 7 % 50);
+    return t;
+  }());
+  compare("linear_cross_entropy", {{40, 32}, {50, 32}, {50}},
+          [&](std::vector<Tensor>& x) { return linear_cross_entropy(x[0], x[1], x[2], targets); });
+}
+
+BOOST_AUTO_TEST_SUITE_END()
