@@ -67,11 +67,13 @@ namespace {
 
 using dnnl::memory;
 
-// fp32 -> bf16, rounding to nearest even (NaN stays NaN: its payload's top bit is kept set).
+// fp32 -> bf16, rounding to nearest even; a NaN stays a NaN (its top payload bit is set, so
+// rounding cannot carry it into infinity). Branch-free, so the packing loops vectorise.
 inline uint16_t to_bf16(float x) {
   const uint32_t u = std::bit_cast<uint32_t>(x);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>(u >> 16 | 0x40);
-  return static_cast<uint16_t>((u + 0x7fffu + (u >> 16 & 1)) >> 16);
+  const uint32_t rounded = (u + 0x7fffu + (u >> 16 & 1)) >> 16;
+  const bool nan = (u & 0x7fffffffu) > 0x7f800000u;
+  return static_cast<uint16_t>(nan ? (u >> 16 | 0x40) : rounded);
 }
 
 // A rows x cols matrix stored with row length ld, packed densely as bf16.

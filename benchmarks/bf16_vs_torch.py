@@ -7,8 +7,8 @@ alternating runs in one invocation (train_vs_torch.py's runners).
 
 Tokens/s: the median over the timed steps of a run, then over repeats; peak memory:
 /usr/bin/time's maximum resident set size. On a CPU without native bf16 (AVX512_BF16 or
-AMX) the table says so instead of a number. Writes results/bf16.json and prints a Markdown
-table.
+AMX) the table says so instead of a number. Writes results/bf16.json and prints the Markdown
+table that render_results.py puts in RESULTS.md.
 """
 import argparse
 import json
@@ -17,6 +17,7 @@ import statistics
 import sys
 import tempfile
 
+from render_results import bf16_section
 from train_vs_torch import BENCH, CONFIGS, HERE, timed, torch_env
 
 
@@ -65,20 +66,7 @@ def main():
     with open(os.path.join(args.out, "bf16.json.tmp"), "w") as f:
         json.dump(result, f, indent=2)
     os.replace(os.path.join(args.out, "bf16.json.tmp"), os.path.join(args.out, "bf16.json"))
-    print(f"CPU: {model_name}; native bf16: {cpu or 'none'}\n")
-    print("| config | threads | tapegrad fp32 tok/s | tapegrad bf16 tok/s | PyTorch autocast bf16 tok/s "
-          "| bf16 / fp32 | bf16 / PyTorch | peak RSS fp32 / bf16 / PyTorch (MiB) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---|")
-    for r in rows:
-        fp32 = r["fp32"]["tokens_per_s"]
-        if "bf16" not in r:
-            print(f"| {r['config']} | {r['threads']} | {fp32:,.0f} | no native bf16 on this CPU | | | | |")
-            continue
-        bf, tb = r["bf16"]["tokens_per_s"], r["torch_bf16"]["tokens_per_s"]
-        mem = " / ".join(f"{r[s]['peak_rss_mib']:.0f}" for s in ("fp32", "bf16", "torch_bf16"))
-        print(f"| {r['config']} | {r['threads']} | {fp32:,.0f} | {bf:,.0f} | {tb:,.0f} | {bf / fp32:.2f}x "
-              f"| {bf / tb:.2f}x | {mem} |")
-
+    print("\n".join(bf16_section(result)))
 
 if __name__ == "__main__":
     main()

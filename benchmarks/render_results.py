@@ -135,6 +135,31 @@ def scaling_section(scaling):
     return lines
 
 
+def bf16_section(bf16):
+    """The bf16 rows: tapegrad fp32 and bf16 against PyTorch autocast bf16, one invocation."""
+    lines = ["## bf16 products vs PyTorch autocast", "",
+             f"{bf16['cpu']}; native bf16: {bf16['native_bf16'] or 'none'}. tapegrad `--precision fp32`, "
+             "`--precision bf16` and PyTorch under `torch.autocast(\"cpu\", torch.bfloat16)` from the same "
+             f"parameters and batches, {bf16['repeats']} alternating runs of {bf16['steps']} timed steps "
+             "(`benchmarks/bf16_vs_torch.py`). Losses: the largest relative difference of tapegrad's bf16 "
+             "losses from PyTorch's.", "",
+             "| config | threads | tapegrad fp32 tok/s | tapegrad bf16 tok/s | PyTorch autocast bf16 tok/s "
+             "| bf16 / fp32 | bf16 / PyTorch | peak RSS fp32 / bf16 / PyTorch (MiB) | losses |",
+             "|---|---:|---:|---:|---:|---:|---:|---|---:|"]
+    for r in bf16["rows"]:
+        fp32 = r["fp32"]["tokens_per_s"]
+        if "bf16" not in r:
+            lines.append(f"| {r['config']} | {r['threads']} | {fp32:,.0f} | no native bf16 on this CPU | | | | | |")
+            continue
+        bf, tb = r["bf16"]["tokens_per_s"], r["torch_bf16"]["tokens_per_s"]
+        mem = " / ".join(f"{r[s]['peak_rss_mib']:.0f}" for s in ("fp32", "bf16", "torch_bf16"))
+        # Same parameters and batches on both sides: the loss curves agree to bf16's rounding.
+        diff = max(abs(a - b) / abs(b) for a, b in zip(r["bf16"]["losses"], r["torch_bf16"]["losses"]))
+        lines.append(f"| {r['config']} | {r['threads']} | {fp32:,.0f} | {bf:,.0f} | {tb:,.0f} | {bf / fp32:.2f}x "
+                     f"| {bf / tb:.2f}x | {mem} | {diff:.1e} |")
+    return lines + [""]
+
+
 def main():
     micro, w2v, train = load("micro.json"), load("word2vec.json"), load("train.json")
     mpi = load("mpi_scaling.json")
@@ -207,6 +232,9 @@ def main():
             lines += [image, ""]
     if scaling:
         lines += scaling_section(scaling)
+    bf16 = load("bf16.json")
+    if bf16:
+        lines += bf16_section(bf16)
     if w2v:
         lines += ["## word2vec vs gensim", "",
                   f"gensim {w2v['gensim_version']}, skip-gram, dim 128, window 5, negative 5, sample 1e-3, 5 epochs, "

@@ -38,6 +38,8 @@ json.dump(d, open(p + ".tmp", "w"), indent=2)
 os.replace(p + ".tmp", p)
 PY
 /usr/bin/python3 benchmarks/train_vs_torch.py --repeats "$repeats" --configs "$configs"
+# bf16 rows (on a CPU without native bf16 they say so instead of a number).
+/usr/bin/python3 benchmarks/bf16_vs_torch.py --repeats "$repeats"
 /usr/bin/python3 benchmarks/word2vec_vs_gensim.py --repeats "$repeats"
 if command -v node >/dev/null && bash scripts/fetch_tiktoken.sh; then
   /usr/bin/python3 benchmarks/tokenizer_vs_tiktoken.py --repeats "$((repeats + 2))"
