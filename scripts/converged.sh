@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The embedding modes at convergence, in four parts:
+# The embedding modes at convergence, in four parts (and one more, not run by default):
 #   gpt        the five modes for the GPT of section 1b, trained with a cosine schedule over up
 #              to 12 epochs and early stopping on validation (patience 2), so that every run
 #              stops because validation stopped improving, not because the budget ran out;
@@ -15,7 +15,10 @@
 #   nplm       the NPLM (n = 5, 96 features and hidden units, so that its output matrix can be
 #              tied to the features) with the optimisation of scripts/paper_nplm.sh (Adam, the
 #              paper's L2 1e-4, up to 40 epochs, patience 2), validated every 1,000 steps as well
-#              (an epoch is 1,563 steps), so that the curves show convergence within epochs.
+#              (an epoch is 1,563 steps), so that the curves show convergence within epochs;
+#   bf16       the gpt part's learned and learned-tied runs with --precision bf16 (seeds 1-3),
+#              against whose fp32 runs the report tests bf16's cost in perplexity; needs a CPU
+#              with native bf16 (AVX512_BF16 or AMX), so only --parts bf16 runs it.
 # Seeds 1 to 5 for the gpt part, each seed's pretrained runs from word2vec trained with that seed
 # (--w2v-seeds per-run); seeds 1 to 3 for the others, the nplm part's pretrained seeds from the
 # first seed's vectors until its seeds trained apart (results/converged/nplm_seeds4-5,
@@ -26,7 +29,7 @@
 # --parts runs some of them, in the order above. Two invocations (one per core) can share a
 # part but the life cycle: each skips the runs the other has claimed (RUN.lock).
 #   scripts/converged.sh [--bin DIR] [--out DIR] [--threads N] [--seeds N]
-#                        [--parts gpt,data-size,lifecycle,nplm]
+#                        [--parts gpt,data-size,lifecycle,nplm,bf16]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$here/build/bin
@@ -45,9 +48,9 @@ parse_study_options "$@"
 IFS=, read -ra part_list <<< "$parts"
 for part in "${part_list[@]}"; do
   case "$part" in
-    gpt | data-size | lifecycle | nplm) ;;
+    gpt | data-size | lifecycle | nplm | bf16) ;;
     *)
-      echo "converged.sh: --parts: unknown part '$part' (use gpt, data-size, lifecycle, nplm)" >&2
+      echo "converged.sh: --parts: unknown part '$part' (use gpt, data-size, lifecycle, nplm, bf16)" >&2
       exit 2
       ;;
   esac
@@ -75,4 +78,8 @@ if wanted nplm; then
   # Its committed seeds 2 and 3 started from the first seed's vectors: one shared file until
   # the seeds trained with their own vectors join the folder.
   "$bin/exp_embeddings" "${nplm[@]}" --w2v-seeds shared --seeds "${seeds:-3}" --out "$out/nplm"
+fi
+if wanted bf16; then
+  "$bin/exp_embeddings" "${gpt[@]}" --modes learned,learned-tied --precision bf16 --seeds "${seeds:-3}" \
+    --out "$out/gpt_bf16"
 fi

@@ -109,6 +109,37 @@ double student_t_two_sided_p(double t, double df) {
   return incomplete_beta(df / (df + t * t), df / 2, 0.5);
 }
 
+double student_t_critical(double p, double df) {
+  if (!(p > 0 && p < 1) || !(df > 0))
+    throw std::invalid_argument("student_t_critical: p must be in (0, 1) and df positive");
+  // P(|T| >= t) falls from 1 at t = 0 to 0: bisect on it.
+  double low = 0, high = 1;
+  while (student_t_two_sided_p(high, df) > p) high *= 2;
+  for (int i = 0; i < 200 && high - low > 1e-12 * high; ++i) {
+    const double mid = (low + high) / 2;
+    (student_t_two_sided_p(mid, df) > p ? low : high) = mid;
+  }
+  return (low + high) / 2;
+}
+
+TInterval t_interval(std::span<const double> values, double alpha) {
+  const Spread s = spread_of(values);
+  TInterval out{s.n, s.mean, s.mean, s.mean};
+  if (s.n < 2) return out;
+  const double half = student_t_critical(alpha, static_cast<double>(s.n - 1)) * s.sd /
+                      std::sqrt(static_cast<double>(s.n));
+  out.low = s.mean - half;
+  out.high = s.mean + half;
+  return out;
+}
+
+Equivalence equivalence(const TInterval& interval, double margin) {
+  if (interval.n < 2) return Equivalence::not_decided;
+  if (interval.low >= -margin && interval.high <= margin) return Equivalence::within;
+  if (interval.low > margin || interval.high < -margin) return Equivalence::outside;
+  return Equivalence::not_decided;
+}
+
 TTest paired_t_test(std::span<const double> differences) {
   TTest out;
   const Spread s = spread_of(differences);

@@ -45,6 +45,22 @@ TTest paired_t_test(std::span<const double> differences);
 // P(|T| >= |t|) for Student's t with df degrees of freedom.
 double student_t_two_sided_p(double t, double df);
 
+// The two-sided (1 - alpha) Student t interval of the mean of `values` (n - 1 degrees of
+// freedom); fewer than two values give the mean alone (low == high == mean, n as given).
+struct TInterval {
+  size_t n = 0;
+  double mean = 0, low = 0, high = 0;
+};
+TInterval t_interval(std::span<const double> values, double alpha = 0.05);
+// Student's t quantile: the t with P(|T| >= t) = p for df degrees of freedom (0 < p < 1).
+double student_t_critical(double p, double df);
+
+// Equivalence within a margin (two one-sided tests, TOST): the (1 - 2 alpha) t interval of the
+// per-seed differences wholly inside [-margin, margin] is "within", wholly outside it
+// "outside", and anything else "not decided"; one seed decides nothing.
+enum class Equivalence { within, outside, not_decided };
+Equivalence equivalence(const TInterval& interval, double margin);
+
 // Holm's step-down correction of m p-values for the family-wise error rate: adjusted p of the
 // k-th smallest is max over j <= k of min(1, (m - j + 1) p_(j)), in the input order.
 std::vector<double> holm_adjust(std::span<const double> p_values);

@@ -50,6 +50,8 @@ std::string render(const std::string& results_dir, bool plots) {
         sweep = load_study(dir / "converged" / "data_size", StudyRows::by_share);
   const Study no_decay = load_study(dir / "converged" / "gpt_table_decay_none");
   std::vector<Comparison> tie = fair_tie(gpt, no_decay);
+  const std::vector<PrecisionRow> bf16 =
+      precision_rows(gpt, load_study(dir / "converged" / "gpt_bf16"));
   // One family for Holm's correction: every comparison the conclusions draw on.
   std::vector<Comparison*> family;
   for (Study* study : {&gpt, &nplm, &sweep})
@@ -59,11 +61,11 @@ std::string render(const std::string& results_dir, bool plots) {
   Compute compute;
   const std::string compute_table = compute_section(dir, paper, compute);
   const std::vector<ScaleRow> scale = scale_rows(ngram, paper, gpt, nplm);
-  md << conclusions_section(calibration, paper, scale, gpt, nplm, sweep, tie, converged_life,
+  md << conclusions_section(calibration, paper, scale, gpt, nplm, sweep, tie, bf16, converged_life,
                             compute)
      << calibration_section(ngram) << paper_nplm_section(paper, calibration)
      << one_scale_section(scale, calibration) << converged_section(dir, gpt, nplm, plots)
-     << fair_tie_section(tie);
+     << fair_tie_section(tie) << precision_section(bf16);
   // The runs of `scripts/reproduce.sh --target` (longer training), when they sit next to the
   // full profile's results, get their own table and a line in the reference table.
   const json longer = load_summary(dir / "target" / "embeddings" / "summary.json");

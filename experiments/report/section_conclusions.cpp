@@ -134,7 +134,8 @@ std::string best_model_line(const std::vector<ScaleRow>& scale, const Calibratio
 std::string conclusions_section(const Calibration& calibration, const FolderFiles& paper,
                                 const std::vector<ScaleRow>& scale, const Study& gpt,
                                 const Study& nplm, const Study& sweep,
-                                const std::vector<Comparison>& tie, const json& converged_life,
+                                const std::vector<Comparison>& tie,
+                                const std::vector<PrecisionRow>& bf16, const json& converged_life,
                                 const Compute& compute) {
   std::ostringstream out;
   out << in_short(gpt, sweep) << calibration_lines(calibration, paper)
@@ -148,6 +149,7 @@ std::string conclusions_section(const Calibration& calibration, const FolderFile
     out << "- **Tying with one decay policy** (section 1c), learned-tied against the untied GPT "
            "whose vocabulary matrices have no weight decay either:\n"
         << verdict_lines(tie);
+  out << precision_conclusion(bf16);
   if (!sweep.comparisons.empty())
     out << "- **With less data** (section 2), each share's modes against learned at the same "
            "share:\n"

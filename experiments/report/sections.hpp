@@ -40,6 +40,18 @@ std::string converged_section(const std::filesystem::path& dir, const Study& gpt
 // --table-decay none, paired by seed; empty without runs.
 std::vector<Comparison> fair_tie(const Study& gpt, const Study& no_decay);
 std::string fair_tie_section(const std::vector<Comparison>& rows);
+// bf16 against fp32: each mode of a bf16 study (converged/gpt_bf16) against the same mode of
+// the fp32 study, paired by seed; change = test ppl(bf16) / test ppl(fp32) - 1 per seed, and
+// whether it is within 1% (section_precision.cpp).
+struct PrecisionRow {
+  std::string mode;
+  double fp32 = 0, bf16 = 0;  // mean test perplexity over the paired seeds
+  train::TInterval change;
+  train::Equivalence verdict = train::Equivalence::not_decided;
+};
+std::vector<PrecisionRow> precision_rows(const Study& fp32, const Study& bf16);
+std::string precision_section(const std::vector<PrecisionRow>& rows);
+std::string precision_conclusion(const std::vector<PrecisionRow>& rows);
 // The data-size sweep at convergence, its 100% column from section 1's GPT runs.
 std::string converged_data_size(const std::filesystem::path& root, const Study& sweep,
                                 const Study& gpt, bool plots);
@@ -67,6 +79,7 @@ std::string conclusions_section(const Calibration& calibration, const FolderFile
                                 const std::vector<ScaleRow>& scale, const Study& gpt,
                                 const Study& nplm, const Study& sweep,
                                 const std::vector<Comparison>& tie,
+                                const std::vector<PrecisionRow>& bf16,
                                 const nlohmann::json& converged_life, const Compute& compute);
 
 // section_reference.cpp

@@ -816,6 +816,49 @@ BOOST_FIXTURE_TEST_CASE(report_compares_tying_under_one_decay_policy, ResultsFol
              md);
 }
 
+// bf16 against fp32 (section 1d): seed by seed, within 1% only when the whole 90% interval of
+// the changes is; a 5% cost is outside; too few or too noisy seeds decide nothing.
+BOOST_FIXTURE_TEST_CASE(report_tests_bf16_against_fp32_seed_by_seed, ResultsFolder) {
+  // test ppl per (folder, mode) and seed
+  const auto write = [&](const std::string& folder, const std::string& mode,
+                         const std::vector<double>& ppl) {
+    const fs::path runs = dir / "converged" / folder;
+    fs::create_directories(runs);
+    json list = json::array();
+    if (fs::exists(runs / "summary.json"))
+      list = json::parse(std::ifstream(runs / "summary.json"))["runs"];
+    for (size_t i = 0; i < ppl.size(); ++i) {
+      json r = run("gpt", mode, 300, ppl[i]);
+      r["seed"] = i + 1;
+      const std::string name = "gpt_" + mode + "_seed" + std::to_string(i + 1) + ".json";
+      r["file"] = name;
+      json file = r;
+      file["test_blocks"] = {
+          {"tokens", 1000}, {"count", 1000}, {"nll_sums", {1000 * std::log(ppl[i])}}};
+      std::ofstream(runs / name) << file.dump();
+      list.push_back(r);
+    }
+    std::vector<json> all(list.begin(), list.end());
+    const json summary = {{"rows", experiments::aggregate(all, {"model", "mode"}, kMetrics)},
+                          {"runs", list},
+                          {"base_config", {{"model", "gpt"}, {"epochs", 12}}}};
+    std::ofstream(runs / "summary.json") << summary.dump();
+  };
+  write("gpt", "learned", {250.0, 255.0, 252.0});
+  write("gpt", "learned-tied", {238.0, 240.0, 236.0});
+  write("gpt_bf16", "learned", {250.5, 255.4, 252.6});       // +0.20%, +0.16%, +0.24%
+  write("gpt_bf16", "learned-tied", {250.0, 251.5, 247.5});  // about +5%
+  const std::string md = experiments::report::render_report(dir.string(), false);
+  const size_t section = md.find("## 1d. bf16 products against fp32");
+  BOOST_REQUIRE_MESSAGE(section != std::string::npos, md);
+  BOOST_TEST(md.find("| learned | 3 | 252.3 | 252.8 | +0.20% (", section) != std::string::npos, md);
+  BOOST_TEST(md.find(") | within 1% |", section) != std::string::npos, md);
+  BOOST_TEST(md.find(") | outside 1% |", section) != std::string::npos, md);
+  const size_t conclusion = md.find("- **bf16 products** (section 1d)");
+  BOOST_TEST(conclusion < section, md);
+  BOOST_TEST(md.find("  - learned: +0.20% (90% interval", conclusion) < section, md);
+}
+
 // Holm's correction decides over the whole family: a p of 0.01 is a decision alone, not among
 // eighteen; one seed is never tested; the sign of the mean difference names the verdict.
 BOOST_AUTO_TEST_CASE(verdicts_come_from_the_corrected_test_over_seeds) {
