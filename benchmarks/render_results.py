@@ -241,6 +241,10 @@ def main():
                   f"min count 4, Brown training split; {w2v['repeats']} alternating runs; words/s = corpus words x epochs / "
                   "training seconds; WordSim-353 and SimLex-999 by the same evaluator for both.", ""]
         lines += open(os.path.join(R, "word2vec.md")).read().splitlines() + [""]
+        # Earlier machines' runs, kept as word2vec_<isa>.md when the newest run was on another CPU.
+        for name in sorted(f for f in os.listdir(R) if f.startswith("word2vec_") and f.endswith(".md")):
+            lines += ["On another machine, same benchmark:", ""]
+            lines += open(os.path.join(R, name)).read().splitlines() + [""]
     if tok:
         lines += ["## GPT-2 tokenizer vs tiktoken", "",
                   f"{tok['cpu']}, one thread each; tiktoken {tok['tiktoken']} (npm, WebAssembly) under node "
