@@ -98,7 +98,8 @@ Calibration calibration_of(const FolderFiles& ngram) {
     const apps::NgramConfig model{p.smoothing, p.order};
     const std::string name = model.name();
     const json& run = file_in(ngram, model.file_name());
-    if (run.is_null()) continue;
+    // The paper's n-grams read words: a subword n-gram calibrates nothing.
+    if (run.is_null() || run.contains("tokenizer")) continue;
     const double ratio = run.at("test_ppl").get<double>() / p.test;
     c.ratios.emplace_back(name, ratio);
     c.low = c.ratios.size() == 1 ? ratio : std::min(c.low, ratio);

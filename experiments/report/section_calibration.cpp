@@ -12,12 +12,26 @@ namespace tg::experiments::report {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
+namespace {
+
+// The tokens a run predicts: "words" (the vocabulary's words, the rest <unk>), or its subword
+// tokenizer's name and size.
+std::string tokens_of(const json& run) {
+  if (!run.contains("tokenizer")) return "words";
+  const json& t = run.at("tokenizer");
+  return t.at("name").get<std::string>() + " BPE, " + std::to_string(t.at("tokens").get<size_t>()) +
+         " tokens";
+}
+
+}  // namespace
+
 // Our n-gram baselines (build/bin/ngram, in ngram/) next to Bengio et al.'s rows for the
 // same models on their copy of Brown: the ratio measures how much harder our split is.
 // `ngram`: the files of dir/ngram.
 std::string calibration_section(const FolderFiles& ngram) {
-  std::vector<json> runs;
-  for (const auto& [name, run] : ngram) runs.push_back(run);
+  std::vector<json> runs;  // word-level ones: the paper's n-grams read words
+  for (const auto& [name, run] : ngram)
+    if (!run.contains("tokenizer")) runs.push_back(run);
   if (runs.empty()) return "";
   const auto key = [](const json& run) {
     const apps::NgramConfig c = apps::NgramConfig::from_json(run.at("config"));
@@ -104,13 +118,16 @@ std::string paper_nplm_section(const FolderFiles& paper, const Calibration& cali
 
 namespace {
 
-// Mean and sample standard deviation of test_ppl over the finished runs among `runs`.
+// Mean and sample standard deviation of the test perplexity per word over the finished runs
+// among `runs` (a word-level run's per-token figure is its per-word one).
 ScaleRow scale_row(std::string model, const std::vector<const json*>& runs, double paper) {
   ScaleRow row{std::move(model), 0, 0, 0, paper};
   std::vector<double> ppl;
   for (const json* run : runs)
-    if (run && !run->is_null() && !run->contains("interrupted"))
-      ppl.push_back(run->at("test_ppl").get<double>());
+    if (run && !run->is_null() && !run->contains("interrupted")) {
+      ppl.push_back(run->value("test_ppl_per_word", run->at("test_ppl").get<double>()));
+      row.tokens = tokens_of(*run);
+    }
   const train::Spread s = train::spread_of(ppl);
   row.seeds = s.n;
   row.mean = s.mean;
@@ -130,8 +147,12 @@ std::vector<ScaleRow> scale_rows(const FolderFiles& ngram, const FolderFiles& pa
   std::vector<ScaleRow> rows;
   for (const auto& [name, run] : ngram) {
     const apps::NgramConfig model = apps::NgramConfig::from_json(run.at("config"));
-    rows.push_back({model.name(), 0, run.at("test_ppl").get<double>(), 0,
-                    paper_ngram_test(model.smoothing, model.order).value_or(0)});
+    // The paper's figure is of a word-level model: beside word-level rows only.
+    const double paper =
+        run.contains("tokenizer") ? 0 : paper_ngram_test(model.smoothing, model.order).value_or(0);
+    rows.push_back({model.name(), 0,
+                    run.value("test_ppl_per_word", run.at("test_ppl").get<double>()), 0, paper,
+                    tokens_of(run)});
   }
   for (const PaperMlp& p : kPaperMlps) {
     std::vector<const json*> runs, mixtures;
@@ -175,12 +196,17 @@ std::string one_scale_section(const std::vector<ScaleRow>& rows, const Calibrati
       << fixed(calibration.low, 3) << " to " << fixed(calibration.high, 3)
       << ", which is what the model would score on the paper's copy of Brown if our split is as "
          "much harder for it as for the n-grams. Bengio et al.'s column: their figure for the "
-         "same model, where they have one.\n\n"
-         "| model | seeds | test ppl | calibrated | Bengio et al. |\n"
-         "|---|---:|---:|---:|---:|\n";
+         "same model, where they have one. Perplexity is per word, exp(total NLL / words of the "
+         "split), so that models predicting subword tokens and words share one scale; a "
+         "word-level model's per-token figure is its per-word one, and it gets `<unk>` for "
+         "free: every rare word is one guess of `<unk>`, where a subword model must spell the "
+         "word out, so word-level figures flatter their models against subword ones.\n\n"
+         "| model | tokens | seeds | test ppl per word | calibrated | Bengio et al. |\n"
+         "|---|---|---:|---:|---:|---:|\n";
   for (const ScaleRow& r : rows)
-    out << "| " << r.model << " | " << (r.seeds ? std::to_string(r.seeds) : "-") << " | "
-        << fixed(r.mean, 1) << (r.seeds > 1 ? " ± " + fixed(r.sd, 1) : "") << " | "
+    out << "| " << r.model << " | " << r.tokens << " | "
+        << (r.seeds ? std::to_string(r.seeds) : "-") << " | " << fixed(r.mean, 1)
+        << (r.seeds > 1 ? " ± " + fixed(r.sd, 1) : "") << " | "
         << calibrated_range(calibration, r.mean, 1) << " | "
         << (r.paper > 0 ? fixed(r.paper, 0) : "") << " |\n";
   return out.str() + "\n";

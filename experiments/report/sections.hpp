@@ -26,7 +26,8 @@ std::string paper_nplm_section(const FolderFiles& paper, const Calibration& cali
 struct ScaleRow {
   std::string model;
   size_t seeds = 0;  // 0: no seed (the n-grams are deterministic)
-  double mean = 0, sd = 0, paper = 0;
+  double mean = 0, sd = 0, paper = 0;  // test perplexity per word
+  std::string tokens = "words";        // what the model predicts: words, or a BPE's tokens
 };
 std::vector<ScaleRow> scale_rows(const FolderFiles& ngram, const FolderFiles& paper,
                                  const Study& gpt, const Study& nplm);

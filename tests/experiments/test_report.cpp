@@ -415,6 +415,15 @@ BOOST_FIXTURE_TEST_CASE(one_table_ranks_every_model_on_the_papers_scale, Results
                  {"valid_ppl", test + 10},
                  {"test_ppl", test}})
                .dump();
+  // A 3-gram in GPT-2's tokens: ranked by its per-word figure, no paper figure beside it, and
+  // not part of the calibration (which the calibrated ranges below would show) nor its table.
+  std::ofstream(dir / "ngram" / "kneser-ney_3_gpt2.json")
+      << json({{"config", {{"smoothing", "kneser-ney"}, {"order", 3}}},
+               {"valid_ppl", 150.0},
+               {"test_ppl", 140.0},
+               {"test_ppl_per_word", 345.0},
+               {"tokenizer", {{"name", "gpt2"}, {"tokens", 50257}, {"hash", "0"}}}})
+             .dump();
   fs::create_directories(dir / "paper_nplm");
   std::ofstream(dir / "paper_nplm" / "mlp9_seed1.json")
       << run("nplm", "learned", 300, 284.28).dump();
@@ -444,13 +453,15 @@ BOOST_FIXTURE_TEST_CASE(one_table_ranks_every_model_on_the_papers_scale, Results
   // Ranked by test perplexity; calibrated = ours / r for r from 350 / 336 = 1.042 (deleted
   // interpolation) to 330.63 / 321 = 1.030 (Kneser-Ney); the paper's figure where it has one.
   const std::vector<std::string> ranked = {
-      "| gpt d128, learned-tied (section 1) | 1 | 240.0 | 230.4 to 233.0 |  |",
-      "| gpt d128, learned (section 1) | 2 | 252.0 ± 2.8 | 241.9 to 244.7 |  |",
-      "| Bengio et al.'s mlp9 (n 5, h 100, m 30) + trigram mixture | 1 | 259.6 | 249.2 to 252.0 | "
+      "| gpt d128, learned-tied (section 1) | words | 1 | 240.0 | 230.4 to 233.0 |  |",
+      "| gpt d128, learned (section 1) | words | 2 | 252.0 ± 2.8 | 241.9 to 244.7 |  |",
+      "| Bengio et al.'s mlp9 (n 5, h 100, m 30) + trigram mixture | words | 1 | 259.6 | 249.2 to "
+      "252.0 | "
       "252 |",
-      "| Bengio et al.'s mlp9 (n 5, h 100, m 30) | 1 | 284.3 | 272.9 to 276.0 | 276 |",
-      "| kneser-ney 5-gram | - | 330.6 | 317.4 to 321.0 | 321 |",
-      "| jelinek-mercer 3-gram | - | 350.0 | 336.0 to 339.8 | 336 |"};
+      "| Bengio et al.'s mlp9 (n 5, h 100, m 30) | words | 1 | 284.3 | 272.9 to 276.0 | 276 |",
+      "| kneser-ney 5-gram | words | - | 330.6 | 317.4 to 321.0 | 321 |",
+      "| kneser-ney 3-gram | gpt2 BPE, 50257 tokens | - | 345.0 | 331.2 to 335.0 |  |",
+      "| jelinek-mercer 3-gram | words | - | 350.0 | 336.0 to 339.8 | 336 |"};
   size_t at = md.find("## All models on one scale");
   BOOST_TEST_REQUIRE(at != std::string::npos, md);
   for (const std::string& row : ranked) {
@@ -458,6 +469,10 @@ BOOST_FIXTURE_TEST_CASE(one_table_ranks_every_model_on_the_papers_scale, Results
     BOOST_TEST(found != std::string::npos, row << " missing or out of order in\n" << md);
     if (found != std::string::npos) at = found;
   }
+  BOOST_TEST(md.find("| kneser-ney 3-gram | 150.0 |") == std::string::npos, md);
+  BOOST_TEST(md.find("word-level model's per-token figure is its per-word one, and it gets "
+                     "`<unk>` for free") != std::string::npos,
+             md);
   // The best over several seeds, and the single run below it named beside it.
   BOOST_TEST(
       md.find("- **Best model over several seeds:** gpt d128, learned (section 1), test "
