@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The embedding modes at convergence, in four parts (and one more, not run by default):
+# The embedding modes at convergence, in four parts (and two more, run only on request):
 #   gpt        the five modes for the GPT of section 1b, trained with a cosine schedule over up
 #              to 12 epochs and early stopping on validation (patience 2), so that every run
 #              stops because validation stopped improving, not because the budget ran out;
@@ -18,7 +18,11 @@
 #              (an epoch is 1,563 steps), so that the curves show convergence within epochs;
 #   bf16       the gpt part's learned and learned-tied runs with --precision bf16 (seeds 1-3),
 #              against whose fp32 runs the report tests bf16's cost in perplexity; needs a CPU
-#              with native bf16 (AVX512_BF16 or AMX), so only --parts bf16 runs it.
+#              with native bf16 (AVX512_BF16 or AMX), so only --parts bf16 runs it;
+#   lstm       the five modes for a two-layer LSTM language model of the GPT's width (d_model
+#              and hidden 128, so that it can be tied; context 64 as the truncated
+#              backpropagation length; the gpt part's optimisation, seeds 1-3, each seed its own
+#              word2vec): do the conclusions hold for a recurrent model? Only on request.
 # Seeds 1 to 5 for the gpt part, each seed's pretrained runs from word2vec trained with that seed
 # (--w2v-seeds per-run); seeds 1 to 3 for the others, the nplm part's pretrained seeds from the
 # first seed's vectors until its seeds trained apart (results/converged/nplm_seeds4-5,
@@ -29,7 +33,7 @@
 # --parts runs some of them, in the order above. Two invocations (one per core) can share a
 # part but the life cycle: each skips the runs the other has claimed (RUN.lock).
 #   scripts/converged.sh [--bin DIR] [--out DIR] [--threads N] [--seeds N]
-#                        [--parts gpt,data-size,lifecycle,nplm,bf16]
+#                        [--parts gpt,data-size,lifecycle,nplm,bf16,lstm]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$here/build/bin
@@ -48,9 +52,9 @@ parse_study_options "$@"
 IFS=, read -ra part_list <<< "$parts"
 for part in "${part_list[@]}"; do
   case "$part" in
-    gpt | data-size | lifecycle | nplm | bf16) ;;
+    gpt | data-size | lifecycle | nplm | bf16 | lstm) ;;
     *)
-      echo "converged.sh: --parts: unknown part '$part' (use gpt, data-size, lifecycle, nplm, bf16)" >&2
+      echo "converged.sh: --parts: unknown part '$part' (use gpt, data-size, lifecycle, nplm, bf16, lstm)" >&2
       exit 2
       ;;
   esac
@@ -60,6 +64,9 @@ gpt=(--model gpt --d-model 128 --layers 2 --heads 4 --context 64 --batch 32 --lr
      --schedule cosine --epochs 12 --patience 2 --valid-limit 50000 --threads "$threads" --models gpt)
 data_size=(--fractions 0.05,0.25 --max-epochs 240 --share-patience tokens
            --modes learned,learned-tied,frozen-pretrained,finetune-pretrained,frozen-pretrained-full,finetune-pretrained-full)
+lstm=(--model lstm --d-model 128 --hidden 128 --layers 2 --context 64 --batch 32 --lr 1e-3 --warmup 100
+      --dropout 0.2 --schedule cosine --epochs 12 --patience 2 --valid-limit 50000 --threads "$threads"
+      --models lstm)
 nplm=(--model nplm --d-model 96 --ngram 5 --context 32 --batch 16 --dropout 0 --optimizer adam --lr 1e-3
       --weight-decay 1e-4 --schedule inverse --lr-decay 1e-4 --warmup 200 --epochs 40 --patience 2
       --valid-limit 50000 --eval-every 1000 --threads "$threads" --models nplm)
@@ -82,4 +89,7 @@ fi
 if wanted bf16; then
   "$bin/exp_embeddings" "${gpt[@]}" --modes learned,learned-tied --precision bf16 --seeds "${seeds:-3}" \
     --out "$out/gpt_bf16"
+fi
+if wanted lstm; then
+  "$bin/exp_embeddings" "${lstm[@]}" --w2v-seeds per-run --seeds "${seeds:-3}" --out "$out/lstm"
 fi
