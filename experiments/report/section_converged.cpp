@@ -46,7 +46,7 @@ std::string converged_model(const fs::path& root, const std::string& model, cons
                             return found == mean_seconds.end() ? 0.0 : found->second;
                           }) +
          "\n" + significance_rows(study.comparisons, "learned") + epochs_table(study.files) + "\n" +
-         band_table(study.files) +
+         band_table(study.files) + band_difference_table(study.files, "learned") +
          (plots ? validation_curves(summary, study.files, root, sub, CurvePanels::with_near_best)
                 : "");
 }

@@ -25,7 +25,7 @@ std::string paper_nplm_section(const FolderFiles& paper, const Calibration& cali
 // et al.'s for the same model (0: they have none).
 struct ScaleRow {
   std::string model;
-  size_t seeds = 0;  // 0: no seed (the n-grams are deterministic)
+  size_t seeds = 0;                    // 0: no seed (the n-grams are deterministic)
   double mean = 0, sd = 0, paper = 0;  // test perplexity per word
   std::string tokens = "words";        // what the model predicts: words, or a BPE's tokens
 };

@@ -73,10 +73,24 @@ std::string data_size_table(const json& summary) {
 // A study's data, in one line. The data-size sweep describes each of its shares
 // ({"f0.05": ..., "f1": ...}); the largest share stands for the corpus there (the table gives
 // each share's size).
+namespace {
+
+// Frequent to never seen in training, then the words outside the vocabulary.
+const char* const kBands[] = {"frequent (100+)", "middle (10-99)", "rare (1-9)", "unseen", "<unk>"};
+
+// A run's mean test NLL per token (nats) in each band it recorded.
+std::map<std::string, double> band_nll(const json& run) {
+  std::map<std::string, double> out;
+  if (run.contains("test_bands"))
+    for (const auto& [band, b] : run.at("test_bands").items())
+      out[band] = b.at("nll_sum").get<double>() / b.at("tokens").get<double>();
+  return out;
+}
+
+}  // namespace
+
 std::string band_table(const RunFiles& files) {
-  // Frequent to never seen in training, then the words outside the vocabulary.
-  const char* const bands[] = {"frequent (100+)", "middle (10-99)", "rare (1-9)", "unseen",
-                               "<unk>"};
+  const auto& bands = kBands;
   std::map<std::string, size_t> tokens;  // each band's test tokens (the same for every run)
   std::ostringstream rows;
   for (const auto& [key, by_seed] : files) {
@@ -114,6 +128,55 @@ std::string band_table(const RunFiles& files) {
   return "Test perplexity by how often the target occurs in the training split (mean ± sd over "
          "the seeds that recorded it; `<unk>`: the words outside the vocabulary, one row of "
          "the table for all of them):\n\n" +
+         header + "\n" + rule + "\n" + rows.str() + "\n";
+}
+
+std::string band_difference_table(const RunFiles& files, const std::string& reference) {
+  const auto ref =
+      std::ranges::find_if(files, [&](const auto& row) { return row.first.second == reference; });
+  if (ref == files.end()) return "";
+  std::ostringstream rows;
+  for (const auto& [key, by_seed] : files) {
+    if (key.second == reference || key.first != ref->first.first) continue;
+    std::map<std::string, std::vector<double>> differences;  // by band, one per paired seed
+    size_t seeds = 0;
+    for (const auto& [seed, run] : by_seed) {
+      const auto other = ref->second.find(seed);
+      if (other == ref->second.end()) continue;
+      const auto mine = band_nll(*run), theirs = band_nll(*other->second);
+      if (mine.empty() || theirs.empty()) continue;
+      ++seeds;
+      for (const auto& [band, nll] : mine)
+        if (const auto t = theirs.find(band); t != theirs.end())
+          differences[band].push_back(nll - t->second);
+    }
+    if (seeds == 0) continue;
+    rows << "| " << key.first << " | " << key.second << " | " << seeds << " |";
+    for (const char* band : kBands) {
+      const auto found = differences.find(band);
+      if (found == differences.end()) {
+        rows << " - |";
+        continue;
+      }
+      const train::TInterval i = train::t_interval(found->second);
+      const auto signed_fixed = [](double v) { return (v > 0 ? "+" : "") + fixed(v, 3); };
+      rows << " " << signed_fixed(i.mean)
+           << (i.n > 1 ? " (" + signed_fixed(i.low) + " to " + signed_fixed(i.high) + ")" : "")
+           << " |";
+    }
+    rows << "\n";
+  }
+  if (rows.str().empty()) return "";
+  std::string header = "| model | embedding | seeds |", rule = "|---|---|---:|";
+  for (const char* band : kBands) {
+    header += " " + std::string(band) + " |";
+    rule += "---:|";
+  }
+  return "The same, each row against " + reference +
+         " embeddings seed by seed (the seeds both recorded): the mean difference in test loss "
+         "per token of the band (nats; negative: the row predicts the band better) and, from "
+         "two seeds on, its 95% t interval over the seeds. Where a row gains or loses, frequent "
+         "tokens or rare ones; a perplexity ratio is e to the difference:\n\n" +
          header + "\n" + rule + "\n" + rows.str() + "\n";
 }
 

@@ -21,6 +21,10 @@ std::string epochs_table(const RunFiles& files);
 // Test perplexity by frequency band of the target (the runs' test_bands), row by row: mean ±
 // sample standard deviation over the seeds that recorded it; "" when no run did.
 std::string band_table(const RunFiles& files);
+// Each row's mean test loss per token in each band minus the reference row's (same model),
+// seed by seed: the mean difference (nats) and its 95% t interval over the seeds both
+// recorded; "" when no pair did.
+std::string band_difference_table(const RunFiles& files, const std::string& reference);
 
 // How long a study's runs trained, as its base configuration says: "2 epochs", "300 steps";
 // "" without one.

@@ -973,6 +973,21 @@ BOOST_AUTO_TEST_CASE(the_band_table_gives_each_rows_test_perplexity_by_frequency
   BOOST_TEST(table.find("frozen-random") == std::string::npos, table);
   BOOST_TEST(table.find("frequent (100+): 1.0k tokens") != std::string::npos, table);
   BOOST_TEST(experiments::report::band_table({{{"gpt", "learned"}, {{1, &older}}}}).empty());
+  // Against learned, seed by seed, in nats: tied's one seed pairs with learned's seed 1
+  // (3.9 - 4.0); a row with two paired seeds gets a t interval.
+  const json tied2 = bands(3.8, 5.0);
+  const experiments::report::RunFiles two = {{{"gpt", "learned"}, {{1, &learned1}, {2, &learned2}}},
+                                             {{"gpt", "learned-tied"}, {{1, &tied}, {2, &tied2}}}};
+  const std::string one_pair = experiments::report::band_difference_table(files, "learned");
+  BOOST_TEST(
+      one_pair.find("| gpt | learned-tied | 1 | -0.100 | - | - | - | - |") != std::string::npos,
+      one_pair);
+  const std::string paired = experiments::report::band_difference_table(two, "learned");
+  // Frequent: -0.1 and -0.4, mean -0.25, sd 0.212, t(0.975, 1) 12.706: -0.25 +- 1.906.
+  BOOST_TEST(paired.find("| gpt | learned-tied | 2 | -0.250 (-2.156 to +1.656) | - | -1.000 |") !=
+                 std::string::npos,
+             paired);
+  BOOST_TEST(experiments::report::band_difference_table(files, "frozen-pretrained").empty());
 }
 
 BOOST_AUTO_TEST_CASE(plots_tell_models_apart_and_tick_any_length_of_run) {
