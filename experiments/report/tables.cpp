@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -87,6 +88,19 @@ std::map<std::string, double> band_nll(const json& run) {
   return out;
 }
 
+// One table row: the row's name, its seeds, then each band's cell by `cell` from the band's
+// values ("-" for a band without any).
+std::string band_row(const RowKey& key, size_t seeds,
+                     const std::map<std::string, std::vector<double>>& by_band,
+                     const std::function<std::string(const std::vector<double>&)>& cell) {
+  std::string row = "| " + key.first + " | " + key.second + " | " + std::to_string(seeds) + " |";
+  for (const char* band : kBands) {
+    const auto found = by_band.find(band);
+    row += " " + (found == by_band.end() ? std::string("-") : cell(found->second)) + " |";
+  }
+  return row + "\n";
+}
+
 }  // namespace
 
 std::string band_table(const RunFiles& files) {
@@ -106,17 +120,10 @@ std::string band_table(const RunFiles& files) {
       }
     }
     if (seeds == 0) continue;
-    rows << "| " << key.first << " | " << key.second << " | " << seeds << " |";
-    for (const char* band : bands) {
-      const auto found = ppl.find(band);
-      if (found == ppl.end()) {
-        rows << " - |";
-        continue;
-      }
-      const train::Spread s = train::spread_of(found->second);
-      rows << " " << fixed(s.mean, 1) << (s.n > 1 ? " ± " + fixed(s.sd, 1) : "") << " |";
-    }
-    rows << "\n";
+    rows << band_row(key, seeds, ppl, [](const std::vector<double>& values) {
+      const train::Spread s = train::spread_of(values);
+      return fixed(s.mean, 1) + (s.n > 1 ? " ± " + fixed(s.sd, 1) : "");
+    });
   }
   if (rows.str().empty()) return "";
   std::string header = "| model | embedding | seeds |", rule = "|---|---|---:|";
@@ -151,20 +158,12 @@ std::string band_difference_table(const RunFiles& files, const std::string& refe
           differences[band].push_back(nll - t->second);
     }
     if (seeds == 0) continue;
-    rows << "| " << key.first << " | " << key.second << " | " << seeds << " |";
-    for (const char* band : kBands) {
-      const auto found = differences.find(band);
-      if (found == differences.end()) {
-        rows << " - |";
-        continue;
-      }
-      const train::TInterval i = train::t_interval(found->second);
+    rows << band_row(key, seeds, differences, [](const std::vector<double>& values) {
+      const train::TInterval i = train::t_interval(values);
       const auto signed_fixed = [](double v) { return (v > 0 ? "+" : "") + fixed(v, 3); };
-      rows << " " << signed_fixed(i.mean)
-           << (i.n > 1 ? " (" + signed_fixed(i.low) + " to " + signed_fixed(i.high) + ")" : "")
-           << " |";
-    }
-    rows << "\n";
+      return signed_fixed(i.mean) +
+             (i.n > 1 ? " (" + signed_fixed(i.low) + " to " + signed_fixed(i.high) + ")" : "");
+    });
   }
   if (rows.str().empty()) return "";
   std::string header = "| model | embedding | seeds |", rule = "|---|---|---:|";
