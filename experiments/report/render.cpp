@@ -28,7 +28,7 @@ std::string render(const std::string& results_dir, bool plots) {
   const json life = load_summary(dir / "lifecycle" / "summary.json");
   const json converged_life = load_summary(dir / "converged" / "lifecycle" / "summary.json");
   if (emb.is_null() && size.is_null() && life.is_null() && !fs::exists(dir / "converged") &&
-      !fs::exists(dir / "paper_nplm"))
+      !fs::exists(dir / "paper_nplm") && !fs::exists(dir / "lifecycle_optimizers"))
     throw std::runtime_error(
         results_dir +
         ": no experiment results (run scripts/reproduce.sh or an exp_* binary first)");
@@ -61,8 +61,9 @@ std::string render(const std::string& results_dir, bool plots) {
   Compute compute;
   const std::string compute_table = compute_section(dir, paper, compute);
   const std::vector<ScaleRow> scale = scale_rows(ngram, paper, gpt, nplm);
+  const std::vector<OptimizerRows> optimizers = optimizer_rows(dir / "lifecycle_optimizers");
   md << conclusions_section(calibration, paper, scale, gpt, nplm, sweep, tie, bf16, converged_life,
-                            compute)
+                            optimizers, compute)
      << calibration_section(ngram) << paper_nplm_section(paper, calibration)
      << one_scale_section(scale, calibration) << converged_section(dir, gpt, nplm, plots)
      << fair_tie_section(tie) << precision_section(bf16);
@@ -74,6 +75,7 @@ std::string render(const std::string& results_dir, bool plots) {
      << reference_section(emb, longer) << converged_size
      << short_data_size_section(size, !converged_size.empty(), dir, plots)
      << converged_lifecycle_section(converged_life, dir, plots)
+     << optimizer_rows_section(optimizers)
      << short_lifecycle_section(life, !converged_life.is_null(), dir, plots);
   md << compute_table;
   const std::string text = md.str();

@@ -136,6 +136,7 @@ std::string conclusions_section(const Calibration& calibration, const FolderFile
                                 const Study& nplm, const Study& sweep,
                                 const std::vector<Comparison>& tie,
                                 const std::vector<PrecisionRow>& bf16, const json& converged_life,
+                                const std::vector<OptimizerRows>& optimizers,
                                 const Compute& compute) {
   std::ostringstream out;
   out << in_short(gpt, sweep) << calibration_lines(calibration, paper)
@@ -154,7 +155,7 @@ std::string conclusions_section(const Calibration& calibration, const FolderFile
     out << "- **With less data** (section 2), each share's modes against learned at the same "
            "share:\n"
         << verdict_lines(sweep.comparisons, true);
-  out << life_cycle_conclusion(converged_life);
+  out << life_cycle_conclusion(converged_life) << optimizer_rows_conclusion(optimizers);
   if (out.str().empty()) return "";
   if (compute.runs > 0)
     out << "- **Compute.** " << compute.runs << " runs, " << duration(compute.train_seconds)

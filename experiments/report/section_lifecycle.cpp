@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <sstream>
 
 #include "experiments/report/format.hpp"
@@ -142,4 +143,88 @@ std::string life_cycle_conclusion(const json& life) {
                   "was not measured in this run)\n");
   return out.str();
 }
+std::vector<OptimizerRows> optimizer_rows(const fs::path& folder) {
+  std::vector<OptimizerRows> rows;
+  if (!fs::is_directory(folder)) return rows;
+  std::vector<fs::path> runs;
+  for (const auto& entry : fs::directory_iterator(folder))
+    if (entry.is_directory()) runs.push_back(entry.path());
+  std::sort(runs.begin(), runs.end());
+  for (const fs::path& run_folder : runs) {
+    const FolderFiles files = read_folder(run_folder);
+    for (const auto& [name, run] : files) {
+      if (!run.contains("lifecycle") || !run.at("lifecycle").contains("rows_changed_per_step_mean"))
+        continue;
+      const train::TrainConfig c = config_of(run.at("config"));
+      const json& life = run.at("lifecycle");
+      rows.push_back({run_folder.filename().string(), c,
+                      life.at("rows_per_step_mean").get<double>(),
+                      life.at("rows_changed_per_step_mean").get<double>(),
+                      life.at("rows_changed_last_step").get<double>(),
+                      run.at("test_ppl").get<double>(), run.value("commit", std::string("-"))});
+    }
+  }
+  return rows;
+}
+
+namespace {
+
+// "adamw lr 0.001, decay 0.1 (not on the token table)"
+std::string optimizer_setting(const train::TrainConfig& c) {
+  std::ostringstream s;
+  s << base::name_of(train::kOptimizerNames, c.optimizer) << " lr " << c.lr;
+  if (c.weight_decay == 0) {
+    s << ", no decay";
+  } else {
+    s << ", decay " << c.weight_decay;
+    const bool decoupled = c.optimizer == train::OptimizerKind::adamw ||
+                           c.optimizer == train::OptimizerKind::lazy_adam;
+    s << (!decoupled                                ? " (L2, every matrix)"
+          : c.table_decay == optim::TableDecay::all ? " (the token table too)"
+                                                    : " (not on the token table)");
+  }
+  return s.str();
+}
+
+}  // namespace
+
+std::string optimizer_rows_section(const std::vector<OptimizerRows>& rows) {
+  if (rows.empty()) return "";
+  std::ostringstream out;
+  out << "## 3b. Which rows of the table a step changes, by optimizer\n\n"
+         "`lifecycle_optimizers/` (`scripts/lifecycle_optimizers.sh`): section 1's GPT, learned "
+         "and untied, one epoch of seed 1 under each optimizer, counting per step the rows of the "
+         "input table with a non-zero gradient and the rows whose values the step changed "
+         "(compared bit for bit). A row without a gradient still changes when weight decay "
+         "shrinks it or when Adam's momentum, built from earlier steps, moves it; only SGD "
+         "without decay and LazyAdam change just the rows of the batch's tokens. One epoch is "
+         "far from convergence: the test column says how far each optimizer got, not which "
+         "converges better.\n\n"
+         "| run | optimizer | rows with a gradient, per step | rows changed, per step | rows "
+         "changed, last step | test ppl after 1 epoch | commit |\n"
+         "|---|---|---:|---:|---:|---:|---|\n";
+  for (const OptimizerRows& r : rows)
+    out << "| " << r.name << " | " << optimizer_setting(r.config) << " | "
+        << fixed(100 * r.gradient_rows, 2) << "% | " << fixed(100 * r.changed_rows, 2) << "% | "
+        << fixed(100 * r.changed_last_step, 2) << "% | " << fixed(r.test_ppl, 1) << " | "
+        << r.commit << " |\n";
+  return out.str() + "\n";
+}
+
+std::string optimizer_rows_conclusion(const std::vector<OptimizerRows>& rows) {
+  if (rows.empty()) return "";
+  std::ostringstream out;
+  out << "- **Which rows a step changes** (section 3b, one epoch of the learned GPT): rows of the "
+         "input table with a gradient per step, and rows whose values change:";
+  const char* separator = " ";
+  for (const OptimizerRows& r : rows) {
+    out << separator << r.name << " " << fixed(100 * r.gradient_rows, 1) << "% and "
+        << fixed(100 * r.changed_rows, 1) << "%";
+    separator = "; ";
+  }
+  out << ". \"A step adjusts only the rows of the batch's tokens\" holds only where the two "
+         "agree.\n";
+  return out.str();
+}
+
 }  // namespace tg::experiments::report

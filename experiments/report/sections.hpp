@@ -60,6 +60,17 @@ std::string converged_data_size(const std::filesystem::path& root, const Study& 
 // section_lifecycle.cpp
 std::string lifecycle_section(const nlohmann::json& summary);  // exp_lifecycle's summary.json
 std::string life_cycle_conclusion(const nlohmann::json& life);
+// Which rows a step changes under each optimizer (lifecycle_optimizers/<name>/, one exp_lifecycle
+// run each): shares of the input table's rows, per step on average and in the last step.
+struct OptimizerRows {
+  std::string name;  // the run's folder
+  train::TrainConfig config;
+  double gradient_rows = 0, changed_rows = 0, changed_last_step = 0, test_ppl = 0;
+  std::string commit;
+};
+std::vector<OptimizerRows> optimizer_rows(const std::filesystem::path& folder);
+std::string optimizer_rows_section(const std::vector<OptimizerRows>& rows);
+std::string optimizer_rows_conclusion(const std::vector<OptimizerRows>& rows);
 
 // section_compute.cpp
 // The compute of the finished runs and the word2vec pretraining in one or more folders.
@@ -76,12 +87,11 @@ std::string compute_section(const std::filesystem::path& dir, const FolderFiles&
                             Compute& total);
 
 // section_conclusions.cpp
-std::string conclusions_section(const Calibration& calibration, const FolderFiles& paper,
-                                const std::vector<ScaleRow>& scale, const Study& gpt,
-                                const Study& nplm, const Study& sweep,
-                                const std::vector<Comparison>& tie,
-                                const std::vector<PrecisionRow>& bf16,
-                                const nlohmann::json& converged_life, const Compute& compute);
+std::string conclusions_section(
+    const Calibration& calibration, const FolderFiles& paper, const std::vector<ScaleRow>& scale,
+    const Study& gpt, const Study& nplm, const Study& sweep, const std::vector<Comparison>& tie,
+    const std::vector<PrecisionRow>& bf16, const nlohmann::json& converged_life,
+    const std::vector<OptimizerRows>& optimizers, const Compute& compute);
 
 // section_reference.cpp
 // Bengio et al.'s headline rows, and the best row of the short-budget runs beside them.

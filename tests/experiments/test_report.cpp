@@ -874,6 +874,36 @@ BOOST_FIXTURE_TEST_CASE(report_tests_bf16_against_fp32_seed_by_seed, ResultsFold
   BOOST_TEST(md.find("  - learned: +0.20% (90% interval", conclusion) < section, md);
 }
 
+// Section 3b renders each optimizer's run of lifecycle_optimizers/ from its file: gradient rows
+// beside changed rows, the optimizer's setting from its configuration, and a conclusion line.
+BOOST_FIXTURE_TEST_CASE(report_shows_the_rows_each_optimizer_changes, ResultsFolder) {
+  const auto write = [&](const std::string& name, const json& config, double changed) {
+    fs::create_directories(dir / "lifecycle_optimizers" / name);
+    json r = run("gpt", "learned", 400, 380);
+    r["config"] = config;
+    r["commit"] = "0123456789ab";
+    r["lifecycle"] = {{"rows_per_step_mean", 0.05},
+                      {"rows_changed_per_step_mean", changed},
+                      {"rows_changed_last_step", changed}};
+    std::ofstream(dir / "lifecycle_optimizers" / name / "gpt_learned.json") << r.dump();
+  };
+  write("adamw", {{"optimizer", "adamw"}, {"lr", 0.001}, {"weight_decay", 0.1}}, 0.8);
+  write("lazy-adam", {{"optimizer", "lazy-adam"}, {"lr", 0.001}, {"weight_decay", 0.1}}, 0.05);
+  write("sgd", {{"optimizer", "sgd"}, {"lr", 0.1}, {"weight_decay", 0.0}}, 0.05);
+  const std::string md = experiments::report::render_report(dir.string(), false);
+  const size_t section = md.find("## 3b. Which rows of the table a step changes, by optimizer");
+  BOOST_REQUIRE_MESSAGE(section != std::string::npos, md);
+  BOOST_TEST(md.find("| adamw | adamw lr 0.001, decay 0.1 (not on the token table) | 5.00% | "
+                     "80.00% | 80.00% | 380.0 | 0123456789ab |",
+                     section) != std::string::npos,
+             md);
+  BOOST_TEST(
+      md.find("| sgd | sgd lr 0.1, no decay | 5.00% | 5.00% |", section) != std::string::npos, md);
+  BOOST_TEST(md.find("- **Which rows a step changes** (section 3b") < section, md);
+  BOOST_TEST(md.find("adamw 5.0% and 80.0%; lazy-adam 5.0% and 5.0%; sgd 5.0% and 5.0%.") < section,
+             md);
+}
+
 // Holm's correction decides over the whole family: a p of 0.01 is a decision alone, not among
 // eighteen; one seed is never tested; the sign of the mean difference names the verdict.
 BOOST_AUTO_TEST_CASE(verdicts_come_from_the_corrected_test_over_seeds) {
