@@ -23,10 +23,8 @@
 #              and hidden 128, so that it can be tied; context 64 as the truncated
 #              backpropagation length; the gpt part's optimisation, seeds 1-3, each seed its own
 #              word2vec): do the conclusions hold for a recurrent model? Only on request.
-# Seeds 1 to 5 for the gpt part, each seed's pretrained runs from word2vec trained with that seed
-# (--w2v-seeds per-run); seeds 1 to 3 for the others, the nplm part's pretrained seeds from the
-# first seed's vectors until its seeds trained apart (results/converged/nplm_seeds4-5,
-# nplm_w2v_per_seed) join it. Seed-major (all runs of a seed before the next seed). --seeds N
+# Seeds 1 to 5 for the gpt and nplm parts, each seed's pretrained runs from word2vec trained with
+# that seed (--w2v-seeds per-run); seeds 1 to 3 for the others. Seed-major (all runs of a seed before the next seed). --seeds N
 # gives every part N seeds. Resumable: finished runs
 # are skipped, the run in progress resumes from its per-epoch checkpoint. Each run's JSON
 # carries its test loss in blocks of 1,000 tokens for the paired block bootstrap in REPORT.md.
@@ -82,9 +80,7 @@ if wanted lifecycle; then
   "$bin/exp_lifecycle" "${gpt[@]}" --out "$out/lifecycle"
 fi
 if wanted nplm; then
-  # Its committed seeds 2 and 3 started from the first seed's vectors: one shared file until
-  # the seeds trained with their own vectors join the folder.
-  "$bin/exp_embeddings" "${nplm[@]}" --w2v-seeds shared --seeds "${seeds:-3}" --out "$out/nplm"
+  "$bin/exp_embeddings" "${nplm[@]}" --w2v-seeds per-run --seeds "${seeds:-5}" --out "$out/nplm"
 fi
 if wanted bf16; then
   "$bin/exp_embeddings" "${gpt[@]}" --modes learned,learned-tied --precision bf16 --seeds "${seeds:-3}" \
