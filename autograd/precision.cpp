@@ -86,12 +86,9 @@ void pack_bf16(const float* x, size_t rows, size_t cols, size_t ld, std::vector<
   }
 }
 
-struct Engine {
-  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
-};
 const dnnl::engine& engine() {
-  static const Engine e;
-  return e.engine;
+  static const dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
 }
 
 // One primitive per product shape: (trans_a, trans_b, m, n, k, ldc, alpha, beta).
