@@ -92,6 +92,19 @@ Study load_study(const fs::path& folder, StudyRows rows) {
   return study;
 }
 
+std::vector<ConvergedStudy> load_converged(const fs::path& converged_dir) {
+  std::vector<ConvergedStudy> studies;
+  for (const char* model : kConvergedModels)
+    studies.push_back({model, load_study(converged_dir / model)});
+  return studies;
+}
+
+const Study& study_of(const std::vector<ConvergedStudy>& studies, const std::string& model) {
+  static const Study none;
+  const auto found = std::ranges::find(studies, model, &ConvergedStudy::model);
+  return found == studies.end() ? none : found->study;
+}
+
 Calibration calibration_of(const FolderFiles& ngram) {
   Calibration c;
   for (const PaperNgram& p : kPaperNgrams) {

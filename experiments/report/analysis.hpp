@@ -64,6 +64,17 @@ struct Study {
 enum class StudyRows { by_mode, by_share };
 Study load_study(const std::filesystem::path& folder, StudyRows rows = StudyRows::by_mode);
 
+// Section 1's models, each trained to early stopping in converged/<model>, in the report's order
+// (kConvergedModels); a model without its folder has a null summary.
+struct ConvergedStudy {
+  std::string model;
+  Study study;
+};
+inline constexpr const char* kConvergedModels[] = {"gpt", "nplm", "lstm"};
+std::vector<ConvergedStudy> load_converged(const std::filesystem::path& converged_dir);
+// The study of `model` (an empty one when it is not among them).
+const Study& study_of(const std::vector<ConvergedStudy>& studies, const std::string& model);
+
 // How much harder our copy of Brown's test split is than the paper's: each of our n-grams'
 // test perplexity over the paper's figure for the same model (the files of ngram/; Kneser-Ney
 // 3-5 and deleted interpolation 3), and their range. A figure of ours on the paper's scale is

@@ -46,26 +46,28 @@ std::string render(const std::string& results_dir, bool plots) {
   // The long studies, each folder read (and compared) once for its sections and the conclusions.
   const FolderFiles ngram = read_folder(dir / "ngram"), paper = read_folder(dir / "paper_nplm");
   const Calibration calibration = calibration_of(ngram);
-  Study gpt = load_study(dir / "converged" / "gpt"), nplm = load_study(dir / "converged" / "nplm"),
-        sweep = load_study(dir / "converged" / "data_size", StudyRows::by_share);
+  std::vector<ConvergedStudy> converged = load_converged(dir / "converged");
+  const Study& gpt = study_of(converged, "gpt");
+  Study sweep = load_study(dir / "converged" / "data_size", StudyRows::by_share);
   const Study no_decay = load_study(dir / "converged" / "gpt_table_decay_none");
   std::vector<Comparison> tie = fair_tie(gpt, no_decay);
   const std::vector<PrecisionRow> bf16 =
       precision_rows(gpt, load_study(dir / "converged" / "gpt_bf16"));
   // One family for Holm's correction: every comparison the conclusions draw on.
   std::vector<Comparison*> family;
-  for (Study* study : {&gpt, &nplm, &sweep})
-    for (Comparison& c : study->comparisons) family.push_back(&c);
+  for (ConvergedStudy& model : converged)
+    for (Comparison& c : model.study.comparisons) family.push_back(&c);
+  for (Comparison& c : sweep.comparisons) family.push_back(&c);
   for (Comparison& c : tie) family.push_back(&c);
   decide(family);
   Compute compute;
   const std::string compute_table = compute_section(dir, paper, compute);
-  const std::vector<ScaleRow> scale = scale_rows(ngram, paper, gpt, nplm);
+  const std::vector<ScaleRow> scale = scale_rows(ngram, paper, converged);
   const std::vector<OptimizerRows> optimizers = optimizer_rows(dir / "lifecycle_optimizers");
-  md << conclusions_section(calibration, paper, scale, gpt, nplm, sweep, tie, bf16, converged_life,
+  md << conclusions_section(calibration, paper, scale, converged, sweep, tie, bf16, converged_life,
                             optimizers, compute)
      << calibration_section(ngram) << paper_nplm_section(paper, calibration)
-     << one_scale_section(scale, calibration) << converged_section(dir, gpt, nplm, plots)
+     << one_scale_section(scale, calibration) << converged_section(dir, converged, plots)
      << fair_tie_section(tie) << precision_section(bf16);
   // The runs of `scripts/reproduce.sh --target` (longer training), when they sit next to the
   // full profile's results, get their own table and a line in the reference table.

@@ -143,7 +143,7 @@ ScaleRow scale_row(std::string model, const std::vector<const json*>& runs, doub
 // harder for it as for the Kneser-Ney 5-gram), next to the paper's figure for the same model.
 // Ranked by test perplexity.
 std::vector<ScaleRow> scale_rows(const FolderFiles& ngram, const FolderFiles& paper,
-                                 const Study& gpt, const Study& nplm) {
+                                 const std::vector<ConvergedStudy>& converged) {
   std::vector<ScaleRow> rows;
   for (const auto& [name, run] : ngram) {
     const apps::NgramConfig model = apps::NgramConfig::from_json(run.at("config"));
@@ -168,13 +168,13 @@ std::vector<ScaleRow> scale_rows(const FolderFiles& ngram, const FolderFiles& pa
     rows.push_back(scale_row(name, runs, p.test));
     rows.push_back(scale_row(name + " + trigram mixture", mixtures, p.mixture_test));
   }
-  for (const Study* study : {&gpt, &nplm}) {
-    if (study->summary.is_null()) continue;
+  for (const auto& [model, study] : converged) {
+    if (study.summary.is_null()) continue;
     // The model's width and context as far as its configuration names them.
-    const train::ModelConfig m = config_of(study->summary.at("base_config")).model;
+    const train::ModelConfig m = config_of(study.summary.at("base_config")).model;
     const std::string shape = " d" + std::to_string(m.d_model) +
                               (m.name == "nplm" ? " (n " + std::to_string(m.ngram) + ")" : "");
-    for (const auto& [key, by_seed] : study->files) {
+    for (const auto& [key, by_seed] : study.files) {
       std::vector<const json*> runs;
       for (const auto& [seed, run] : by_seed) runs.push_back(run);
       rows.push_back(scale_row(key.first + shape + ", " + key.second + " (section 1)", runs, 0));

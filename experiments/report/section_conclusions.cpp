@@ -127,25 +127,51 @@ std::string best_model_line(const std::vector<ScaleRow>& scale, const Calibratio
   return out + ".\n";
 }
 
+// Whether another model's verdicts are the GPT's, mode by mode: do the conclusions hold for it?
+// Only modes both models have decided or tested; "" when they share none.
+std::string same_verdicts_as_gpt(const std::string& model, const Study& study, const Study& gpt) {
+  std::string same, different;
+  for (const Comparison& c : study.comparisons) {
+    const auto theirs = std::ranges::find(gpt.comparisons, c.key.second,
+                                          [](const Comparison& g) { return g.key.second; });
+    if (theirs == gpt.comparisons.end() || c.verdict == Verdict::one_seed ||
+        theirs->verdict == Verdict::one_seed)
+      continue;
+    const std::string name = base::name_of(kVerdictNames, c.verdict);
+    if (c.verdict == theirs->verdict)
+      same += (same.empty() ? "" : ", ") + c.key.second + " (" + name + ")";
+    else
+      different += (different.empty() ? "" : ", ") + c.key.second + " (" + model + " " + name +
+                   ", gpt " + base::name_of(kVerdictNames, theirs->verdict) + ")";
+  }
+  if (same.empty() && different.empty()) return "";
+  return "- **Does the GPT's verdict hold for " + model +
+         "?** The same verdict: " + (same.empty() ? "none" : same) +
+         "; another: " + (different.empty() ? "none" : different) + ".\n";
+}
+
 }  // namespace
 
 // What the converged runs say, each verdict with the numbers it rests on and its section:
 // rendered from the same comparisons as the tables, so it cannot drift from them.
 std::string conclusions_section(const Calibration& calibration, const FolderFiles& paper,
-                                const std::vector<ScaleRow>& scale, const Study& gpt,
-                                const Study& nplm, const Study& sweep,
+                                const std::vector<ScaleRow>& scale,
+                                const std::vector<ConvergedStudy>& converged, const Study& sweep,
                                 const std::vector<Comparison>& tie,
                                 const std::vector<PrecisionRow>& bf16, const json& converged_life,
                                 const std::vector<OptimizerRows>& optimizers,
                                 const Compute& compute) {
   std::ostringstream out;
+  const Study& gpt = study_of(converged, "gpt");
   out << in_short(gpt, sweep) << calibration_lines(calibration, paper)
       << best_model_line(scale, calibration);
-  for (const auto& [model, study] : {std::pair{"gpt", &gpt}, {"nplm", &nplm}})
-    if (!study->comparisons.empty())
+  for (const auto& [model, study] : converged)
+    if (!study.comparisons.empty())
       out << "- **" << model << " at convergence**, test perplexity against learned embeddings "
           << "(section 1):\n"
-          << verdict_lines(study->comparisons) << tying_cost(study->summary);
+          << verdict_lines(study.comparisons) << tying_cost(study.summary);
+  for (const auto& [model, study] : converged)
+    if (model != "gpt") out << same_verdicts_as_gpt(model, study, gpt);
   if (!tie.empty())
     out << "- **Tying with one decay policy** (section 1c), learned-tied against the untied GPT "
            "whose vocabulary matrices have no weight decay either:\n"

@@ -53,16 +53,16 @@ std::string converged_model(const fs::path& root, const std::string& model, cons
 
 }  // namespace
 
-// The five modes trained to early stopping (scripts/converged.sh), GPT then NPLM.
-std::string converged_section(const fs::path& dir, const Study& gpt_study, const Study& nplm_study,
+// The five modes trained to early stopping (scripts/converged.sh), model by model.
+std::string converged_section(const fs::path& dir, const std::vector<ConvergedStudy>& converged,
                               bool plots) {
-  const std::string gpt = converged_model(dir, "gpt", gpt_study, plots);
-  const std::string nplm = converged_model(dir, "nplm", nplm_study, plots);
-  if (gpt.empty() && nplm.empty()) return "";
+  std::string models;
+  for (const auto& [model, study] : converged) models += converged_model(dir, model, study, plots);
+  if (models.empty()) return "";
   return "## 1. At convergence: frozen pretrained vs learned embeddings (and tied vs untied)\n\n"
          "`scripts/converged.sh`. Every number is of the parameters of the best validation "
          "epoch.\n\n" +
-         gpt + nplm;
+         models;
 }
 
 namespace {

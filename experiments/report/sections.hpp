@@ -30,13 +30,13 @@ struct ScaleRow {
   std::string tokens = "words";        // what the model predicts: words, or a BPE's tokens
 };
 std::vector<ScaleRow> scale_rows(const FolderFiles& ngram, const FolderFiles& paper,
-                                 const Study& gpt, const Study& nplm);
+                                 const std::vector<ConvergedStudy>& converged);
 std::string one_scale_section(const std::vector<ScaleRow>& rows, const Calibration& calibration);
 
 // section_converged.cpp
-// The five modes trained to early stopping (scripts/converged.sh), GPT then NPLM.
-std::string converged_section(const std::filesystem::path& dir, const Study& gpt, const Study& nplm,
-                              bool plots);
+// The five modes trained to early stopping (scripts/converged.sh), model by model.
+std::string converged_section(const std::filesystem::path& dir,
+                              const std::vector<ConvergedStudy>& converged, bool plots);
 // Tying with one decay policy: the GPT's learned-tied runs against the untied GPT trained with
 // --table-decay none, paired by seed; empty without runs.
 std::vector<Comparison> fair_tie(const Study& gpt, const Study& no_decay);
@@ -87,11 +87,14 @@ std::string compute_section(const std::filesystem::path& dir, const FolderFiles&
                             Compute& total);
 
 // section_conclusions.cpp
-std::string conclusions_section(
-    const Calibration& calibration, const FolderFiles& paper, const std::vector<ScaleRow>& scale,
-    const Study& gpt, const Study& nplm, const Study& sweep, const std::vector<Comparison>& tie,
-    const std::vector<PrecisionRow>& bf16, const nlohmann::json& converged_life,
-    const std::vector<OptimizerRows>& optimizers, const Compute& compute);
+std::string conclusions_section(const Calibration& calibration, const FolderFiles& paper,
+                                const std::vector<ScaleRow>& scale,
+                                const std::vector<ConvergedStudy>& converged, const Study& sweep,
+                                const std::vector<Comparison>& tie,
+                                const std::vector<PrecisionRow>& bf16,
+                                const nlohmann::json& converged_life,
+                                const std::vector<OptimizerRows>& optimizers,
+                                const Compute& compute);
 
 // section_reference.cpp
 // Bengio et al.'s headline rows, and the best row of the short-budget runs beside them.

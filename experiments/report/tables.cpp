@@ -222,6 +222,10 @@ std::string training_setup(const json& summary, const json& run_config) {
   else if (m.name == "nplm")
     out << ", n " << m.ngram << ", " << m.hidden << " hidden units, " << (m.direct ? "" : "no ")
         << "direct connections, windows of " << m.context << " predictions";
+  else if (m.name == "lstm" || m.name == "gru")
+    out << ", " << m.layers << " layers of " << m.hidden << " hidden units, state carried "
+        << "across batches (truncated backpropagation through time over " << m.context
+        << " tokens)";
   else
     out << ", context " << m.context;
   out << ", batch " << c.batch << ", " << base::name_of(train::kOptimizerNames, c.optimizer)

@@ -326,6 +326,75 @@ BOOST_AUTO_TEST_CASE(a_zoomed_panel_only_when_a_curve_squashes_the_others) {
   BOOST_TEST(zoom->second == 336.0, boost::test_tools::tolerance(1e-9));
 }
 
+// A recurrent model's study (converged/lstm) is section 1's third model: its own setup line
+// and table, its comparisons in Holm's family, and a conclusion saying, mode by mode, whether
+// the GPT's verdict holds for it.
+BOOST_FIXTURE_TEST_CASE(report_sets_the_lstm_study_beside_the_gpt_with_its_verdicts,
+                        ResultsFolder) {
+  // Each mode's test blocks `shift` nats per token above learned's on every block; a shift of
+  // zero gets seed noise of both signs instead (not decided). Three seeds each.
+  const auto study = [&](const std::string& model, const json& base,
+                         const std::vector<std::pair<std::string, double>>& modes) {
+    const double noise[] = {0.004, -0.005, 0.001};
+    const fs::path runs = dir / "converged" / model;
+    fs::create_directories(runs);
+    std::vector<json> list;
+    for (size_t seed = 1; seed <= 3; ++seed)
+      for (const auto& [mode, shift] : modes) {
+        std::vector<double> sums;
+        for (size_t k = 0; k < 100; ++k)
+          sums.push_back(1000.0 * (5.7 + 0.2 * std::sin(static_cast<double>(k)) + shift +
+                                   (shift == 0 && mode != "learned" ? noise[seed - 1] : 0)));
+        double total = 0;
+        for (double v : sums) total += v;
+        json r = run(model, mode, 300, std::exp(total / 100000.0));
+        r["seed"] = seed;
+        r["file"] = model + "_" + mode + "_seed" + std::to_string(seed) + ".json";
+        json file = r;
+        file["test_blocks"] = {{"tokens", 1000}, {"count", 100000}, {"nll_sums", sums}};
+        file["config"] = base;
+        std::ofstream(runs / r["file"].get<std::string>()) << file.dump();
+        list.push_back(r);
+      }
+    std::ofstream(runs / "summary.json") << json{
+        {"rows", experiments::aggregate(list, {"model", "mode"}, kMetrics)},
+        {"runs", list},
+        {"base_config", base}}.dump();
+  };
+  study("gpt", {{"model", "gpt"}, {"d_model", 128}, {"epochs", 12}},
+        {{"learned", 0}, {"frozen-random", 0.05}, {"finetune-pretrained", 0}});
+  study("lstm",
+        {{"model", "lstm"},
+         {"d_model", 128},
+         {"hidden", 128},
+         {"layers", 2},
+         {"context", 64},
+         {"epochs", 12}},
+        {{"learned", 0}, {"frozen-random", 0.05}, {"finetune-pretrained", -0.05}});
+  const std::string md = experiments::report::render_report(dir.string(), false);
+  const size_t setup = md.find(
+      "`converged/lstm/`: lstm, d_model 128, 2 layers of 128 hidden units, "
+      "state carried across batches (truncated backpropagation through "
+      "time over 64 tokens)");
+  BOOST_TEST(setup != std::string::npos, md);
+  BOOST_TEST(md.find("`converged/gpt/`: ") < setup, md);
+  BOOST_TEST(setup < md.find("## 2."), md);
+  BOOST_TEST(md.find("| lstm | frozen-random | ") != std::string::npos, md);
+  BOOST_TEST(md.find("- **lstm at convergence**") < md.find("## 1. At convergence"), md);
+  BOOST_TEST(md.find("- **Does the GPT's verdict hold for lstm?** The same verdict: frozen-random "
+                     "(worse); another: finetune-pretrained (lstm better, gpt not decided).\n") !=
+                 std::string::npos,
+             md);
+  // Its rows stand on the one scale too (no n-grams here: no calibration, so checked through
+  // the scale rows directly).
+  const std::vector<experiments::report::ConvergedStudy> converged =
+      experiments::report::load_converged(dir / "converged");
+  const auto scale = experiments::report::scale_rows({}, {}, converged);
+  BOOST_TEST(std::ranges::any_of(scale, [](const experiments::report::ScaleRow& r) {
+    return r.model == "lstm d128, frozen-random (section 1)" && r.seeds == 3;
+  }));
+}
+
 // The setup line names the model's own shape, from a run's configuration: exp_embeddings
 // sets the NPLM's hidden width to its d_model, whatever --hidden says in the base config.
 BOOST_FIXTURE_TEST_CASE(the_setup_line_names_the_shape_the_runs_had, ResultsFolder) {
