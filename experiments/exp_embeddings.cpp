@@ -77,6 +77,9 @@ json summary_entry(const json& results) {
   for (const char* key : {"valid_ppl", "test_ppl", "train_ppl", "trainable_params", "total_params",
                           "wall_s", "train_tokens_per_s", "best_epoch", "epochs"})
     e[key] = results.value(key, json());  // null when an older file lacks it
+  // Subword tokens: the per-word scale too (word-level runs have none, and their entries stay
+  // as they were).
+  if (results.contains("test_ppl_per_word")) e["test_ppl_per_word"] = results["test_ppl_per_word"];
   return e;
 }
 
@@ -101,9 +104,9 @@ int tg::experiments::exp_embeddings_main(int argc, char** argv) {
                     {"data", data.description},
                     {"vocab", data.vocab.size()},
                     {"seeds", f.seeds}};
-    experiments::Plan plan(
-        f.out + "/summary.json", summary, summary_entry, {"model", "mode"},
-        {"valid_ppl", "test_ppl", "train_ppl", "trainable_params", "wall_s", "train_tokens_per_s"});
+    experiments::Plan plan(f.out + "/summary.json", summary, summary_entry, {"model", "mode"},
+                           {"valid_ppl", "test_ppl", "test_ppl_per_word", "train_ppl",
+                            "trainable_params", "wall_s", "train_tokens_per_s"});
     SeedVectors vectors(base, f);
     bool needs_vectors = false;
     for (const auto& model : models)

@@ -23,6 +23,19 @@
 #              and hidden 128, so that it can be tied; context 64 as the truncated
 #              backpropagation length; the gpt part's optimisation, seeds 1-3, each seed its own
 #              word2vec): do the conclusions hold for a recurrent model? Only on request.
+#   lazy-adam  the gpt part's learned runs with --optimizer lazy-adam (seeds 1-3): what a step
+#              that moves only the batch's rows costs or gains against AdamW, whose momentum
+#              moves every row ever seen; and its life cycle (seed 1, learned): rare-row drift;
+#   d256       tying at a second width: the GPT at d_model 256, learned and learned-tied, both
+#              with --table-decay none (one decay policy, as section 1c), seeds 1-3;
+#   gpt2       the five modes for the gpt part's GPT reading GPT-2's 50,257 byte-level BPE
+#              tokens (--tokenizer gpt2; word2vec trained on the same tokens), seeds 1-3;
+#   bpe8k      learned and learned-tied in a byte-level BPE of 8,192 tokens trained on Brown's
+#              training split (tokenize train, into bpe8k/), seeds 1-3;
+#   lifecycle-gpt2  the life cycle of the gpt2 part's learned and learned-tied tables (seed 1):
+#              which of the 50,257 rows ever get a gradient, what happens to the others, and
+#              the under-trained tokens found from the tables alone.
+#              The last five run only on request.
 # Seeds 1 to 5 for the gpt and nplm parts, each seed's pretrained runs from word2vec trained with
 # that seed (--w2v-seeds per-run); seeds 1 to 3 for the others. Seed-major (all runs of a seed before the next seed). --seeds N
 # gives every part N seeds. Resumable: finished runs
@@ -31,7 +44,8 @@
 # --parts runs some of them, in the order above. Two invocations (one per core) can share a
 # part but the life cycle: each skips the runs the other has claimed (RUN.lock).
 #   scripts/converged.sh [--bin DIR] [--out DIR] [--threads N] [--seeds N]
-#                        [--parts gpt,data-size,lifecycle,nplm,bf16,lstm]
+#                        [--parts gpt,data-size,lifecycle,nplm,bf16,lstm,lazy-adam,d256,gpt2,
+#                                 bpe8k,lifecycle-gpt2]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$here/build/bin
@@ -50,16 +64,19 @@ parse_study_options "$@"
 IFS=, read -ra part_list <<< "$parts"
 for part in "${part_list[@]}"; do
   case "$part" in
-    gpt | data-size | lifecycle | nplm | bf16 | lstm) ;;
+    gpt | data-size | lifecycle | nplm | bf16 | lstm | lazy-adam | d256 | gpt2 | bpe8k | lifecycle-gpt2) ;;
     *)
-      echo "converged.sh: --parts: unknown part '$part' (use gpt, data-size, lifecycle, nplm, bf16, lstm)" >&2
+      echo "converged.sh: --parts: unknown part '$part' (use gpt, data-size, lifecycle, nplm, bf16, lstm," \
+        "lazy-adam, d256, gpt2, bpe8k, lifecycle-gpt2)" >&2
       exit 2
       ;;
   esac
 done
 wanted() { [[ ,$parts, == *,$1,* ]]; }
-gpt=(--model gpt --d-model 128 --layers 2 --heads 4 --context 64 --batch 32 --lr 1e-3 --warmup 100 --dropout 0.2
-     --schedule cosine --epochs 12 --patience 2 --valid-limit 50000 --threads "$threads" --models gpt)
+# The GPT of every gpt* part but its width (d256 sets its own: a flag is given once).
+gpt_at=(--model gpt --layers 2 --heads 4 --context 64 --batch 32 --lr 1e-3 --warmup 100 --dropout 0.2
+        --schedule cosine --epochs 12 --patience 2 --valid-limit 50000 --threads "$threads" --models gpt)
+gpt=(--d-model 128 "${gpt_at[@]}")
 data_size=(--fractions 0.05,0.25 --max-epochs 240 --share-patience tokens
            --modes learned,learned-tied,frozen-pretrained,finetune-pretrained,frozen-pretrained-full,finetune-pretrained-full)
 lstm=(--model lstm --d-model 128 --hidden 128 --layers 2 --context 64 --batch 32 --lr 1e-3 --warmup 100
@@ -88,4 +105,29 @@ if wanted bf16; then
 fi
 if wanted lstm; then
   "$bin/exp_embeddings" "${lstm[@]}" --w2v-seeds per-run --seeds "${seeds:-3}" --out "$out/lstm"
+fi
+if wanted lazy-adam; then
+  "$bin/exp_embeddings" "${gpt[@]}" --modes learned --optimizer lazy-adam --seeds "${seeds:-3}" \
+    --out "$out/gpt_lazy_adam"
+  lock_study_folder "$out/lifecycle_lazy_adam"
+  "$bin/exp_lifecycle" "${gpt[@]}" --modes learned --optimizer lazy-adam --out "$out/lifecycle_lazy_adam"
+fi
+if wanted d256; then
+  "$bin/exp_embeddings" --d-model 256 "${gpt_at[@]}" --modes learned,learned-tied --table-decay none \
+    --seeds "${seeds:-3}" --out "$out/gpt_d256"
+fi
+if wanted gpt2; then
+  "$bin/exp_embeddings" "${gpt[@]}" --tokenizer gpt2 --w2v-seeds per-run --seeds "${seeds:-3}" \
+    --out "$out/gpt2"
+fi
+if wanted bpe8k; then
+  # The vocabulary is trained once (deterministic), before the first run needs it.
+  [ -f "$out/gpt_bpe8k/bpe8k/encoder.json" ] ||
+    "$bin/tokenize" train --corpus brown-train --vocab-size 8192 --output "$out/gpt_bpe8k/bpe8k"
+  "$bin/exp_embeddings" "${gpt[@]}" --tokenizer "$out/gpt_bpe8k/bpe8k" --modes learned,learned-tied \
+    --seeds "${seeds:-3}" --out "$out/gpt_bpe8k"
+fi
+if wanted lifecycle-gpt2; then
+  lock_study_folder "$out/lifecycle_gpt2"
+  "$bin/exp_lifecycle" "${gpt[@]}" --tokenizer gpt2 --out "$out/lifecycle_gpt2"
 fi

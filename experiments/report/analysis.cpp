@@ -94,14 +94,14 @@ Study load_study(const fs::path& folder, StudyRows rows) {
 
 std::vector<ConvergedStudy> load_converged(const fs::path& converged_dir) {
   std::vector<ConvergedStudy> studies;
-  for (const char* model : kConvergedModels)
-    studies.push_back({model, load_study(converged_dir / model)});
+  for (const auto& [folder, label] : kConvergedStudies)
+    studies.push_back({folder, label, load_study(converged_dir / folder)});
   return studies;
 }
 
-const Study& study_of(const std::vector<ConvergedStudy>& studies, const std::string& model) {
+const Study& study_of(const std::vector<ConvergedStudy>& studies, const std::string& folder) {
   static const Study none;
-  const auto found = std::ranges::find(studies, model, &ConvergedStudy::model);
+  const auto found = std::ranges::find(studies, folder, &ConvergedStudy::folder);
   return found == studies.end() ? none : found->study;
 }
 

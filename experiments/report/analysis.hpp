@@ -64,16 +64,26 @@ struct Study {
 enum class StudyRows { by_mode, by_share };
 Study load_study(const std::filesystem::path& folder, StudyRows rows = StudyRows::by_mode);
 
-// Section 1's models, each trained to early stopping in converged/<model>, in the report's order
-// (kConvergedModels); a model without its folder has a null summary.
+// Section 1's studies, each trained to early stopping in converged/<folder>, in the report's
+// order (kConvergedStudies); a study without its folder has a null summary.
 struct ConvergedStudy {
-  std::string model;
+  std::string folder;
+  std::string label;  // the model, and what it reads when not words
   Study study;
 };
-inline constexpr const char* kConvergedModels[] = {"gpt", "nplm", "lstm"};
+struct ConvergedFolder {
+  const char* folder;
+  const char* label;
+};
+inline constexpr ConvergedFolder kConvergedStudies[] = {
+    {"gpt", "gpt"},
+    {"nplm", "nplm"},
+    {"lstm", "lstm"},
+    {"gpt2", "gpt in GPT-2's 50,257 tokens"},
+    {"gpt_bpe8k", "gpt in a Brown BPE of 8,192 tokens"}};
 std::vector<ConvergedStudy> load_converged(const std::filesystem::path& converged_dir);
-// The study of `model` (an empty one when it is not among them).
-const Study& study_of(const std::vector<ConvergedStudy>& studies, const std::string& model);
+// The study in converged/<folder> (an empty one when it is not among them).
+const Study& study_of(const std::vector<ConvergedStudy>& studies, const std::string& folder);
 
 // How much harder our copy of Brown's test split is than the paper's: each of our n-grams'
 // test perplexity over the paper's figure for the same model (the files of ngram/; Kneser-Ney

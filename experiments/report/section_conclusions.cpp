@@ -129,7 +129,7 @@ std::string best_model_line(const std::vector<ScaleRow>& scale, const Calibratio
 
 // Whether another model's verdicts are the GPT's, mode by mode: do the conclusions hold for it?
 // Only modes both models have decided or tested; "" when they share none.
-std::string same_verdicts_as_gpt(const std::string& model, const Study& study, const Study& gpt) {
+std::string same_verdicts_as_gpt(const std::string& label, const Study& study, const Study& gpt) {
   std::string same, different;
   for (const Comparison& c : study.comparisons) {
     const auto theirs = std::ranges::find(gpt.comparisons, c.key.second,
@@ -141,11 +141,11 @@ std::string same_verdicts_as_gpt(const std::string& model, const Study& study, c
     if (c.verdict == theirs->verdict)
       same += (same.empty() ? "" : ", ") + c.key.second + " (" + name + ")";
     else
-      different += (different.empty() ? "" : ", ") + c.key.second + " (" + model + " " + name +
-                   ", gpt " + base::name_of(kVerdictNames, theirs->verdict) + ")";
+      different += (different.empty() ? "" : ", ") + c.key.second + " (here " + name + ", gpt " +
+                   base::name_of(kVerdictNames, theirs->verdict) + ")";
   }
   if (same.empty() && different.empty()) return "";
-  return "- **Does the GPT's verdict hold for " + model +
+  return "- **Does the GPT's verdict hold for " + label +
          "?** The same verdict: " + (same.empty() ? "none" : same) +
          "; another: " + (different.empty() ? "none" : different) + ".\n";
 }
@@ -165,13 +165,13 @@ std::string conclusions_section(const Calibration& calibration, const FolderFile
   const Study& gpt = study_of(converged, "gpt");
   out << in_short(gpt, sweep) << calibration_lines(calibration, paper)
       << best_model_line(scale, calibration);
-  for (const auto& [model, study] : converged)
+  for (const auto& [folder, label, study] : converged)
     if (!study.comparisons.empty())
-      out << "- **" << model << " at convergence**, test perplexity against learned embeddings "
-          << "(section 1):\n"
+      out << "- **" << label << " at convergence**, test perplexity against learned embeddings "
+          << "(section 1, `converged/" << folder << "/`):\n"
           << verdict_lines(study.comparisons) << tying_cost(study.summary);
-  for (const auto& [model, study] : converged)
-    if (model != "gpt") out << same_verdicts_as_gpt(model, study, gpt);
+  for (const auto& [folder, label, study] : converged)
+    if (folder != "gpt") out << same_verdicts_as_gpt(label, study, gpt);
   if (!tie.empty())
     out << "- **Tying with one decay policy** (section 1c), learned-tied against the untied GPT "
            "whose vocabulary matrices have no weight decay either:\n"

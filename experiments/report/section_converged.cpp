@@ -14,10 +14,10 @@ namespace fs = std::filesystem;
 namespace {
 
 // The five modes trained to early stopping (scripts/converged.sh), in root/converged/<model>.
-std::string converged_model(const fs::path& root, const std::string& model, const Study& study,
+std::string converged_model(const fs::path& root, const std::string& folder, const Study& study,
                             bool plots) {
   if (study.summary.is_null()) return "";
-  const fs::path sub = fs::path("converged") / model;
+  const fs::path sub = fs::path("converged") / folder;
   const json& summary = study.summary;
   const size_t budget = config_of(summary.at("base_config")).epochs;
   std::map<RowKey, double> mean_seconds;  // each row's mean training time over its seeds
@@ -37,7 +37,7 @@ std::string converged_model(const fs::path& root, const std::string& model, cons
                   : " " + std::to_string(capped) + " of the " + std::to_string(runs) +
                         " runs used all " + std::to_string(budget) +
                         " epochs (cap in the epochs table): not converged by that rule.";
-  return "`converged/" + model + "/`: " + training_setup(summary, first_run_config(study.files)) +
+  return "`converged/" + folder + "/`: " + training_setup(summary, first_run_config(study.files)) +
          " A run that used fewer than its " + std::to_string(budget) +
          " epochs stopped because validation stopped improving." + caps + "\n\n" +
          comparison_table(summary, "training time (mean)",
@@ -57,7 +57,8 @@ std::string converged_model(const fs::path& root, const std::string& model, cons
 std::string converged_section(const fs::path& dir, const std::vector<ConvergedStudy>& converged,
                               bool plots) {
   std::string models;
-  for (const auto& [model, study] : converged) models += converged_model(dir, model, study, plots);
+  for (const auto& [folder, label, study] : converged)
+    models += converged_model(dir, folder, study, plots);
   if (models.empty()) return "";
   return "## 1. At convergence: frozen pretrained vs learned embeddings (and tied vs untied)\n\n"
          "`scripts/converged.sh`. Every number is of the parameters of the best validation "

@@ -20,13 +20,18 @@ namespace fs = std::filesystem;
 std::string comparison_table(const json& summary, const std::string& time_header,
                              const std::function<double(const json& row)>& time_of) {
   std::ostringstream out;
-  out << "| model | embedding | trainable params | valid ppl | test ppl | train ppl | "
-      << time_header << " | train tokens/s | runs |\n"
-      << "|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  // Subword tokens: per-word perplexity too, the scale shared with word-level rows.
+  const bool per_word = std::ranges::any_of(
+      summary.at("rows"), [](const json& r) { return r.contains("test_ppl_per_word"); });
+  out << "| model | embedding | trainable params | valid ppl | test ppl | "
+      << (per_word ? "test ppl per word | " : "") << "train ppl | " << time_header
+      << " | train tokens/s | runs |\n"
+      << "|---|---|---:|---:|---:|" << (per_word ? "---:|" : "") << "---:|---:|---:|---:|\n";
   for (const auto& r : summary.at("rows")) {
     out << "| " << r.at("model").get<std::string>() << " | " << r.at("mode").get<std::string>()
         << " | " << thousands(r.at("trainable_params").at("mean").get<double>()) << " | "
         << mean_spread(r, "valid_ppl") << " | " << mean_spread(r, "test_ppl") << " | "
+        << (per_word ? mean_spread(r, "test_ppl_per_word") + " | " : "")
         << mean_spread(r, "train_ppl") << " | " << duration(time_of(r)) << " | "
         << fixed(r.at("train_tokens_per_s").at("mean").get<double>(), 0) << " | "
         << r.at("runs").get<size_t>() << " |\n";
@@ -228,6 +233,13 @@ std::string training_setup(const json& summary, const json& run_config) {
         << " tokens)";
   else
     out << ", context " << m.context;
+  // What it reads, when not Bengio's words (the run's own configuration, like the shape).
+  const std::string tokenizer =
+      run_config.is_object() ? config_of(run_config).data.tokenizer : c.data.tokenizer;
+  if (tokenizer == "gpt2")
+    out << ", reading GPT-2's byte-level BPE tokens";
+  else if (tokenizer != "word")
+    out << ", reading the byte-level BPE tokens of `" << tokenizer << "`";
   out << ", batch " << c.batch << ", " << base::name_of(train::kOptimizerNames, c.optimizer)
       << " lr " << c.lr;
   if (c.weight_decay > 0) out << ", weight decay " << c.weight_decay;

@@ -336,6 +336,8 @@ BOOST_FIXTURE_TEST_CASE(report_sets_the_lstm_study_beside_the_gpt_with_its_verdi
   const auto study = [&](const std::string& model, const json& base,
                          const std::vector<std::pair<std::string, double>>& modes) {
     const double noise[] = {0.004, -0.005, 0.001};
+    std::vector<std::string> metrics = kMetrics;
+    metrics.push_back("test_ppl_per_word");
     const fs::path runs = dir / "converged" / model;
     fs::create_directories(runs);
     std::vector<json> list;
@@ -347,9 +349,10 @@ BOOST_FIXTURE_TEST_CASE(report_sets_the_lstm_study_beside_the_gpt_with_its_verdi
                                    (shift == 0 && mode != "learned" ? noise[seed - 1] : 0)));
         double total = 0;
         for (double v : sums) total += v;
-        json r = run(model, mode, 300, std::exp(total / 100000.0));
+        json r = run(base.at("model"), mode, 300, std::exp(total / 100000.0));
         r["seed"] = seed;
         r["file"] = model + "_" + mode + "_seed" + std::to_string(seed) + ".json";
+        if (base.contains("tokenizer")) r["test_ppl_per_word"] = 1.4 * r["test_ppl"].get<double>();
         json file = r;
         file["test_blocks"] = {{"tokens", 1000}, {"count", 100000}, {"nll_sums", sums}};
         file["config"] = base;
@@ -357,7 +360,7 @@ BOOST_FIXTURE_TEST_CASE(report_sets_the_lstm_study_beside_the_gpt_with_its_verdi
         list.push_back(r);
       }
     std::ofstream(runs / "summary.json") << json{
-        {"rows", experiments::aggregate(list, {"model", "mode"}, kMetrics)},
+        {"rows", experiments::aggregate(list, {"model", "mode"}, metrics)},
         {"runs", list},
         {"base_config", base}}.dump();
   };
@@ -371,6 +374,9 @@ BOOST_FIXTURE_TEST_CASE(report_sets_the_lstm_study_beside_the_gpt_with_its_verdi
          {"context", 64},
          {"epochs", 12}},
         {{"learned", 0}, {"frozen-random", 0.05}, {"finetune-pretrained", -0.05}});
+  // The GPT in GPT-2's tokens: its own folder, named by what it reads.
+  study("gpt2", {{"model", "gpt"}, {"d_model", 128}, {"epochs", 12}, {"tokenizer", "gpt2"}},
+        {{"learned", 0}, {"learned-tied", -0.05}});
   const std::string md = experiments::report::render_report(dir.string(), false);
   const size_t setup = md.find(
       "`converged/lstm/`: lstm, d_model 128, 2 layers of 128 hidden units, "
@@ -382,8 +388,18 @@ BOOST_FIXTURE_TEST_CASE(report_sets_the_lstm_study_beside_the_gpt_with_its_verdi
   BOOST_TEST(md.find("| lstm | frozen-random | ") != std::string::npos, md);
   BOOST_TEST(md.find("- **lstm at convergence**") < md.find("## 1. At convergence"), md);
   BOOST_TEST(md.find("- **Does the GPT's verdict hold for lstm?** The same verdict: frozen-random "
-                     "(worse); another: finetune-pretrained (lstm better, gpt not decided).\n") !=
+                     "(worse); another: finetune-pretrained (here better, gpt not decided).\n") !=
                  std::string::npos,
+             md);
+  const size_t bpe = md.find(
+      "`converged/gpt2/`: gpt, d_model 128, 2 layers, 4 heads, context 64, "
+      "reading GPT-2's byte-level BPE tokens, batch 32");
+  BOOST_TEST(bpe != std::string::npos, md);
+  const size_t per_word = md.find("| test ppl | test ppl per word | train ppl |", bpe);
+  BOOST_TEST(per_word < md.find("## 2."), md);
+  BOOST_TEST(md.find("test ppl per word") > bpe, "only the subword table has the column");
+  BOOST_TEST(md.find("- **gpt in GPT-2's 50,257 tokens at convergence**, test perplexity against "
+                     "learned embeddings (section 1, `converged/gpt2/`):") < md.find("## 1."),
              md);
   // Its rows stand on the one scale too (no n-grams here: no calibration, so checked through
   // the scale rows directly).
