@@ -144,14 +144,35 @@ TTest paired_t_test(std::span<const double> differences) {
   TTest out;
   const Spread s = spread_of(differences);
   if (s.n < 2) return out;
-  out.df = s.n - 1;
+  out.df = static_cast<double>(s.n - 1);
   if (s.sd == 0) {
     out.t = s.mean == 0 ? 0 : std::copysign(INFINITY, s.mean);
     out.p = s.mean == 0 ? 1 : 0;
     return out;
   }
   out.t = s.mean / (s.sd / std::sqrt(static_cast<double>(s.n)));
-  out.p = student_t_two_sided_p(out.t, static_cast<double>(out.df));
+  out.p = student_t_two_sided_p(out.t, out.df);
+  return out;
+}
+
+TTest welch_t_test(std::span<const double> a, std::span<const double> b) {
+  TTest out;
+  const Spread x = spread_of(a), y = spread_of(b);
+  if (x.n < 2 || y.n < 2) return out;
+  // Each mean's squared standard error.
+  const double ex = x.sd * x.sd / static_cast<double>(x.n),
+               ey = y.sd * y.sd / static_cast<double>(y.n);
+  const double difference = x.mean - y.mean;
+  if (ex + ey == 0) {
+    out.t = difference == 0 ? 0 : std::copysign(INFINITY, difference);
+    out.p = difference == 0 ? 1 : 0;
+    out.df = static_cast<double>(x.n + y.n - 2);
+    return out;
+  }
+  out.t = difference / std::sqrt(ex + ey);
+  out.df = (ex + ey) * (ex + ey) /
+           (ex * ex / static_cast<double>(x.n - 1) + ey * ey / static_cast<double>(y.n - 1));
+  out.p = student_t_two_sided_p(out.t, out.df);
   return out;
 }
 

@@ -39,9 +39,15 @@ BlockLosses average_blocks(const std::vector<std::vector<double>>& nll_sums_per_
 // values, or no spread, give p = 1 (and 0 when every difference is the same non-zero value).
 struct TTest {
   double t = 0, p = 1;
-  size_t df = 0;
+  double df = 0;  // degrees of freedom (fractional for Welch's test)
 };
 TTest paired_t_test(std::span<const double> differences);
+// Welch's two-sample t-test of mean(a) - mean(b), variances not assumed equal (for samples that
+// are not paired: the per-seed effects of two model sizes): t = (mean a - mean b) /
+// sqrt(var a / n_a + var b / n_b), Welch-Satterthwaite degrees of freedom, two-sided p.
+// Either sample with fewer than two values gives p = 1; no spread in either, p = 0 when the
+// means differ and 1 when they do not.
+TTest welch_t_test(std::span<const double> a, std::span<const double> b);
 // P(|T| >= |t|) for Student's t with df degrees of freedom.
 double student_t_two_sided_p(double t, double df);
 

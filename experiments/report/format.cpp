@@ -10,6 +10,10 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
+std::string signed_percent(double share) {
+  return (share > 0 ? "+" : "") + fixed(100 * share, 2) + "%";
+}
+
 std::string thousands(double v) {
   if (v >= 1e6) return fixed(v / 1e6, 2) + "M";
   if (v >= 1e3) return fixed(v / 1e3, 1) + "k";

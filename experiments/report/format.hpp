@@ -10,6 +10,7 @@ std::string fixed(double v, int decimals);  // "3.14"
 std::string thousands(double v);            // "950", "40.0k", "1.20M"
 std::string duration(double seconds);       // "45 s", "12.5 min", "3.5 h"
 std::string p_value(double p);              // "0.004", "<0.001"
+std::string signed_percent(double share);   // 0.0123 -> "+1.23%", -0.004 -> "-0.40%"
 
 // A correlation recorded in a results file as "0.412", or "n/a" where it was not measured (null:
 // too few word pairs known).

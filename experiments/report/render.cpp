@@ -50,7 +50,7 @@ std::string render(const std::string& results_dir, bool plots) {
   const Study& gpt = study_of(converged, "gpt");
   Study sweep = load_study(dir / "converged" / "data_size", StudyRows::by_share);
   const Study no_decay = load_study(dir / "converged" / "gpt_table_decay_none");
-  std::vector<Comparison> tie = fair_tie(gpt, no_decay);
+  FairTie tie = fair_tie(gpt, no_decay, load_study(dir / "converged" / "gpt_d256"));
   const std::vector<PrecisionRow> bf16 =
       precision_rows(gpt, load_study(dir / "converged" / "gpt_bf16"));
   // One family for Holm's correction: every comparison the conclusions draw on.
@@ -58,7 +58,8 @@ std::string render(const std::string& results_dir, bool plots) {
   for (ConvergedStudy& model : converged)
     for (Comparison& c : model.study.comparisons) family.push_back(&c);
   for (Comparison& c : sweep.comparisons) family.push_back(&c);
-  for (Comparison& c : tie) family.push_back(&c);
+  for (Comparison& c : tie.rows) family.push_back(&c);
+  if (tie.by_width.seeds >= 2) family.push_back(&tie.by_width);
   decide(family);
   Compute compute;
   const std::string compute_table = compute_section(dir, paper, compute);

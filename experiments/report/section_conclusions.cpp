@@ -157,8 +157,8 @@ std::string same_verdicts_as_gpt(const std::string& label, const Study& study, c
 std::string conclusions_section(const Calibration& calibration, const FolderFiles& paper,
                                 const std::vector<ScaleRow>& scale,
                                 const std::vector<ConvergedStudy>& converged, const Study& sweep,
-                                const std::vector<Comparison>& tie,
-                                const std::vector<PrecisionRow>& bf16, const json& converged_life,
+                                const FairTie& tie, const std::vector<PrecisionRow>& bf16,
+                                const json& converged_life,
                                 const std::vector<OptimizerRows>& optimizers,
                                 const Compute& compute) {
   std::ostringstream out;
@@ -172,10 +172,7 @@ std::string conclusions_section(const Calibration& calibration, const FolderFile
           << verdict_lines(study.comparisons) << tying_cost(study.summary);
   for (const auto& [folder, label, study] : converged)
     if (folder != "gpt") out << same_verdicts_as_gpt(label, study, gpt);
-  if (!tie.empty())
-    out << "- **Tying with one decay policy** (section 1c), learned-tied against the untied GPT "
-           "whose vocabulary matrices have no weight decay either:\n"
-        << verdict_lines(tie);
+  out << fair_tie_conclusion(tie);
   out << precision_conclusion(bf16);
   if (!sweep.comparisons.empty())
     out << "- **With less data** (section 2), each share's modes against learned at the same "

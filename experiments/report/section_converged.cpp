@@ -1,3 +1,4 @@
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -68,33 +69,125 @@ std::string converged_section(const fs::path& dir, const std::vector<ConvergedSt
 
 namespace {
 
-// Tying with one decay policy: the GPT's learned-tied runs (section 1's folder) against the
-// untied GPT trained with --table-decay none (converged/gpt_table_decay_none), whose output
-// matrix, like the tied table, has no weight decay. Paired by seed; empty without runs.
 constexpr const char* kUntiedNoDecay = "learned, no table decay";
+
+// The rows of `study` in `mode`, renamed (model "gpt d<width>", mode `as`), into `files`.
+void add_rows(RunFiles& files, const Study& study, const std::string& mode, const std::string& as) {
+  for (const auto& [key, by_seed] : study.files)
+    if (key.second == mode) {
+      const size_t width = config_of(study.summary.at("base_config")).model.d_model;
+      files.push_back({{key.first + " d" + std::to_string(width), as}, by_seed});
+    }
+}
+
+// Per seed both ran, test ppl(tied) / ppl(untied) - 1.
+std::vector<double> relative_effects(const RunFiles& files, const std::string& model) {
+  const std::map<size_t, const json*>*tied = nullptr, *untied = nullptr;
+  for (const auto& [key, by_seed] : files)
+    if (key.first == model) (key.second == kUntiedNoDecay ? untied : tied) = &by_seed;
+  std::vector<double> effects;
+  if (!tied || !untied) return effects;
+  for (const auto& [seed, run] : *tied)
+    if (const auto other = untied->find(seed); other != untied->end())
+      effects.push_back(
+          run->at("test_ppl").get<double>() / other->second->at("test_ppl").get<double>() - 1);
+  return effects;
+}
+
+// Welch's verdict on tying's effect at two widths, in words.
+std::string width_sentence(const Comparison& c) {
+  const std::string verdict =
+      c.verdict == Verdict::not_decided ? "not decided"
+      : c.verdict == Verdict::better    ? "tying helps more at the larger width"
+      : c.verdict == Verdict::worse     ? "tying helps less at the larger width (or hurts)"
+                                        : "one seed";
+  return c.key.first + ": " + signed_percent(c.per_seed.mean) + " points (95% interval " +
+         signed_percent(c.interval.low) + " to " + signed_percent(c.interval.high) +
+         "; Welch's t-test, the seeds of two widths not being paired: p " + p_value(c.test.p) +
+         ", Holm " + p_value(c.holm_p) + "): " + verdict + ".";
+}
 
 }  // namespace
 
-std::vector<Comparison> fair_tie(const Study& gpt, const Study& no_decay) {
-  if (gpt.summary.is_null() || no_decay.summary.is_null()) return {};
+std::string fair_tie_conclusion(const FairTie& tie) {
+  if (tie.rows.empty()) return "";
+  std::string out =
+      "- **Tying with one decay policy** (section 1c), learned-tied against the untied GPT "
+      "whose vocabulary matrices have no weight decay either:\n" +
+      verdict_lines(tie.rows, true);
+  if (tie.by_width.seeds >= 2)
+    out += "  - does tying's effect change with the width? " + width_sentence(tie.by_width) + "\n";
+  return out;
+}
+
+FairTie fair_tie(const Study& gpt, const Study& no_decay, const Study& wider) {
+  FairTie tie;
   RunFiles files;
-  for (const auto& [key, by_seed] : no_decay.files)
-    if (key.second == "learned") files.push_back({{key.first, kUntiedNoDecay}, by_seed});
-  for (const auto& [key, by_seed] : gpt.files)
-    if (key.second == "learned-tied") files.push_back({key, by_seed});
-  return compare_rows(files, kUntiedNoDecay);
+  if (!gpt.summary.is_null() && !no_decay.summary.is_null()) {
+    add_rows(files, no_decay, "learned", kUntiedNoDecay);
+    add_rows(files, gpt, "learned-tied", "learned-tied");
+  }
+  if (!wider.summary.is_null()) {
+    add_rows(files, wider, "learned", kUntiedNoDecay);
+    add_rows(files, wider, "learned-tied", "learned-tied");
+  }
+  tie.rows = compare_rows(files, kUntiedNoDecay);
+  for (const Comparison& c : tie.rows) {
+    const size_t width = std::stoul(c.key.first.substr(c.key.first.rfind(" d") + 2));
+    tie.effects[width] = relative_effects(files, c.key.first);
+  }
+  if (tie.effects.size() == 2) {
+    const std::vector<double>&narrow = tie.effects.begin()->second,
+          &wide = tie.effects.rbegin()->second;
+    Comparison& c = tie.by_width;
+    c.key = {"gpt d" + std::to_string(tie.effects.rbegin()->first) + " against d" +
+                 std::to_string(tie.effects.begin()->first),
+             "tying's effect"};
+    c.seeds = std::min(narrow.size(), wide.size());
+    c.test = train::welch_t_test(wide, narrow);
+    c.per_seed.mean = train::spread_of(wide).mean - train::spread_of(narrow).mean;
+    // Welch's interval: the difference of the means plus or minus t * its standard error.
+    const double half =
+        c.test.t == 0 || !std::isfinite(c.test.t)
+            ? 0
+            : std::fabs(c.per_seed.mean / c.test.t) * train::student_t_critical(0.05, c.test.df);
+    c.interval.low = c.per_seed.mean - half;
+    c.interval.high = c.per_seed.mean + half;
+  }
+  return tie;
 }
 
-std::string fair_tie_section(const std::vector<Comparison>& rows) {
-  if (rows.empty()) return "";
-  return "## 1c. Tying with one decay policy\n\n"
-         "`converged/gpt_table_decay_none/`: section 1's GPT, untied, trained with "
-         "`--table-decay none`: neither its token table nor its output matrix has weight decay, "
-         "as for the tied model, whose one table is an embedding. Section 1's learned-tied runs "
-         "against it, seed by seed.\n\n" +
-         significance_rows(rows, "untied (" + std::string(kUntiedNoDecay) + ")");
+std::string fair_tie_section(const FairTie& tie) {
+  if (tie.rows.empty()) return "";
+  std::string widths;
+  for (const auto& [width, effects] : tie.effects) {
+    const train::TInterval t = train::t_interval(effects);
+    widths +=
+        "| d" + std::to_string(width) + " | " + std::to_string(effects.size()) + " | " +
+        signed_percent(t.mean) +
+        (effects.size() > 1 ? " (" + signed_percent(t.low) + " to " + signed_percent(t.high) + ")"
+                            : "") +
+        " |\n";
+  }
+  std::string out =
+      "## 1c. Tying with one decay policy\n\n"
+      "Learned-tied against the untied GPT whose token table and output matrix have no weight "
+      "decay either, as for the tied model, whose one table is an embedding: at d128, section 1's "
+      "learned-tied runs against `converged/gpt_table_decay_none/` (section 1's GPT, untied, "
+      "trained with `--table-decay none`)" +
+      std::string(tie.effects.contains(256) ? "; at d256, `converged/gpt_d256/` (both modes "
+                                              "trained with `--table-decay none`)"
+                                            : "") +
+      ". Seed by seed.\n\n" +
+      significance_rows(tie.rows, "untied (" + std::string(kUntiedNoDecay) + ")") +
+      "Tying's effect on test perplexity at each width, seed by seed ppl(tied) / ppl(untied) - 1 "
+      "(mean, 95% t interval):\n\n"
+      "| width | seeds | tying's effect |\n|---|---:|---:|\n" +
+      widths + "\n";
+  if (tie.by_width.seeds >= 2)
+    out += "Does it change with the width? " + width_sentence(tie.by_width) + "\n\n";
+  return out;
 }
-
 namespace {
 
 // Each share's cap on epochs and early-stopping patience as its runs were configured: "5%: at

@@ -10,10 +10,6 @@ namespace {
 // bf16 costs "nothing" when it costs less than this share of the perplexity.
 constexpr double kMargin = 0.01;
 
-std::string percent(double share) {
-  return (share > 0 ? "+" : "") + fixed(100 * share, 2) + "%";
-}
-
 const char* verdict_text(train::Equivalence e) {
   switch (e) {
     case train::Equivalence::within:
@@ -70,8 +66,9 @@ std::string precision_section(const std::vector<PrecisionRow>& rows) {
          "|---|---:|---:|---:|---|---|\n";
   for (const PrecisionRow& r : rows)
     out << "| " << r.mode << " | " << r.change.n << " | " << fixed(r.fp32, 1) << " | "
-        << fixed(r.bf16, 1) << " | " << percent(r.change.mean) << " (" << percent(r.change.low)
-        << " to " << percent(r.change.high) << ") | " << verdict_text(r.verdict) << " |\n";
+        << fixed(r.bf16, 1) << " | " << signed_percent(r.change.mean) << " ("
+        << signed_percent(r.change.low) << " to " << signed_percent(r.change.high) << ") | "
+        << verdict_text(r.verdict) << " |\n";
   return out.str() + "\n";
 }
 
@@ -80,9 +77,10 @@ std::string precision_conclusion(const std::vector<PrecisionRow>& rows) {
   std::ostringstream out;
   out << "- **bf16 products** (section 1d), test perplexity against fp32, seed by seed:\n";
   for (const PrecisionRow& r : rows)
-    out << "  - " << r.mode << ": " << percent(r.change.mean) << " (90% interval "
-        << percent(r.change.low) << " to " << percent(r.change.high) << "; " << r.change.n
-        << (r.change.n == 1 ? " seed" : " seeds") << "): " << verdict_text(r.verdict) << "\n";
+    out << "  - " << r.mode << ": " << signed_percent(r.change.mean) << " (90% interval "
+        << signed_percent(r.change.low) << " to " << signed_percent(r.change.high) << "; "
+        << r.change.n << (r.change.n == 1 ? " seed" : " seeds") << "): " << verdict_text(r.verdict)
+        << "\n";
   return out.str();
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -37,10 +38,23 @@ std::string one_scale_section(const std::vector<ScaleRow>& rows, const Calibrati
 // The five modes trained to early stopping (scripts/converged.sh), model by model.
 std::string converged_section(const std::filesystem::path& dir,
                               const std::vector<ConvergedStudy>& converged, bool plots);
-// Tying with one decay policy: the GPT's learned-tied runs against the untied GPT trained with
-// --table-decay none, paired by seed; empty without runs.
-std::vector<Comparison> fair_tie(const Study& gpt, const Study& no_decay);
-std::string fair_tie_section(const std::vector<Comparison>& rows);
+// Tying with one decay policy, at each width: learned-tied against the untied GPT whose
+// vocabulary matrices have no weight decay either (d128: section 1's tied runs against
+// converged/gpt_table_decay_none; d256: converged/gpt_d256, both modes trained with
+// --table-decay none), paired by seed, rows named "gpt d128" and "gpt d256". And whether
+// tying's effect changes with the width: per seed, test ppl(tied) / ppl(untied) - 1 at each
+// width; Welch's test of d256's effects against d128's (the seeds of two widths are not
+// paired), in Holm's family like the rows; its per_seed.mean is the mean effect at d256 minus
+// the one at d128 (negative: tying helps more at d256) and its interval Welch's 95% t interval.
+struct FairTie {
+  std::vector<Comparison> rows;                   // empty without runs
+  std::map<size_t, std::vector<double>> effects;  // d_model: relative effect, seed by seed
+  Comparison by_width;                            // seeds 0 until both widths have two
+};
+FairTie fair_tie(const Study& gpt, const Study& no_decay, const Study& wider);
+std::string fair_tie_section(const FairTie& tie);
+// The conclusions' lines on it ("" without rows).
+std::string fair_tie_conclusion(const FairTie& tie);
 // bf16 against fp32: each mode of a bf16 study (converged/gpt_bf16) against the same mode of
 // the fp32 study, paired by seed; change = test ppl(bf16) / test ppl(fp32) - 1 per seed, and
 // whether it is within 1% (section_precision.cpp).
@@ -90,8 +104,7 @@ std::string compute_section(const std::filesystem::path& dir, const FolderFiles&
 std::string conclusions_section(const Calibration& calibration, const FolderFiles& paper,
                                 const std::vector<ScaleRow>& scale,
                                 const std::vector<ConvergedStudy>& converged, const Study& sweep,
-                                const std::vector<Comparison>& tie,
-                                const std::vector<PrecisionRow>& bf16,
+                                const FairTie& tie, const std::vector<PrecisionRow>& bf16,
                                 const nlohmann::json& converged_life,
                                 const std::vector<OptimizerRows>& optimizers,
                                 const Compute& compute);

@@ -70,6 +70,42 @@ json life_cycle_summary(size_t epochs, double drift, json base = {{"model", "gpt
 
 const std::vector<std::string> kMetrics = {"valid_ppl",        "test_ppl", "train_ppl",
                                            "trainable_params", "wall_s",   "train_tokens_per_s"};
+// A converged study's folder with test blocks: each mode's blocks `shift` nats per token above
+// learned's on every block, three seeds. A shift of zero gets seed noise of both signs instead
+// (not decided); `jitter` adds that noise, scaled, to the other shifted modes too.
+void write_block_study(const fs::path& runs, const json& base,
+                       const std::vector<std::pair<std::string, double>>& modes,
+                       double jitter = 0) {
+  const double noise[] = {0.004, -0.005, 0.001};
+  std::vector<std::string> metrics = kMetrics;
+  metrics.push_back("test_ppl_per_word");
+  fs::create_directories(runs);
+  const std::string model = base.at("model");
+  std::vector<json> list;
+  for (size_t seed = 1; seed <= 3; ++seed)
+    for (const auto& [mode, shift] : modes) {
+      const double offset =
+          mode == "learned" ? 0 : shift + (shift == 0 ? 1 : jitter) * noise[seed - 1];
+      std::vector<double> sums;
+      for (size_t k = 0; k < 100; ++k)
+        sums.push_back(1000.0 * (5.7 + 0.2 * std::sin(static_cast<double>(k)) + offset));
+      double total = 0;
+      for (double v : sums) total += v;
+      json r = run(model, mode, 300, std::exp(total / 100000.0));
+      r["seed"] = seed;
+      r["file"] = model + "_" + mode + "_seed" + std::to_string(seed) + ".json";
+      if (base.contains("tokenizer")) r["test_ppl_per_word"] = 1.4 * r["test_ppl"].get<double>();
+      json file = r;
+      file["test_blocks"] = {{"tokens", 1000}, {"count", 100000}, {"nll_sums", sums}};
+      file["config"] = base;
+      std::ofstream(runs / r["file"].get<std::string>()) << file.dump();
+      list.push_back(r);
+    }
+  std::ofstream(runs / "summary.json") << json{
+      {"rows", experiments::aggregate(list, {"model", "mode"}, metrics)},
+      {"runs", list},
+      {"base_config", base}}.dump();
+}
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(experiments_report)
@@ -331,38 +367,9 @@ BOOST_AUTO_TEST_CASE(a_zoomed_panel_only_when_a_curve_squashes_the_others) {
 // the GPT's verdict holds for it.
 BOOST_FIXTURE_TEST_CASE(report_sets_the_lstm_study_beside_the_gpt_with_its_verdicts,
                         ResultsFolder) {
-  // Each mode's test blocks `shift` nats per token above learned's on every block; a shift of
-  // zero gets seed noise of both signs instead (not decided). Three seeds each.
-  const auto study = [&](const std::string& model, const json& base,
+  const auto study = [&](const std::string& folder, const json& base,
                          const std::vector<std::pair<std::string, double>>& modes) {
-    const double noise[] = {0.004, -0.005, 0.001};
-    std::vector<std::string> metrics = kMetrics;
-    metrics.push_back("test_ppl_per_word");
-    const fs::path runs = dir / "converged" / model;
-    fs::create_directories(runs);
-    std::vector<json> list;
-    for (size_t seed = 1; seed <= 3; ++seed)
-      for (const auto& [mode, shift] : modes) {
-        std::vector<double> sums;
-        for (size_t k = 0; k < 100; ++k)
-          sums.push_back(1000.0 * (5.7 + 0.2 * std::sin(static_cast<double>(k)) + shift +
-                                   (shift == 0 && mode != "learned" ? noise[seed - 1] : 0)));
-        double total = 0;
-        for (double v : sums) total += v;
-        json r = run(base.at("model"), mode, 300, std::exp(total / 100000.0));
-        r["seed"] = seed;
-        r["file"] = model + "_" + mode + "_seed" + std::to_string(seed) + ".json";
-        if (base.contains("tokenizer")) r["test_ppl_per_word"] = 1.4 * r["test_ppl"].get<double>();
-        json file = r;
-        file["test_blocks"] = {{"tokens", 1000}, {"count", 100000}, {"nll_sums", sums}};
-        file["config"] = base;
-        std::ofstream(runs / r["file"].get<std::string>()) << file.dump();
-        list.push_back(r);
-      }
-    std::ofstream(runs / "summary.json") << json{
-        {"rows", experiments::aggregate(list, {"model", "mode"}, metrics)},
-        {"runs", list},
-        {"base_config", base}}.dump();
+    write_block_study(dir / "converged" / folder, base, modes);
   };
   study("gpt", {{"model", "gpt"}, {"d_model", 128}, {"epochs", 12}},
         {{"learned", 0}, {"frozen-random", 0.05}, {"finetune-pretrained", 0}});
@@ -409,6 +416,54 @@ BOOST_FIXTURE_TEST_CASE(report_sets_the_lstm_study_beside_the_gpt_with_its_verdi
   BOOST_TEST(std::ranges::any_of(scale, [](const experiments::report::ScaleRow& r) {
     return r.model == "lstm d128, frozen-random (section 1)" && r.seeds == 3;
   }));
+}
+
+// Section 1c at two widths: each width's learned-tied against its untied runs without decay on
+// the vocabulary matrices, and Welch's test of tying's effect at d256 against d128's.
+BOOST_FIXTURE_TEST_CASE(report_compares_tying_at_two_widths, ResultsFolder) {
+  const json d128 = {{"model", "gpt"}, {"d_model", 128}, {"epochs", 12}},
+             d256 = {{"model", "gpt"}, {"d_model", 256}, {"epochs", 12}};
+  // Tying: -0.06 nats per token at d128 (-5.8% perplexity), -0.02 at d256 (-2.0%), with seed
+  // noise; the untied runs without decay are the folders' learned rows.
+  write_block_study(dir / "converged" / "gpt", d128, {{"learned", 0}, {"learned-tied", -0.06}},
+                    0.5);
+  write_block_study(dir / "converged" / "gpt_table_decay_none", d128, {{"learned", 0}});
+  write_block_study(dir / "converged" / "gpt_d256", d256, {{"learned", 0}, {"learned-tied", -0.02}},
+                    0.5);
+  const std::string md = experiments::report::render_report(dir.string(), false);
+  const size_t section = md.find("## 1c. Tying with one decay policy");
+  BOOST_TEST_REQUIRE(section != std::string::npos, md);
+  BOOST_TEST(md.find("| gpt d128 | learned-tied | ", section) != std::string::npos, md);
+  BOOST_TEST(md.find("| gpt d256 | learned-tied | ", section) != std::string::npos, md);
+  BOOST_TEST(md.find("`converged/gpt_d256/`", section) != std::string::npos, md);
+  // Per seed exp(-0.06 + 0.5 n_s) - 1 and exp(-0.02 + 0.5 n_s) - 1 for the noise n_s.
+  std::vector<double> narrow, wide;
+  for (double n : {0.004, -0.005, 0.001}) {
+    narrow.push_back(std::exp(-0.06 + 0.5 * n) - 1);
+    wide.push_back(std::exp(-0.02 + 0.5 * n) - 1);
+  }
+  const auto mean = [](const std::vector<double>& v) { return (v[0] + v[1] + v[2]) / 3; };
+  char row[64];
+  std::snprintf(row, sizeof row, "| d128 | 3 | %.2f%% (", 100 * mean(narrow));
+  BOOST_TEST(md.find(row, section) != std::string::npos, row << "\n" << md);
+  std::snprintf(row, sizeof row, "| d256 | 3 | %.2f%% (", 100 * mean(wide));
+  BOOST_TEST(md.find(row, section) != std::string::npos, row << "\n" << md);
+  // The effects differ by 3.9 points with a seed sd of 0.2: decided, tying helps less at d256.
+  const train::TTest welch = train::welch_t_test(wide, narrow);
+  BOOST_TEST(welch.p < 0.001);
+  char sentence[96];
+  std::snprintf(sentence, sizeof sentence, "gpt d256 against d128: +%.2f%% points",
+                100 * (mean(wide) - mean(narrow)));
+  const size_t line = md.find(sentence, section);
+  BOOST_TEST_REQUIRE(line != std::string::npos, sentence << "\n" << md);
+  BOOST_TEST(md.substr(line, md.find('\n', line) - line)
+                 .ends_with("): tying helps less at the larger width (or hurts)."),
+             md);
+  // And in the conclusions, with the rows.
+  BOOST_TEST(
+      md.find("  - does tying's effect change with the width? gpt d256 against d128: +") < section,
+      md);
+  BOOST_TEST(md.find("  - gpt d256, learned-tied: -") < section, md);
 }
 
 // The setup line names the model's own shape, from a run's configuration: exp_embeddings
@@ -909,11 +964,15 @@ BOOST_FIXTURE_TEST_CASE(report_compares_tying_under_one_decay_policy, ResultsFol
   const std::string md = experiments::report::render_report(dir.string(), false);
   const size_t section = md.find("## 1c. Tying with one decay policy");
   BOOST_TEST(section != std::string::npos, md);
-  const size_t row = md.find("| gpt | learned-tied | -", section);
+  const size_t row = md.find("| gpt d128 | learned-tied | -", section);
   BOOST_TEST(row != std::string::npos, md);
   BOOST_TEST(md.find("- **Tying with one decay policy** (section 1c)") < section, md);
-  BOOST_TEST(md.find("  - learned-tied: -", md.find("- **Tying with one decay policy**")) < section,
+  BOOST_TEST(md.find("  - gpt d128, learned-tied: -",
+                     md.find("- **Tying with one decay policy**")) < section,
              md);
+  // One width: no second width named, nothing said about widths.
+  BOOST_TEST(md.find("gpt_d256") == std::string::npos, md);
+  BOOST_TEST(md.find("change with the width") == std::string::npos, md);
 }
 
 // bf16 against fp32 (section 1d): seed by seed, within 1% only when the whole 90% interval of

@@ -109,10 +109,28 @@ BOOST_AUTO_TEST_CASE(student_t_p_values_match_the_tables) {
 
 // Three seeds that agree in sign but not in size are not a decision at 5% (the report's GPT
 // fine-tuned row: -7.0, -3.6, -1.8, p 0.11); consistent ones are.
+// Welch's test against scipy.stats.ttest_ind(a, b, equal_var=False).
+BOOST_AUTO_TEST_CASE(welch_t_test_of_two_unpaired_samples) {
+  const std::vector<double> d256 = {-0.012, -0.020, -0.009},
+                            d128 = {-0.031, -0.027, -0.035, -0.029, -0.033};
+  const TTest shrinks = welch_t_test(d256, d128);
+  BOOST_TEST(shrinks.t == 4.849025002849631, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(shrinks.p == 0.02018239762447441, boost::test_tools::tolerance(1e-6));
+  BOOST_TEST(shrinks.df == 2.763556577160172, boost::test_tools::tolerance(1e-9));
+  const TTest overlap = welch_t_test(std::vector<double>{1, 2, 3, 4},
+                                     std::vector<double>{1.5, 2.5, 3.5, 4.5, 5.5, 10});
+  BOOST_TEST(overlap.t == -1.502104420315274, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(overlap.p == 0.1754444735721775, boost::test_tools::tolerance(1e-6));
+  // Nothing to test with one value; no spread at all decides by the means alone.
+  BOOST_TEST(welch_t_test(std::vector<double>{1}, d128).p == 1.0);
+  BOOST_TEST(welch_t_test(std::vector<double>{1, 1}, std::vector<double>{2, 2}).p == 0.0);
+  BOOST_TEST(welch_t_test(std::vector<double>{1, 1}, std::vector<double>{1, 1}).p == 1.0);
+}
+
 BOOST_AUTO_TEST_CASE(paired_t_test_over_seeds) {
   const std::vector<double> noisy{-7.0, -3.6, -1.8};
   const TTest t = paired_t_test(noisy);
-  BOOST_TEST(t.df == 2u);
+  BOOST_TEST(t.df == 2.0);
   BOOST_TEST(t.t == -2.71107, boost::test_tools::tolerance(1e-5));
   BOOST_TEST(t.p == 1 - std::fabs(t.t) / std::sqrt(t.t * t.t + 2),
              boost::test_tools::tolerance(1e-6));
