@@ -58,6 +58,10 @@ std::string render(const std::string& results_dir, bool plots) {
   for (ConvergedStudy& model : converged)
     for (Comparison& c : model.study.comparisons) family.push_back(&c);
   for (Comparison& c : sweep.comparisons) family.push_back(&c);
+  LazyAdam lazy =
+      lazy_adam(gpt, load_study(dir / "converged" / "gpt_lazy_adam"), converged_life,
+                load_summary(dir / "converged" / "lifecycle_lazy_adam" / "summary.json"));
+  for (Comparison& c : lazy.rows) family.push_back(&c);
   for (Comparison& c : tie.rows) family.push_back(&c);
   if (tie.by_width.seeds >= 2) family.push_back(&tie.by_width);
   decide(family);
@@ -66,7 +70,7 @@ std::string render(const std::string& results_dir, bool plots) {
   const std::vector<ScaleRow> scale = scale_rows(ngram, paper, converged);
   const std::vector<OptimizerRows> optimizers = optimizer_rows(dir / "lifecycle_optimizers");
   md << conclusions_section(calibration, paper, scale, converged, sweep, tie, bf16, converged_life,
-                            optimizers, compute)
+                            optimizers, lazy, compute)
      << calibration_section(ngram) << paper_nplm_section(paper, calibration)
      << one_scale_section(scale, calibration) << converged_section(dir, converged, plots)
      << fair_tie_section(tie) << precision_section(bf16);
@@ -78,7 +82,9 @@ std::string render(const std::string& results_dir, bool plots) {
      << reference_section(emb, longer) << converged_size
      << short_data_size_section(size, !converged_size.empty(), dir, plots)
      << converged_lifecycle_section(converged_life, dir, plots)
-     << optimizer_rows_section(optimizers)
+     << optimizer_rows_section(optimizers) << lazy_adam_section(lazy)
+     << gpt2_lifecycle_section(load_summary(dir / "converged" / "lifecycle_gpt2" / "summary.json"),
+                               dir, plots)
      << short_lifecycle_section(life, !converged_life.is_null(), dir, plots);
   md << compute_table;
   const std::string text = md.str();

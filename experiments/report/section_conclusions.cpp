@@ -159,7 +159,7 @@ std::string conclusions_section(const Calibration& calibration, const FolderFile
                                 const std::vector<ConvergedStudy>& converged, const Study& sweep,
                                 const FairTie& tie, const std::vector<PrecisionRow>& bf16,
                                 const json& converged_life,
-                                const std::vector<OptimizerRows>& optimizers,
+                                const std::vector<OptimizerRows>& optimizers, const LazyAdam& lazy,
                                 const Compute& compute) {
   std::ostringstream out;
   const Study& gpt = study_of(converged, "gpt");
@@ -178,7 +178,8 @@ std::string conclusions_section(const Calibration& calibration, const FolderFile
     out << "- **With less data** (section 2), each share's modes against learned at the same "
            "share:\n"
         << verdict_lines(sweep.comparisons, true);
-  out << life_cycle_conclusion(converged_life) << optimizer_rows_conclusion(optimizers);
+  out << life_cycle_conclusion(converged_life) << optimizer_rows_conclusion(optimizers)
+      << lazy_adam_conclusion(lazy);
   if (out.str().empty()) return "";
   if (compute.runs > 0)
     out << "- **Compute.** " << compute.runs << " runs, " << duration(compute.train_seconds)

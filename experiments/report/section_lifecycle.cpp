@@ -3,6 +3,7 @@
 
 #include "experiments/report/format.hpp"
 #include "experiments/report/sections.hpp"
+#include "experiments/report/tables.hpp"
 
 namespace tg::experiments::report {
 
@@ -225,6 +226,91 @@ std::string optimizer_rows_conclusion(const std::vector<OptimizerRows>& rows) {
   out << ". \"A step adjusts only the rows of the batch's tokens\" holds only where the two "
          "agree.\n";
   return out.str();
+}
+
+namespace {
+
+constexpr const char* kLazyRow = "learned, lazy-adam";
+
+// The learned (untied) run of a life-cycle summary; null without one.
+json learned_life(const json& summary) {
+  if (summary.is_null()) return json();
+  for (const auto& run : summary.at("runs"))
+    if (!run.at("tied").get<bool>()) return run;
+  return json();
+}
+
+// A life-cycle run's drift by band at its best epoch (the last epoch recorded when it has none).
+const json& drift_at_best(const json& run) {
+  const json& drift = run.at("drift");
+  const size_t best = run.value("best_epoch", size_t{0});
+  for (const auto& d : drift)
+    if (d.at("epoch").get<size_t>() == best) return d.at("bands");
+  return drift.back().at("bands");
+}
+
+}  // namespace
+
+LazyAdam lazy_adam(const Study& gpt, const Study& lazy, const json& adamw_life,
+                   const json& lazy_life) {
+  LazyAdam out;
+  out.adamw_life = learned_life(adamw_life);
+  out.lazy_life = learned_life(lazy_life);
+  if (gpt.summary.is_null() || lazy.summary.is_null()) return out;
+  RunFiles files;
+  for (const auto& [key, by_seed] : gpt.files)
+    if (key.second == "learned") files.push_back({key, by_seed});
+  for (const auto& [key, by_seed] : lazy.files)
+    if (key.second == "learned") files.push_back({{key.first, kLazyRow}, by_seed});
+  out.rows = compare_rows(files, "learned");
+  return out;
+}
+
+std::string lazy_adam_section(const LazyAdam& lazy) {
+  if (lazy.rows.empty() && lazy.lazy_life.is_null()) return "";
+  std::ostringstream out;
+  out << "## 3c. AdamW against LazyAdam at convergence\n\n"
+         "`converged/gpt_lazy_adam/` (`scripts/converged.sh --parts lazy-adam`): section 1's "
+         "learned GPT trained with `--optimizer lazy-adam`, which updates a token-table row "
+         "only in the steps whose batch has its token (its moments included), against section "
+         "1's AdamW runs, seed by seed: what honouring \"a step adjusts only the rows of the "
+         "batch's tokens\" costs or gains.\n\n"
+      << significance_rows(lazy.rows, "AdamW's learned");
+  if (!lazy.adamw_life.is_null() && !lazy.lazy_life.is_null()) {
+    const json &a = drift_at_best(lazy.adamw_life), &l = drift_at_best(lazy.lazy_life);
+    out << "The life cycle of each (seed 1, `converged/lifecycle/` and "
+           "`converged/lifecycle_lazy_adam/`): cosine drift of the input rows from their initial "
+           "values (mean of 1 - cos) at the best epoch, by training-set frequency.\n\n"
+           "| band | AdamW | LazyAdam |\n|---|---:|---:|\n";
+    for (const auto& [band, value] : a.items())
+      out << "| " << band << " | " << fixed(value.get<double>(), 3) << " | "
+          << (l.contains(band) ? fixed(l.at(band).get<double>(), 3) : "-") << " |\n";
+    const auto changed = [](const json& run) {
+      const json c = run.value("rows_changed_per_step_mean", json());
+      return c.is_number() ? fixed(100 * c.get<double>(), 2) + "%" : std::string("not measured");
+    };
+    out << "\nRows of the input table a step changes (bitwise), mean per step: AdamW "
+        << changed(lazy.adamw_life) << ", LazyAdam " << changed(lazy.lazy_life)
+        << "; rows with a gradient: "
+        << fixed(100 * lazy.adamw_life.at("rows_per_step_mean").get<double>(), 2) << "% and "
+        << fixed(100 * lazy.lazy_life.at("rows_per_step_mean").get<double>(), 2) << "%.\n";
+  }
+  return out.str() + "\n";
+}
+
+std::string lazy_adam_conclusion(const LazyAdam& lazy) {
+  if (lazy.rows.empty()) return "";
+  std::string out =
+      "- **LazyAdam against AdamW** (section 3c), the learned GPT's test perplexity:\n" +
+      verdict_lines(lazy.rows);
+  if (!lazy.adamw_life.is_null() && !lazy.lazy_life.is_null()) {
+    const json &a = drift_at_best(lazy.adamw_life), &l = drift_at_best(lazy.lazy_life);
+    if (a.contains("rare (1-9)") && l.contains("rare (1-9)"))
+      out += "  - rare rows (1-9 training occurrences) drift " +
+             fixed(l.at("rare (1-9)").get<double>(), 3) + " under LazyAdam against " +
+             fixed(a.at("rare (1-9)").get<double>(), 3) + " under AdamW (1 - cos, seed 1)\n";
+  }
+  return out;
 }
 
 }  // namespace tg::experiments::report

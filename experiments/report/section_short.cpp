@@ -67,15 +67,30 @@ std::string short_data_size_section(const json& size, bool after_converged, cons
          (plots ? data_size_plot(size, dir, "data_size") : "");
 }
 
-std::string converged_lifecycle_section(const json& life, const fs::path& dir, bool plots) {
+namespace {
+
+// A converged life cycle under `heading`, from converged/<folder>.
+std::string life_cycle_at_convergence(const std::string& heading, const std::string& folder,
+                                      const json& life, const fs::path& dir, bool plots) {
   if (life.is_null()) return "";
-  return "## 3. The life cycle of an embedding table (at convergence)\n\n"
-         "`converged/lifecycle/`: " +
-         training_setup(life) + " Seed " + std::to_string(config_of(life.at("base_config")).seed) +
-         ".\n\n" + lifecycle_section(life) +
-         (plots ? drift_plot(life, dir, fs::path("converged") / "lifecycle") +
-                      norms_plot(life, dir, fs::path("converged") / "lifecycle")
-                : "");
+  const fs::path sub = fs::path("converged") / folder;
+  return heading + "\n\n`converged/" + folder + "/`: " + training_setup(life) + " Seed " +
+         std::to_string(config_of(life.at("base_config")).seed) + ".\n\n" +
+         lifecycle_section(life) +
+         (plots ? drift_plot(life, dir, sub) + norms_plot(life, dir, sub) : "");
+}
+
+}  // namespace
+
+std::string converged_lifecycle_section(const json& life, const fs::path& dir, bool plots) {
+  return life_cycle_at_convergence("## 3. The life cycle of an embedding table (at convergence)",
+                                   "lifecycle", life, dir, plots);
+}
+
+std::string gpt2_lifecycle_section(const json& life, const fs::path& dir, bool plots) {
+  return life_cycle_at_convergence(
+      "## 3d. The life cycle of GPT-2's 50,257-row table (at convergence)", "lifecycle_gpt2", life,
+      dir, plots);
 }
 
 std::string short_lifecycle_section(const json& life, bool after_converged, const fs::path& dir,

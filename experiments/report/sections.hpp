@@ -85,6 +85,18 @@ struct OptimizerRows {
 std::vector<OptimizerRows> optimizer_rows(const std::filesystem::path& folder);
 std::string optimizer_rows_section(const std::vector<OptimizerRows>& rows);
 std::string optimizer_rows_conclusion(const std::vector<OptimizerRows>& rows);
+// AdamW against LazyAdam at convergence: section 1's learned GPT (AdamW) against the same runs
+// with --optimizer lazy-adam (converged/gpt_lazy_adam), paired by seed, in Holm's family; and
+// each one's learned life cycle (converged/lifecycle, converged/lifecycle_lazy_adam): how far
+// the rows drift by training frequency, and how many rows a step changes.
+struct LazyAdam {
+  std::vector<Comparison> rows;          // "learned, lazy-adam" against learned; empty without runs
+  nlohmann::json adamw_life, lazy_life;  // each life cycle's learned run (null: not run)
+};
+LazyAdam lazy_adam(const Study& gpt, const Study& lazy, const nlohmann::json& adamw_life,
+                   const nlohmann::json& lazy_life);
+std::string lazy_adam_section(const LazyAdam& lazy);
+std::string lazy_adam_conclusion(const LazyAdam& lazy);
 
 // section_compute.cpp
 // The compute of the finished runs and the word2vec pretraining in one or more folders.
@@ -106,7 +118,7 @@ std::string conclusions_section(const Calibration& calibration, const FolderFile
                                 const std::vector<ConvergedStudy>& converged, const Study& sweep,
                                 const FairTie& tie, const std::vector<PrecisionRow>& bf16,
                                 const nlohmann::json& converged_life,
-                                const std::vector<OptimizerRows>& optimizers,
+                                const std::vector<OptimizerRows>& optimizers, const LazyAdam& lazy,
                                 const Compute& compute);
 
 // section_reference.cpp
@@ -122,8 +134,11 @@ std::string longer_training_section(const nlohmann::json& longer);              
 std::string reference_section(const nlohmann::json& embeddings, const nlohmann::json& longer);
 std::string short_data_size_section(const nlohmann::json& size, bool after_converged,
                                     const std::filesystem::path& dir, bool plots);
+// Section 3 (converged/lifecycle) and 3d, the same in GPT-2's tokens (converged/lifecycle_gpt2).
 std::string converged_lifecycle_section(const nlohmann::json& life,
-                                        const std::filesystem::path& dir, bool plots);  // 3
+                                        const std::filesystem::path& dir, bool plots);
+std::string gpt2_lifecycle_section(const nlohmann::json& life, const std::filesystem::path& dir,
+                                   bool plots);
 std::string short_lifecycle_section(const nlohmann::json& life, bool after_converged,
                                     const std::filesystem::path& dir, bool plots);
 

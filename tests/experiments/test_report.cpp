@@ -71,8 +71,9 @@ json life_cycle_summary(size_t epochs, double drift, json base = {{"model", "gpt
 const std::vector<std::string> kMetrics = {"valid_ppl",        "test_ppl", "train_ppl",
                                            "trainable_params", "wall_s",   "train_tokens_per_s"};
 // A converged study's folder with test blocks: each mode's blocks `shift` nats per token above
-// learned's on every block, three seeds. A shift of zero gets seed noise of both signs instead
-// (not decided); `jitter` adds that noise, scaled, to the other shifted modes too.
+// a common base on every block, three seeds. A shift of zero gets seed noise of both signs
+// instead (not decided), but in the learned row (the reference); `jitter` adds that noise,
+// scaled, to the shifted rows too.
 void write_block_study(const fs::path& runs, const json& base,
                        const std::vector<std::pair<std::string, double>>& modes,
                        double jitter = 0) {
@@ -85,7 +86,7 @@ void write_block_study(const fs::path& runs, const json& base,
   for (size_t seed = 1; seed <= 3; ++seed)
     for (const auto& [mode, shift] : modes) {
       const double offset =
-          mode == "learned" ? 0 : shift + (shift == 0 ? 1 : jitter) * noise[seed - 1];
+          mode == "learned" && shift == 0 ? 0 : shift + (shift == 0 ? 1 : jitter) * noise[seed - 1];
       std::vector<double> sums;
       for (size_t k = 0; k < 100; ++k)
         sums.push_back(1000.0 * (5.7 + 0.2 * std::sin(static_cast<double>(k)) + offset));
@@ -464,6 +465,46 @@ BOOST_FIXTURE_TEST_CASE(report_compares_tying_at_two_widths, ResultsFolder) {
       md.find("  - does tying's effect change with the width? gpt d256 against d128: +") < section,
       md);
   BOOST_TEST(md.find("  - gpt d256, learned-tied: -") < section, md);
+}
+
+// Section 3c: LazyAdam's learned runs against AdamW's, seed by seed in Holm's family, with each
+// one's rare-row drift at its best epoch; and 3d, the life cycle in GPT-2's tokens.
+BOOST_FIXTURE_TEST_CASE(report_sets_lazy_adam_against_adamw_and_the_gpt2_life_cycle,
+                        ResultsFolder) {
+  const json base = {{"model", "gpt"}, {"d_model", 128}, {"epochs", 12}};
+  write_block_study(dir / "converged" / "gpt", base, {{"learned", 0}});
+  // LazyAdam 0.02 nats per token worse on every block, with seed noise.
+  json lazy_base = base;
+  lazy_base["optimizer"] = "lazy-adam";
+  write_block_study(dir / "converged" / "gpt_lazy_adam", lazy_base, {{"learned", 0.02}}, 0.5);
+  const auto life = [&](const std::string& folder, double drift, json with) {
+    fs::create_directories(dir / "converged" / folder);
+    json summary = life_cycle_summary(6, drift, with);
+    summary["runs"][0]["rows_changed_per_step_mean"] = drift == 0.05 ? 0.047 : 0.785;
+    std::ofstream(dir / "converged" / folder / "summary.json") << summary.dump();
+  };
+  life("lifecycle", 0.1, {{"model", "gpt"}, {"seed", 1}});
+  life("lifecycle_lazy_adam", 0.05, {{"model", "gpt"}, {"seed", 1}, {"optimizer", "lazy-adam"}});
+  life("lifecycle_gpt2", 0.1, {{"model", "gpt"}, {"seed", 1}, {"tokenizer", "gpt2"}});
+  const std::string md = experiments::report::render_report(dir.string(), false);
+  const size_t section = md.find("## 3c. AdamW against LazyAdam at convergence");
+  BOOST_TEST_REQUIRE(section != std::string::npos, md);
+  const size_t row = md.find("| gpt | learned, lazy-adam | ", section);
+  BOOST_TEST_REQUIRE(row != std::string::npos, md);
+  BOOST_TEST(md.substr(row, md.find('\n', row) - row).ends_with("| worse |"), md);
+  // Drift at the best epoch (4 of 6): 0.1 x 4 under AdamW, 0.05 x 4 under LazyAdam.
+  BOOST_TEST(md.find("| rare (1-9) | 0.400 | 0.200 |", section) != std::string::npos, md);
+  BOOST_TEST(md.find("AdamW 78.50%, LazyAdam 4.70%", section) != std::string::npos, md);
+  const size_t conclusion = md.find("- **LazyAdam against AdamW** (section 3c)");
+  BOOST_TEST(conclusion < md.find("## 1."), md);
+  BOOST_TEST(md.find("  - learned, lazy-adam: ", conclusion) < md.find("## 1."), md);
+  BOOST_TEST(md.find("  - rare rows (1-9 training occurrences) drift 0.200 under LazyAdam "
+                     "against 0.400 under AdamW") < md.find("## 1."),
+             md);
+  const size_t gpt2 = md.find("## 3d. The life cycle of GPT-2's 50,257-row table");
+  BOOST_TEST_REQUIRE(gpt2 != std::string::npos, md);
+  BOOST_TEST(md.find("`converged/lifecycle_gpt2/`: gpt, ", gpt2) != std::string::npos, md);
+  BOOST_TEST(md.find("reading GPT-2's byte-level BPE tokens", gpt2) != std::string::npos, md);
 }
 
 // The setup line names the model's own shape, from a run's configuration: exp_embeddings
