@@ -35,7 +35,11 @@
 #   lifecycle-gpt2  the life cycle of the gpt2 part's learned and learned-tied tables (seed 1):
 #              which of the 50,257 rows ever get a gradient, what happens to the others, and
 #              the under-trained tokens found from the tables alone.
-#              The last five run only on request.
+#   bands      the gpt part's learned and learned-tied seeds 2-4 trained again into gpt_bands/
+#              (they predate the recording of test_bands), so that the frequency-band table
+#              pairs each mode with learned over seeds 2-5; same seed and thread count, so their
+#              test perplexities must equal the originals' (checked before they replace them).
+#              The last six run only on request.
 # Seeds 1 to 5 for the gpt and nplm parts, each seed's pretrained runs from word2vec trained with
 # that seed (--w2v-seeds per-run); seeds 1 to 3 for the others. Seed-major (all runs of a seed before the next seed). --seeds N
 # gives every part N seeds. Resumable: finished runs
@@ -45,7 +49,7 @@
 # part but the life cycle: each skips the runs the other has claimed (RUN.lock).
 #   scripts/converged.sh [--bin DIR] [--out DIR] [--threads N] [--seeds N]
 #                        [--parts gpt,data-size,lifecycle,nplm,bf16,lstm,lazy-adam,d256,gpt2,
-#                                 bpe8k,lifecycle-gpt2]
+#                                 bpe8k,lifecycle-gpt2,bands]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$here/build/bin
@@ -64,10 +68,10 @@ parse_study_options "$@"
 IFS=, read -ra part_list <<< "$parts"
 for part in "${part_list[@]}"; do
   case "$part" in
-    gpt | data-size | lifecycle | nplm | bf16 | lstm | lazy-adam | d256 | gpt2 | bpe8k | lifecycle-gpt2) ;;
+    gpt | data-size | lifecycle | nplm | bf16 | lstm | lazy-adam | d256 | gpt2 | bpe8k | lifecycle-gpt2 | bands) ;;
     *)
       echo "converged.sh: --parts: unknown part '$part' (use gpt, data-size, lifecycle, nplm, bf16, lstm," \
-        "lazy-adam, d256, gpt2, bpe8k, lifecycle-gpt2)" >&2
+        "lazy-adam, d256, gpt2, bpe8k, lifecycle-gpt2, bands)" >&2
       exit 2
       ;;
   esac
@@ -130,4 +134,7 @@ fi
 if wanted lifecycle-gpt2; then
   lock_study_folder "$out/lifecycle_gpt2"
   "$bin/exp_lifecycle" "${gpt[@]}" --tokenizer gpt2 --out "$out/lifecycle_gpt2"
+fi
+if wanted bands; then
+  "$bin/exp_embeddings" "${gpt[@]}" --modes learned,learned-tied --seed 2 --seeds 3 --out "$out/gpt_bands"
 fi
