@@ -21,6 +21,15 @@ from render_results import bf16_section
 from train_vs_torch import BENCH, CONFIGS, HERE, timed, torch_env
 
 
+# GPT-2 small's shape (d768, 12 layers, 12 heads, context 1024, tied, GPT-2's 50,257 tokens), one
+# sequence a step: timed over fewer steps (each is about 100 small ones) and at 2 threads only,
+# where the issue's target is set.
+SHAPES = dict(CONFIGS, **{"gpt2-small": ["--model", "gpt", "--d-model", "768", "--layers", "12", "--heads", "12",
+                                         "--context", "1024", "--batch", "1", "--tokenizer", "gpt2", "--tied"]})
+STEPS = {"gpt2-small": 5}
+THREADS = {"gpt2-small": [2]}
+
+
 def native_bf16():
     """What the CPU offers for bf16 products, from its flags ("" when nothing)."""
     flags = open("/proc/cpuinfo").read()
@@ -31,7 +40,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--configs", default="gpt-tiny,gpt-tiny-tied,gpt-small,gpt-small-tied")
+    ap.add_argument("--configs", default="gpt-tiny,gpt-tiny-tied,gpt-small,gpt-small-tied,gpt2-small")
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     args = ap.parse_args()
@@ -41,8 +50,9 @@ def main():
     model_name = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     rows = []
     for name in args.configs.split(","):
-        for threads in [int(t) for t in args.threads.split(",")]:
-            base = [BENCH] + CONFIGS[name] + ["--threads", str(threads), "--steps", str(args.steps)]
+        for threads in THREADS.get(name, [int(t) for t in args.threads.split(",")]):
+            steps = STEPS.get(name, args.steps)
+            base = [BENCH] + SHAPES[name] + ["--threads", str(threads), "--steps", str(steps)]
             dump = os.path.join(tmp, f"{name}.st")
             runs = {"fp32": [], "bf16": [], "torch_bf16": []}
             for rep in range(args.repeats):
@@ -54,7 +64,7 @@ def main():
                                                     env=torch_env(threads)))
                 print(f"{name} threads {threads} repeat {rep + 1}: " +
                       ", ".join(f"{k} {v[-1]['tokens_per_s']:.0f} tok/s" for k, v in runs.items() if v), file=sys.stderr)
-            row = {"config": name, "threads": threads}
+            row = {"config": name, "threads": threads, "steps": steps}
             for side, rs in runs.items():
                 if rs:
                     row[side] = {"tokens_per_s": statistics.median(r["tokens_per_s"] for r in rs),

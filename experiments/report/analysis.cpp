@@ -92,6 +92,28 @@ Study load_study(const fs::path& folder, StudyRows rows) {
   return study;
 }
 
+void supplement_bands(Study& study, const Study& reruns) {
+  if (study.summary.is_null() || reruns.summary.is_null()) return;
+  for (auto& [key, by_seed] : study.files) {
+    const auto rerun_row =
+        std::ranges::find(reruns.files, key, [](const auto& r) { return r.first; });
+    if (rerun_row == reruns.files.end()) continue;
+    for (auto& [seed, run] : by_seed) {
+      const auto rerun = rerun_row->second.find(seed);
+      if (run->contains("test_bands") || rerun == rerun_row->second.end() ||
+          !rerun->second->contains("test_bands"))
+        continue;
+      if (rerun->second->at("test_ppl").get<double>() != run->at("test_ppl").get<double>()) {
+        ++study.reruns_differing;
+        continue;
+      }
+      run = rerun->second;
+      ++study.reruns_used;
+    }
+  }
+  if (study.reruns_used > 0) study.comparisons = compare_rows(study.files, "learned");
+}
+
 std::vector<ConvergedStudy> load_converged(const fs::path& converged_dir) {
   std::vector<ConvergedStudy> studies;
   for (const auto& [folder, label] : kConvergedStudies)

@@ -54,6 +54,8 @@ struct Study {
   FolderFiles all;                      // every results file of the folder (read_folder)
   RunFiles files;                       // the summary's runs' files in `all`, by row and seed
   std::vector<Comparison> comparisons;  // each row against learned; verdicts from decide
+  // Runs trained again for their test bands (supplement_bands): used, and found different.
+  size_t reruns_used = 0, reruns_differing = 0;
 
   // Moved, never copied: `files` points into `all`, whose nodes a move keeps and a copy does not.
   Study() = default;
@@ -63,6 +65,12 @@ struct Study {
 // A data-size sweep's rows are by share (files_by_share).
 enum class StudyRows { by_mode, by_share };
 Study load_study(const std::filesystem::path& folder, StudyRows rows = StudyRows::by_mode);
+
+// Runs of `study` trained again for their test bands (converged/gpt_bands: same configuration,
+// seed and thread count): where a run lacks test_bands and its rerun has them with the same test
+// perplexity, bit for bit (the same run, then), the rerun's file stands for it; a rerun whose
+// perplexity differs is counted and not used. `reruns` must outlive `study`.
+void supplement_bands(Study& study, const Study& reruns);
 
 // Section 1's studies, each trained to early stopping in converged/<folder>, in the report's
 // order (kConvergedStudies); a study without its folder has a null summary.

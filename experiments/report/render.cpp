@@ -47,6 +47,8 @@ std::string render(const std::string& results_dir, bool plots) {
   const FolderFiles ngram = read_folder(dir / "ngram"), paper = read_folder(dir / "paper_nplm");
   const Calibration calibration = calibration_of(ngram);
   std::vector<ConvergedStudy> converged = load_converged(dir / "converged");
+  const Study band_reruns = load_study(dir / "converged" / "gpt_bands");
+  supplement_bands(converged.front().study, band_reruns);  // kConvergedStudies starts with gpt
   const Study& gpt = study_of(converged, "gpt");
   Study sweep = load_study(dir / "converged" / "data_size", StudyRows::by_share);
   const Study no_decay = load_study(dir / "converged" / "gpt_table_decay_none");

@@ -14,6 +14,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Where the bands of some runs come from (supplement_bands).
+std::string reruns_sentence(const Study& study) {
+  if (study.reruns_used == 0 && study.reruns_differing == 0) return "";
+  return "The bands of " + std::to_string(study.reruns_used) +
+         " runs come from `converged/gpt_bands/` (`scripts/converged.sh --parts bands`), the "
+         "same runs trained again with the same seed and thread count, whose test perplexity "
+         "equals the original's bit for bit" +
+         (study.reruns_differing == 0 ? std::string(".")
+                                      : "; " + std::to_string(study.reruns_differing) +
+                                            " reruns came out different and are not used.") +
+         "\n\n";
+}
+
 // The five modes trained to early stopping (scripts/converged.sh), in root/converged/<model>.
 std::string converged_model(const fs::path& root, const std::string& folder, const Study& study,
                             bool plots) {
@@ -48,6 +61,7 @@ std::string converged_model(const fs::path& root, const std::string& folder, con
                           }) +
          "\n" + significance_rows(study.comparisons, "learned") + epochs_table(study.files) + "\n" +
          band_table(study.files) + band_difference_table(study.files, "learned") +
+         reruns_sentence(study) +
          (plots ? validation_curves(summary, study.files, root, sub, CurvePanels::with_near_best)
                 : "");
 }

@@ -1205,6 +1205,33 @@ BOOST_AUTO_TEST_CASE(the_band_table_gives_each_rows_test_perplexity_by_frequency
   BOOST_TEST(experiments::report::band_difference_table(files, "frozen-pretrained").empty());
 }
 
+// Runs trained again for their bands stand in for the originals only when they are the same
+// run: the same test perplexity, bit for bit.
+BOOST_AUTO_TEST_CASE(band_reruns_stand_in_only_for_the_same_run) {
+  const json bands = {{"frequent (100+)", {{"tokens", 1000}, {"nll_sum", 4000.0}}}};
+  const json learned1 = {{"test_ppl", 250.0}}, tied1 = {{"test_ppl", 240.0}},
+             learned2 = {{"test_ppl", 251.0}, {"test_bands", bands}};
+  json same = learned1, other = tied1, extra = learned1;
+  same["test_bands"] = other["test_bands"] = extra["test_bands"] = bands;
+  other["test_ppl"] = 240.0000001;  // not the same run
+  experiments::report::Study study, reruns;
+  study.summary = reruns.summary = json::object();
+  study.files = {{{"gpt", "learned"}, {{1, &learned1}, {2, &learned2}}},
+                 {{"gpt", "learned-tied"}, {{1, &tied1}}}};
+  reruns.files = {{{"gpt", "learned"}, {{1, &same}, {2, &extra}}},
+                  {{"gpt", "learned-tied"}, {{1, &other}}}};
+  experiments::report::supplement_bands(study, reruns);
+  BOOST_TEST(study.files[0].second.at(1) == &same);      // lacked bands, same run: replaced
+  BOOST_TEST(study.files[0].second.at(2) == &learned2);  // had its own bands: kept
+  BOOST_TEST(study.files[1].second.at(1) == &tied1);     // a different run: kept
+  BOOST_TEST(study.reruns_used == 1u);
+  BOOST_TEST(study.reruns_differing == 1u);
+  // Without a reruns folder nothing changes.
+  experiments::report::Study none;
+  experiments::report::supplement_bands(study, none);
+  BOOST_TEST(study.reruns_used == 1u);
+}
+
 BOOST_AUTO_TEST_CASE(plots_tell_models_apart_and_tick_any_length_of_run) {
   using experiments::report::model_point_and_dash;
   using experiments::report::tick_step;
