@@ -115,8 +115,10 @@ std::string width_sentence(const Comparison& c) {
       : c.verdict == Verdict::better    ? "tying helps more at the larger width"
       : c.verdict == Verdict::worse     ? "tying helps less at the larger width (or hurts)"
                                         : "one seed";
-  return c.key.first + ": " + signed_percent(c.per_seed.mean) + " points (95% interval " +
-         signed_percent(c.interval.low) + " to " + signed_percent(c.interval.high) +
+  // A difference of two percentages, in percentage points.
+  const auto points = [](double share) { return (share > 0 ? "+" : "") + fixed(100 * share, 2); };
+  return c.key.first + ": " + points(c.per_seed.mean) + " percentage points (95% interval " +
+         points(c.interval.low) + " to " + points(c.interval.high) +
          "; Welch's t-test, the seeds of two widths not being paired: p " + p_value(c.test.p) +
          ", Holm " + p_value(c.holm_p) + "): " + verdict + ".";
 }

@@ -453,7 +453,7 @@ BOOST_FIXTURE_TEST_CASE(report_compares_tying_at_two_widths, ResultsFolder) {
   const train::TTest welch = train::welch_t_test(wide, narrow);
   BOOST_TEST(welch.p < 0.001);
   char sentence[96];
-  std::snprintf(sentence, sizeof sentence, "gpt d256 against d128: +%.2f%% points",
+  std::snprintf(sentence, sizeof sentence, "gpt d256 against d128: +%.2f percentage points",
                 100 * (mean(wide) - mean(narrow)));
   const size_t line = md.find(sentence, section);
   BOOST_TEST_REQUIRE(line != std::string::npos, sentence << "\n" << md);
