@@ -85,13 +85,11 @@ namespace {
 
 constexpr const char* kUntiedNoDecay = "learned, no table decay";
 
-// The rows of `study` in `mode`, renamed (model "gpt d<width>", mode `as`), into `files`.
-void add_rows(RunFiles& files, const Study& study, const std::string& mode, const std::string& as) {
+// The rows of `study` in `mode`, renamed (model `model`, mode `as`), into `files`.
+void add_rows(RunFiles& files, const Study& study, const std::string& mode,
+              const std::string& model, const std::string& as) {
   for (const auto& [key, by_seed] : study.files)
-    if (key.second == mode) {
-      const size_t width = config_of(study.summary.at("base_config")).model.d_model;
-      files.push_back({{key.first + " d" + std::to_string(width), as}, by_seed});
-    }
+    if (key.second == mode) files.push_back({{model, as}, by_seed});
 }
 
 // Per seed both ran, test ppl(tied) / ppl(untied) - 1.
@@ -139,19 +137,20 @@ std::string fair_tie_conclusion(const FairTie& tie) {
 FairTie fair_tie(const Study& gpt, const Study& no_decay, const Study& wider) {
   FairTie tie;
   RunFiles files;
-  if (!gpt.summary.is_null() && !no_decay.summary.is_null()) {
-    add_rows(files, no_decay, "learned", kUntiedNoDecay);
-    add_rows(files, gpt, "learned-tied", "learned-tied");
-  }
-  if (!wider.summary.is_null()) {
-    add_rows(files, wider, "learned", kUntiedNoDecay);
-    add_rows(files, wider, "learned-tied", "learned-tied");
-  }
+  std::map<std::string, size_t> widths;  // the rows' model names ("gpt d128"), their d_model
+  // The untied runs without decay and the tied ones of one width, as model "gpt d<width>".
+  const auto add_width = [&](const Study& untied, const Study& tied) {
+    const size_t width = config_of(untied.summary.at("base_config")).model.d_model;
+    const std::string model = "gpt d" + std::to_string(width);
+    widths[model] = width;
+    add_rows(files, untied, "learned", model, kUntiedNoDecay);
+    add_rows(files, tied, "learned-tied", model, "learned-tied");
+  };
+  if (!gpt.summary.is_null() && !no_decay.summary.is_null()) add_width(no_decay, gpt);
+  if (!wider.summary.is_null()) add_width(wider, wider);
   tie.rows = compare_rows(files, kUntiedNoDecay);
-  for (const Comparison& c : tie.rows) {
-    const size_t width = std::stoul(c.key.first.substr(c.key.first.rfind(" d") + 2));
-    tie.effects[width] = relative_effects(files, c.key.first);
-  }
+  for (const Comparison& c : tie.rows)
+    tie.effects[widths.at(c.key.first)] = relative_effects(files, c.key.first);
   if (tie.effects.size() == 2) {
     const std::vector<double>&narrow = tie.effects.begin()->second,
           &wide = tie.effects.rbegin()->second;
