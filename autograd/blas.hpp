@@ -24,11 +24,11 @@ struct GemmCounter {
 };
 inline GemmCounter gemm_counter;
 
-// C[m, n] = alpha op(A) op(B) + beta C; lda, ldb, ldc are the row lengths as stored, so a
-// matrix can be a column block of a wider one (a head inside a fused QKV buffer).
+// C[m, n] = alpha op(A) op(B) + beta C; an operand's ld is its row length as stored, so a
+// matrix can be a column block of a wider one (a head inside a fused QKV buffer). In bf16 mode
+// an operand packed already (pack_operand) is not rounded again.
 inline void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float alpha,
-                 const float* a, size_t lda, const float* b, size_t ldb, float beta, float* c,
-                 size_t ldc) {
+                 const Operand& a, const Operand& b, float beta, float* c, size_t ldc) {
   if (m == 0 || n == 0) return;
   if (k == 0) {  // an empty sum; BLAS rejects a zero leading dimension
     for (size_t i = 0; i < m; ++i)
@@ -39,12 +39,12 @@ inline void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float
   const auto start =
       counted ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   if (precision() == Precision::bf16)
-    gemm_bf16(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    gemm_bf16(trans_a, trans_b, m, n, k, alpha, a, b, beta, c, ldc);
   else
     cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
                 trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-                static_cast<int>(k), alpha, a, static_cast<int>(lda), b, static_cast<int>(ldb),
-                beta, c, static_cast<int>(ldc));
+                static_cast<int>(k), alpha, a.f32, static_cast<int>(a.ld), b.f32,
+                static_cast<int>(b.ld), beta, c, static_cast<int>(ldc));
   if (counted) {
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
         std::chrono::steady_clock::now() - start);
@@ -53,6 +53,12 @@ inline void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float
     gemm_counter.flops.fetch_add(2 * uint64_t{m} * n * k, std::memory_order_relaxed);
     gemm_counter.calls.fetch_add(1, std::memory_order_relaxed);
   }
+}
+
+inline void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float alpha,
+                 const float* a, size_t lda, const float* b, size_t ldb, float beta, float* c,
+                 size_t ldc) {
+  gemm(trans_a, trans_b, m, n, k, alpha, Operand{a, lda}, Operand{b, ldb}, beta, c, ldc);
 }
 
 }  // namespace tg::detail

@@ -105,10 +105,17 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   if (bias.defined()) inputs.push_back(bias);
   record("linear", std::move(inputs), out, [x, weight, bias, out, rows, in, outf]() mutable {
     const float* g = out.grad().data();
+    // Both products read the output gradient: in bf16 mode it is rounded once for the two.
+    thread_local std::vector<uint16_t> g16;
+    const detail::Operand dy = (x.requires_grad() && weight.requires_grad())
+                                   ? detail::pack_operand(g, rows, outf, outf, g16)
+                                   : detail::Operand{g, outf};
     if (x.requires_grad())
-      gemm(false, false, rows, in, outf, g, weight.data(), 1.0f, x.grad_data());
+      detail::gemm(false, false, rows, in, outf, 1.0f, dy, detail::Operand{weight.data(), in}, 1.0f,
+                   x.grad_data(), in);
     if (weight.requires_grad())
-      gemm(true, false, outf, in, rows, g, x.data(), 1.0f, weight.grad_data());
+      detail::gemm(true, false, outf, in, rows, 1.0f, dy, detail::Operand{x.data(), in}, 1.0f,
+                   weight.grad_data(), in);
     if (bias.defined() && bias.requires_grad()) {
       float* gb_all = bias.grad_data();
       detail::parallel_for(outf, 64, [&](size_t first, size_t last) {  // columns: fixed sum order

@@ -452,7 +452,9 @@ namespace {
 // upstream 1 (the loss is a scalar), computed while each chunk's logits are at hand and scaled
 // by the upstream in backward.
 struct LinearCrossEntropy {
-  const float *x, *weight, *bias;  // bias: null without one
+  const float* x;
+  detail::Operand weight;  // [vocab, width]; in bf16 mode rounded once for every chunk
+  const float* bias;       // null without one
   const std::vector<int32_t>& targets;
   int ignore_index;
   size_t rows, width, vocab, chunk;
@@ -488,33 +490,34 @@ void softmax_gradient_row(const LinearCrossEntropy& p, float* row, int32_t targe
 
 // Rows [first, first + n): their logits into `logits`, their losses, and their share of the
 // gradients: dx rows written, dw and db accumulated into the slab's buffers (dw overwritten when
-// `first_of_slab`).
+// `first_of_slab`). logits16: room for the logits in bf16 (bf16 mode).
 void linear_cross_entropy_chunk(const LinearCrossEntropy& p, size_t first, size_t n, float* logits,
-                                float* x_scaled, float* row_scale, float* dw, float* db,
-                                bool first_of_slab) {
+                                std::vector<uint16_t>& logits16, float* x_scaled, float* row_scale,
+                                float* dw, float* db, bool first_of_slab) {
   const size_t width = p.width, vocab = p.vocab;
   const float* xs = p.x + first * width;
   if (p.bias)
     for (size_t r = 0; r < n; ++r) std::copy_n(p.bias, vocab, logits + r * vocab);
-  detail::gemm(false, true, n, vocab, width, 1.0f, xs, width, p.weight, width, p.bias ? 1.0f : 0.0f,
-               logits, vocab);
+  detail::gemm(false, true, n, vocab, width, 1.0f, detail::Operand{xs, width}, p.weight,
+               p.bias ? 1.0f : 0.0f, logits, vocab);
   detail::parallel_for(n, 4, [&](size_t r_begin, size_t r_end) {
     for (size_t r = r_begin; r < r_end; ++r)
       softmax_gradient_row(p, logits + r * vocab, p.targets[first + r], p.row_loss[first + r],
                            row_scale[r]);
   });
   if (!p.grad) return;
+  // Both gradient products read these logits: rounded once in bf16 mode.
+  const detail::Operand g = detail::pack_operand(logits, n, vocab, vocab, logits16);
   if (p.grad_x) {
     float* dxs = p.dx + first * width;
-    detail::gemm(false, false, n, width, vocab, 1.0f, logits, vocab, p.weight, width, 0.0f, dxs,
-                 width);
+    detail::gemm(false, false, n, width, vocab, 1.0f, g, p.weight, 0.0f, dxs, width);
     for (size_t r = 0; r < n; ++r)
       for (size_t j = 0; j < width; ++j) dxs[r * width + j] *= row_scale[r];
   }
   if (p.grad_w) {
     for (size_t r = 0; r < n; ++r)
       for (size_t j = 0; j < width; ++j) x_scaled[r * width + j] = xs[r * width + j] * row_scale[r];
-    detail::gemm(true, false, vocab, width, n, 1.0f, logits, vocab, x_scaled, width,
+    detail::gemm(true, false, vocab, width, n, 1.0f, g, detail::Operand{x_scaled, width},
                  first_of_slab ? 0.0f : 1.0f, dw, width);
   }
   if (p.grad_b)
@@ -531,8 +534,9 @@ void linear_cross_entropy_slab(const LinearCrossEntropy& p, size_t begin, size_t
   const size_t buffer_rows = std::min(p.chunk, end - begin);
   const auto logits = std::make_unique_for_overwrite<float[]>(buffer_rows * p.vocab);
   std::vector<float> x_scaled(p.grad_w ? buffer_rows * p.width : 0), row_scale(buffer_rows);
+  std::vector<uint16_t> logits16;
   for (size_t first = begin; first < end; first += p.chunk)
-    linear_cross_entropy_chunk(p, first, std::min(p.chunk, end - first), logits.get(),
+    linear_cross_entropy_chunk(p, first, std::min(p.chunk, end - first), logits.get(), logits16,
                                x_scaled.data(), row_scale.data(), dw, db, first == begin);
 }
 
@@ -615,22 +619,24 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
   const size_t chunk = std::max<size_t>(chunk_elems / std::max<size_t>(vocab, 1), 16);
   std::vector<float> dx(grad_x ? rows * width : 0), row_loss(rows, 0.0f);
   SlabGradients slab_grads(slabs, grad_w ? vocab * width : 0, grad_b ? vocab : 0);
-  const LinearCrossEntropy problem{x.data(),
-                                   weight.data(),
-                                   bias.defined() ? bias.data() : nullptr,
-                                   targets.values,
-                                   ignore_index,
-                                   rows,
-                                   width,
-                                   vocab,
-                                   chunk,
-                                   1.0f / static_cast<float>(count),
-                                   grad,
-                                   grad_x,
-                                   grad_w,
-                                   grad_b,
-                                   grad_x ? dx.data() : nullptr,
-                                   row_loss};
+  std::vector<uint16_t> weight16;
+  const LinearCrossEntropy problem{
+      x.data(),
+      detail::pack_operand(weight.data(), vocab, width, width, weight16),
+      bias.defined() ? bias.data() : nullptr,
+      targets.values,
+      ignore_index,
+      rows,
+      width,
+      vocab,
+      chunk,
+      1.0f / static_cast<float>(count),
+      grad,
+      grad_x,
+      grad_w,
+      grad_b,
+      grad_x ? dx.data() : nullptr,
+      row_loss};
   detail::parallel_for(slabs, 1, [&](size_t slab_begin, size_t slab_end) {
     for (size_t slab = slab_begin; slab < slab_end; ++slab)
       linear_cross_entropy_slab(problem, rows * slab / slabs, rows * (slab + 1) / slabs,

@@ -7,7 +7,10 @@
 // all follow it, forward and backward.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/enum_names.hpp"
 
@@ -49,12 +52,26 @@ class PrecisionScope {
 
 namespace detail {
 
+// An operand of a product: an fp32 matrix with its row length as stored, and, where it was
+// rounded to bf16 already (pack_operand), its dense bf16 copy. An operand that several
+// products read (a weight, the logits of the fused loss) is rounded once instead of once per
+// product; the numbers are the same either way.
+struct Operand {
+  const float* f32 = nullptr;
+  size_t ld = 0;
+  const uint16_t* bf16 = nullptr;  // rows x cols as stored, densely; null: rounded on use
+};
+
+// `rows` x `cols` of x (row length ld) as an Operand: in bf16 mode rounded into `storage`
+// once (over the threads), in fp32 mode as it is. Valid while x and storage are.
+Operand pack_operand(const float* x, size_t rows, size_t cols, size_t ld,
+                     std::vector<uint16_t>& storage);
+
 // C[m, n] = alpha op(A) op(B) + beta C with A and B rounded to bf16 (nearest even) and the
 // products summed in fp32, through a oneDNN matmul primitive created once per shape and kept.
 // Same arguments as gemm (blas.hpp), which calls it in bf16 mode.
 void gemm_bf16(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float alpha,
-               const float* a, size_t lda, const float* b, size_t ldb, float beta, float* c,
-               size_t ldc);
+               const Operand& a, const Operand& b, float beta, float* c, size_t ldc);
 
 }  // namespace detail
 }  // namespace tg

@@ -11,6 +11,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -138,6 +139,44 @@ BOOST_AUTO_TEST_CASE(gemm_within_the_bf16_bound, *boost::unit_test::precondition
           largest = std::max(largest, static_cast<double>(std::abs(got[i] - want[i])));
         BOOST_TEST(largest > 1e-4, "bf16 products equal fp32's: the bf16 path did not run");
       }
+}
+
+// An operand rounded once (pack_operand, for products that share it) gives the very product
+// the on-the-fly rounding gives, transposed or not, from a column block of a wider matrix;
+// in fp32 mode packing is the matrix itself, untouched.
+BOOST_AUTO_TEST_CASE(packed_operands_give_the_same_bits,
+                     *boost::unit_test::precondition(native_bf16())) {
+  const size_t m = 33, n = 70, k = 129;
+  for (const bool ta : {false, true})
+    for (const bool tb : {false, true}) {
+      const size_t a_rows = ta ? k : m, a_cols = ta ? m : k, b_rows = tb ? n : k,
+                   b_cols = tb ? k : n;
+      // NaN, infinities, a denormal and a value that rounds up across the exponent.
+      auto a = random_values(a_rows * (a_cols + 3), 5);
+      a[0] = std::nanf("");
+      a[1] = -INFINITY;
+      a[2] = 1e-40f;
+      a[3] = 1.99999994f;
+      const auto b = random_values(b_rows * (b_cols + 3), 6);
+      const auto c0 = random_values(m * n, 7);
+      const PrecisionScope scope(Precision::bf16);
+      std::vector<float> want = c0, got = c0;
+      detail::gemm(ta, tb, m, n, k, 0.5f, a.data(), a_cols + 3, b.data(), b_cols + 3, 1.0f,
+                   want.data(), n);
+      std::vector<uint16_t> a16, b16;
+      const detail::Operand pa = detail::pack_operand(a.data(), a_rows, a_cols, a_cols + 3, a16);
+      const detail::Operand pb = detail::pack_operand(b.data(), b_rows, b_cols, b_cols + 3, b16);
+      BOOST_TEST((pa.bf16 == a16.data() && a16.size() == a_rows * a_cols));
+      detail::gemm(ta, tb, m, n, k, 0.5f, pa, pb, 1.0f, got.data(), n);
+      BOOST_TEST(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0,
+                 "ta " << ta << " tb " << tb << ": a packed operand changed the product");
+      // a[0] is op(A)[0][0] whether transposed or not: the NaN came through to row 0.
+      BOOST_TEST(std::isnan(got[0]));
+    }
+  std::vector<uint16_t> unused;
+  const std::vector<float> x(6, 1.0f);
+  const detail::Operand plain = detail::pack_operand(x.data(), 2, 3, 3, unused);
+  BOOST_TEST((plain.f32 == x.data() && plain.ld == 3 && plain.bf16 == nullptr && unused.empty()));
 }
 
 // An op's output and input gradients in one precision.
