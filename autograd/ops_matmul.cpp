@@ -57,10 +57,16 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (!needs_grad({&a, &b})) return out;
   record("matmul", {a, b}, out, [a, b, out, pairs, m, n, k, fold]() mutable {
     const float* g = out.grad().data();
+    // Folded, both products read all of dC: in bf16 mode it is rounded once for the two.
+    thread_local std::vector<uint16_t> g16;
+    const detail::Operand dc = (fold && a.requires_grad() && b.requires_grad())
+                                   ? detail::pack_operand(g, pairs.size() * m, n, n, g16)
+                                   : detail::Operand{g, n};
     if (a.requires_grad()) {  // dA = dC @ B^T
       float* ga = a.grad_data();
       if (fold)
-        gemm(false, true, pairs.size() * m, k, n, g, b.data(), 1.0f, ga);
+        detail::gemm(false, true, pairs.size() * m, k, n, 1.0f, dc, detail::Operand{b.data(), n},
+                     1.0f, ga, k);
       else
         for (size_t i = 0; i < pairs.size(); ++i)
           gemm(false, true, m, k, n, g + i * m * n, b.data() + pairs[i].second, 1.0f,
@@ -69,7 +75,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     if (b.requires_grad()) {  // dB = A^T @ dC, summed over broadcast batch entries
       float* gb = b.grad_data();
       if (fold)
-        gemm(true, false, k, n, pairs.size() * m, a.data(), g, 1.0f, gb);
+        detail::gemm(true, false, k, n, pairs.size() * m, 1.0f, detail::Operand{a.data(), k}, dc,
+                     1.0f, gb, n);
       else
         for (size_t i = 0; i < pairs.size(); ++i)
           gemm(true, false, k, n, m, a.data() + pairs[i].first, g + i * m * n, 1.0f,
