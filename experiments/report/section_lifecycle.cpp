@@ -293,9 +293,9 @@ std::string lazy_adam_section(const LazyAdam& lazy) {
         << changed(lazy.adamw_life) << ", LazyAdam " << changed(lazy.lazy_life)
         << "; rows with a gradient: "
         << fixed(100 * lazy.adamw_life.at("rows_per_step_mean").get<double>(), 2) << "% and "
-        << fixed(100 * lazy.lazy_life.at("rows_per_step_mean").get<double>(), 2) << "%.\n";
+        << fixed(100 * lazy.lazy_life.at("rows_per_step_mean").get<double>(), 2) << "%.\n\n";
   }
-  return out.str() + "\n";
+  return out.str();  // the significance table ends with its own blank line
 }
 
 std::string lazy_adam_conclusion(const LazyAdam& lazy) {
