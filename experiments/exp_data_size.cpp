@@ -161,7 +161,7 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
   return program.run(argc, argv, [&] {
     const auto mode_list = experiments::parse_modes(program.modes);
     const std::vector<double> fractions = parse_fractions(sweep.fractions_flag);
-    experiments::make_dirs(f.out);
+    if (!f.dry_run) experiments::make_dirs(f.out);
     const auto needs = [&](bool full) {
       return std::ranges::any_of(mode_list, [full](const experiments::Mode& m) {
         return nn::is_pretrained(m.embedding) && m.full_vectors == full;
@@ -176,6 +176,10 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
     const std::string full_vectors = needs(true) ? f.out + "/word2vec_full.bin" : "";
     for (double fraction : fractions)
       add_share_runs(plan, fraction, program, mode_list, sweep, full_vectors);
+    if (f.dry_run) {
+      std::printf("%s", plan.describe().c_str());
+      return 0;
+    }
     plan.collect_finished();
     if (needs(true)) {
       text::LMDataOptions o = base.data;

@@ -95,7 +95,7 @@ int tg::experiments::exp_embeddings_main(int argc, char** argv) {
   return program.run(argc, argv, [&] {
     const auto mode_list = experiments::parse_modes(program.modes);
     const std::vector<std::string> models = experiments::split_commas(f.models);
-    experiments::make_dirs(f.out);
+    if (!f.dry_run) experiments::make_dirs(f.out);
     const text::LMData data = train::load_data(base.data);
     std::fprintf(stderr, "%s\n", data.description.c_str());
 
@@ -128,6 +128,10 @@ int tg::experiments::exp_embeddings_main(int argc, char** argv) {
                     {{"model", model}, {"mode", mode.name}, {"seed", c.seed}},
                     prepare});
         }
+    if (f.dry_run) {
+      std::printf("%s", plan.describe().c_str());
+      return 0;
+    }
     if (needs_vectors) vectors.list_logs(plan.summary());
     plan.collect_finished();
     // Seed-major: every run of the first seed before the second seed's, so that a study stopped

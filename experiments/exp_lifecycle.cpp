@@ -84,9 +84,23 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
         throw std::invalid_argument(
             "--modes: exp_lifecycle studies learned tables (learned, learned-tied)");
     const std::vector<std::string> probes = experiments::split_commas(probes_flag);
-    experiments::make_dirs(f.out);
+    if (!f.dry_run) experiments::make_dirs(f.out);
     const text::LMData data = train::load_data(base.data);
     std::fprintf(stderr, "%s\n", data.description.c_str());
+    const auto run_file = [&](const train::TrainConfig& c, const experiments::Mode& mode) {
+      return f.out + "/" + c.model.name + "_" + mode.name + ".json";
+    };
+    if (f.dry_run) {
+      std::vector<std::pair<std::string, std::string>> listed;
+      for (const auto& mode : mode_list) {
+        const train::TrainConfig c =
+            experiments::run_config(base, base.model.name, mode, base.seed);
+        listed.emplace_back(c.model.name + " " + mode.name,
+                            experiments::run_status(c, run_file(c, mode), "lifecycle"));
+      }
+      std::printf("%s", experiments::describe_runs(f.out, listed).c_str());
+      return 0;
+    }
     const std::vector<size_t> train_count = text::train_counts(data);
     const json bands = band_sizes(train_count, data.vocab.unk());
     std::vector<std::string> names;  // each id as word2vec's vectors name it
@@ -117,9 +131,8 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
       experiments::LifecycleProbe probe(initial, train_count, data.vocab.unk(), probes, k,
                                         w2v_index, names, unreachable);
       const std::string label = c.model.name + " " + mode.name;
-      const json r = experiments::run_one(c, data, label,
-                                          f.out + "/" + c.model.name + "_" + mode.name + ".json",
-                                          probe.hooks(), "lifecycle");
+      const json r =
+          experiments::run_one(c, data, label, run_file(c, mode), probe.hooks(), "lifecycle");
       runs.push_back(summary_entry(label, mode.tied, data.vocab.size(), r, bands));
       summary["runs"] = runs;
       experiments::write_json(f.out + "/summary.json", summary);

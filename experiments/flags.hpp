@@ -30,6 +30,7 @@ struct CommonFlags {
   text::Word2VecOptions w2v;  // size follows --d-model
   int w2v_cbow = 0;
   VectorSeeds w2v_seeds = VectorSeeds::per_run;
+  bool dry_run = false;
 
   // The word2vec options of the flags for a table of `size` columns, trained with `seed`.
   text::Word2VecOptions word2vec_options(size_t size, uint64_t seed) const {
@@ -51,6 +52,9 @@ inline void add_common_flags(CLI::App& app, CommonFlags& f, const std::string& d
       ->capture_default_str()
       ->check(apps::positive());
   app.add_option("--out", f.out, "folder for the JSON results")->capture_default_str();
+  app.add_flag("--dry-run", f.dry_run,
+               "list the study's runs and what invoking it would do with each (done, resume "
+               "from its checkpoint, train), then stop: nothing is trained or written");
   app.add_option("--w2v-window", f.w2v.window, "word2vec window")->capture_default_str();
   app.add_option("--w2v-negative", f.w2v.negative, "word2vec negatives")
       ->capture_default_str()

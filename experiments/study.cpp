@@ -2,8 +2,11 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -284,7 +287,77 @@ class FileLock {
 std::string claim_path(const std::string& json_path) {
   return json_path.substr(0, json_path.size() - 5) + ".lock";
 }
+// The process that holds the flock on `path`, or 0 when none does (or the file is absent).
+// Read from /proc/locks (each lock with its file's device and inode), never by trying the lock:
+// a study claiming the run at that moment would find it taken and skip it.
+long flock_holder(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return 0;
+  char file_id[64];
+  std::snprintf(file_id, sizeof file_id, "%02x:%02x:%llu", ::major(st.st_dev), ::minor(st.st_dev),
+                static_cast<unsigned long long>(st.st_ino));
+  std::ifstream locks("/proc/locks");
+  for (std::string line; std::getline(locks, line);) {
+    // "1: FLOCK  ADVISORY  WRITE 26084 fe:00:5349872 0 EOF"; waiters ("1: -> FLOCK ...") hold
+    // nothing.
+    std::istringstream fields(line);
+    std::string number, kind, advisory, access, file;
+    long pid = 0;
+    if (fields >> number >> kind >> advisory >> access >> pid >> file && kind == "FLOCK" &&
+        file == file_id)
+      return pid;
+  }
+  return 0;
+}
 }  // namespace
+
+std::string run_status(const train::TrainConfig& c, const std::string& json_path,
+                       const std::string& hooks_key) {
+  namespace fs = std::filesystem;
+  const std::string stem = json_path.substr(0, json_path.size() - 5);
+  std::string status;
+  if (const json done = finished_run(c, json_path, hooks_key); done.is_object()) {
+    char line[96];
+    std::snprintf(line, sizeof line, "done: test ppl %.1f, best epoch %s",
+                  done.at("test_ppl").get<double>(),
+                  done.value("best_epoch", json()).dump().c_str());
+    return line;  // nothing else is looked at: a finished run is never trained again
+  }
+  if (fs::exists(stem + ".ckpt"))
+    status = "resumes from " + fs::path(stem + ".ckpt").filename().string();
+  else
+    status = "to train";
+  if (const long pid = flock_holder(stem + ".lock"))
+    status += " (being trained by process " + std::to_string(pid) + ")";
+  return status;
+}
+
+std::string describe_runs(const std::string& folder,
+                          const std::vector<std::pair<std::string, std::string>>& runs) {
+  size_t done = 0, resumed = 0, width = 0;
+  for (const auto& [label, status] : runs) {
+    done += status.starts_with("done");
+    resumed += status.starts_with("resumes");
+    width = std::max(width, label.size());
+  }
+  std::ostringstream out;
+  out << runs.size() << (runs.size() == 1 ? " run in " : " runs in ") << folder << ": " << done
+      << " done, " << resumed << " to resume, " << runs.size() - done - resumed << " to start\n";
+  for (const auto& [label, status] : runs)
+    out << "  " << label << std::string(width - label.size() + 2, ' ') << status << "\n";
+  return out.str();
+}
+
+std::string Plan::describe() const {
+  // In the order the programs train: seed-major, plan order within a seed.
+  std::vector<size_t> order(runs_.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::ranges::stable_sort(order, {}, [this](size_t i) { return runs_[i].config.seed; });
+  std::vector<std::pair<std::string, std::string>> listed;
+  for (size_t i : order)
+    listed.emplace_back(runs_[i].label, run_status(runs_[i].config, runs_[i].file));
+  return describe_runs(std::filesystem::path(summary_path_).parent_path().string(), listed);
+}
 
 json finished_run(const train::TrainConfig& c, const std::string& json_path,
                   const std::string& hooks_key) {

@@ -47,6 +47,18 @@ void write_json(const std::string& path, const nlohmann::json& value);
 nlohmann::json finished_run(const train::TrainConfig& config, const std::string& json_path,
                             const std::string& hooks_key = "");
 
+// What invoking the study again would do with the run whose JSON is json_path: "done: test ppl
+// 261.2, best epoch 12", "resumes from RUN.ckpt" or "to train", the last two followed by
+// "(being trained by process N)" while another process holds RUN.lock. Reads files only.
+// Throws, as finished_run does, when json_path holds a finished run with other settings.
+std::string run_status(const train::TrainConfig& config, const std::string& json_path,
+                       const std::string& hooks_key = "");
+
+// A line counting the runs that are done, to resume and to start in `folder`, then each run's
+// label and status (run_status), one a line.
+std::string describe_runs(const std::string& folder,
+                          const std::vector<std::pair<std::string, std::string>>& runs);
+
 // Runs one configuration, prints a one-line summary, writes the run's JSON to json_path (its
 // checkpoint beside it, its per-token losses into the folder config.token_nll names, if any).
 // Paths inside json_path's folder are recorded relative to it, so that the folder can move.
@@ -84,6 +96,9 @@ class Plan {
   const std::vector<Run>& runs() const { return runs_; }
   nlohmann::json& summary() { return summary_; }
 
+  // Each run in the order the programs train them (seed-major) with its run_status, after a
+  // line that counts them (--dry-run).
+  std::string describe() const;
   // Lists the runs that earlier invocations finished and writes the summary.
   void collect_finished();
   // Trains run i, lists it and writes the summary; a finished run (collect_finished read

@@ -48,7 +48,9 @@
 # carries its test loss in blocks of 1,000 tokens for the paired block bootstrap in REPORT.md.
 # --parts runs some of them, in the order above. Two invocations (one per core) can share a
 # part but the life cycle: each skips the runs the other has claimed (RUN.lock).
-#   scripts/converged.sh [--bin DIR] [--out DIR] [--threads N] [--seeds N]
+# --dry-run lists each part's runs and what an invocation would do with each (done, resume from
+# its checkpoint, train, and which process is training it now), training nothing.
+#   scripts/converged.sh [--bin DIR] [--out DIR] [--threads N] [--seeds N] [--dry-run]
 #                        [--parts gpt,data-size,lifecycle,nplm,bf16,lstm,lazy-adam,d256,gpt2,
 #                                 bpe8k,lifecycle-gpt2,bands]
 set -euo pipefail
@@ -58,8 +60,10 @@ out=$here/results/converged
 threads=1
 seeds=
 parts=gpt,data-size,lifecycle,nplm
+dry_run=()
 own_option() {
   case "$1" in
+    --dry-run) dry_run=(--dry-run) taken=1 ;;
     --seeds) need_value "$@" && seeds=$2 taken=2 ;;
     --parts) need_value "$@" && parts=$2 taken=2 ;;
   esac
@@ -78,6 +82,8 @@ for part in "${part_list[@]}"; do
   esac
 done
 wanted() { [[ ,$parts, == *,$1,* ]]; }
+# A dry run lists what each part would train and takes no lock: it trains nothing.
+study_folder() { [ ${#dry_run[@]} -gt 0 ] || lock_study_folder "$1"; }
 # The GPT of every gpt* part but its width (d256 sets its own: a flag is given once).
 gpt_at=(--model gpt --layers 2 --heads 4 --context 64 --batch 32 --lr 1e-3 --warmup 100 --dropout 0.2
         --schedule cosine --epochs 12 --patience 2 --valid-limit 50000 --threads "$threads" --models gpt)
@@ -94,50 +100,56 @@ nplm=(--model nplm --d-model 96 --ngram 5 --context 32 --batch 16 --dropout 0 --
       --valid-limit 50000 --eval-every 1000 --threads "$threads" --models nplm)
 # The experiment programs train seed-major themselves (every run of seed 1, then seed 2, ...).
 if wanted gpt; then
-  "$bin/exp_embeddings" "${gpt[@]}" --w2v-seeds per-run --seeds "${seeds:-5}" --out "$out/gpt"
+  "$bin/exp_embeddings" "${dry_run[@]}" "${gpt[@]}" --w2v-seeds per-run --seeds "${seeds:-5}" --out "$out/gpt"
 fi
 if wanted data-size; then
-  "$bin/exp_data_size" "${gpt[@]}" "${data_size[@]}" --seeds "${seeds:-3}" --out "$out/data_size"
+  "$bin/exp_data_size" "${dry_run[@]}" "${gpt[@]}" "${data_size[@]}" --seeds "${seeds:-3}" --out "$out/data_size"
 fi
 if wanted lifecycle; then
-  lock_study_folder "$out/lifecycle"
-  "$bin/exp_lifecycle" "${gpt[@]}" --out "$out/lifecycle"
+  study_folder "$out/lifecycle"
+  "$bin/exp_lifecycle" "${dry_run[@]}" "${gpt[@]}" --out "$out/lifecycle"
 fi
 if wanted nplm; then
-  "$bin/exp_embeddings" "${nplm[@]}" --w2v-seeds per-run --seeds "${seeds:-5}" --out "$out/nplm"
+  "$bin/exp_embeddings" "${dry_run[@]}" "${nplm[@]}" --w2v-seeds per-run --seeds "${seeds:-5}" --out "$out/nplm"
 fi
 if wanted bf16; then
-  "$bin/exp_embeddings" "${gpt[@]}" --modes learned,learned-tied --precision bf16 --seeds "${seeds:-3}" \
+  "$bin/exp_embeddings" "${dry_run[@]}" "${gpt[@]}" --modes learned,learned-tied --precision bf16 --seeds "${seeds:-3}" \
     --out "$out/gpt_bf16"
 fi
 if wanted lstm; then
-  "$bin/exp_embeddings" "${lstm[@]}" --w2v-seeds per-run --seeds "${seeds:-3}" --out "$out/lstm"
+  "$bin/exp_embeddings" "${dry_run[@]}" "${lstm[@]}" --w2v-seeds per-run --seeds "${seeds:-3}" --out "$out/lstm"
 fi
 if wanted lazy-adam; then
-  "$bin/exp_embeddings" "${gpt[@]}" --modes learned --optimizer lazy-adam --seeds "${seeds:-3}" \
+  "$bin/exp_embeddings" "${dry_run[@]}" "${gpt[@]}" --modes learned --optimizer lazy-adam --seeds "${seeds:-3}" \
     --out "$out/gpt_lazy_adam"
-  lock_study_folder "$out/lifecycle_lazy_adam"
-  "$bin/exp_lifecycle" "${gpt[@]}" --modes learned --optimizer lazy-adam --out "$out/lifecycle_lazy_adam"
+  study_folder "$out/lifecycle_lazy_adam"
+  "$bin/exp_lifecycle" "${dry_run[@]}" "${gpt[@]}" --modes learned --optimizer lazy-adam --out "$out/lifecycle_lazy_adam"
 fi
 if wanted d256; then
-  "$bin/exp_embeddings" --d-model 256 "${gpt_at[@]}" --modes learned,learned-tied --table-decay none \
+  "$bin/exp_embeddings" "${dry_run[@]}" --d-model 256 "${gpt_at[@]}" --modes learned,learned-tied --table-decay none \
     --seeds "${seeds:-3}" --out "$out/gpt_d256"
 fi
 if wanted gpt2; then
-  "$bin/exp_embeddings" "${gpt[@]}" --tokenizer gpt2 --w2v-seeds per-run --seeds "${seeds:-3}" \
+  "$bin/exp_embeddings" "${dry_run[@]}" "${gpt[@]}" --tokenizer gpt2 --w2v-seeds per-run --seeds "${seeds:-3}" \
     --out "$out/gpt2"
 fi
 if wanted bpe8k; then
   # The vocabulary is trained once (deterministic), before the first run needs it.
-  [ -f "$out/gpt_bpe8k/bpe8k/encoder.json" ] ||
-    "$bin/tokenize" train --corpus brown-train --vocab-size 8192 --output "$out/gpt_bpe8k/bpe8k"
-  "$bin/exp_embeddings" "${gpt[@]}" --tokenizer "$out/gpt_bpe8k/bpe8k" --modes learned,learned-tied \
-    --seeds "${seeds:-3}" --out "$out/gpt_bpe8k"
+  vocab=$out/gpt_bpe8k/bpe8k
+  if [ ! -f "$vocab/encoder.json" ] && [ ${#dry_run[@]} -eq 0 ]; then
+    "$bin/tokenize" train --corpus brown-train --vocab-size 8192 --output "$vocab"
+  fi
+  if [ -f "$vocab/encoder.json" ]; then
+    "$bin/exp_embeddings" "${dry_run[@]}" "${gpt[@]}" --tokenizer "$vocab" \
+      --modes learned,learned-tied --seeds "${seeds:-3}" --out "$out/gpt_bpe8k"
+  else
+    echo "$out/gpt_bpe8k: every run to train (after its vocabulary, $vocab)"
+  fi
 fi
 if wanted lifecycle-gpt2; then
-  lock_study_folder "$out/lifecycle_gpt2"
-  "$bin/exp_lifecycle" "${gpt[@]}" --tokenizer gpt2 --out "$out/lifecycle_gpt2"
+  study_folder "$out/lifecycle_gpt2"
+  "$bin/exp_lifecycle" "${dry_run[@]}" "${gpt[@]}" --tokenizer gpt2 --out "$out/lifecycle_gpt2"
 fi
 if wanted bands; then
-  "$bin/exp_embeddings" "${gpt[@]}" --modes learned,learned-tied --seed 2 --seeds 3 --out "$out/gpt_bands"
+  "$bin/exp_embeddings" "${dry_run[@]}" "${gpt[@]}" --modes learned,learned-tied --seed 2 --seeds 3 --out "$out/gpt_bands"
 fi

@@ -31,6 +31,22 @@ wait $pid 2>/dev/null
 [ -f "$work/parts/gpt_learned_seed1.json" ] || die "the first run had not finished before the kill"
 [ ! -f "$work/parts/gpt_learned_seed2.json" ] || die "the kill came too late: the second run had finished"
 
+# --dry-run says what invoking the study again would do, and does nothing: no file changes.
+before=$(ls -l --time-style=full-iso "$work/parts")
+"$bin/exp_embeddings" "${flags[@]}" --out "$work/parts" --dry-run >"$work/dry.out" 2>"$work/dry.err" ||
+  die "the dry run failed: $(tail -1 "$work/dry.err")"
+grep -q "^4 runs in $work/parts: 2 done, 1 to resume, 1 to start$" "$work/dry.out" ||
+  die "the dry run counted otherwise: $(head -1 "$work/dry.out")"
+dry=$(sed 's/  */ /g' "$work/dry.out" | tail -n +2 | paste -sd,)
+[ "$dry" = " gpt learned seed 1 done: test ppl $(grep -o '"test_ppl": [0-9.]*' "$work/parts/gpt_learned_seed1.json" |
+  awk '{printf "%.1f", $2}'), best epoch $(grep -o '"best_epoch": [0-9]*' "$work/parts/gpt_learned_seed1.json" | awk '{print $2}'), gpt finetune-pretrained seed 1 done: test ppl $(
+  grep -o '"test_ppl": [0-9.]*' "$work/parts/gpt_finetune-pretrained_seed1.json" | awk '{printf "%.1f", $2}'), best epoch $(
+  grep -o '"best_epoch": [0-9]*' "$work/parts/gpt_finetune-pretrained_seed1.json" | awk '{print $2}'), gpt learned seed 2 resumes from gpt_learned_seed2.ckpt, gpt finetune-pretrained seed 2 to train" ] ||
+  die "the dry run listed: $dry"
+[ "$(ls -l --time-style=full-iso "$work/parts")" = "$before" ] || die "the dry run changed the study's folder"
+"$bin/exp_embeddings" "${flags[@]}" --out "$work/dry-new" --dry-run >/dev/null 2>&1 || die "a dry run of a new study failed"
+[ ! -e "$work/dry-new" ] || die "a dry run created the study's folder"
+
 "$bin/exp_embeddings" "${flags[@]}" --out "$work/parts" >/dev/null 2>"$work/parts2.err" || die "resumed study failed: $(tail -3 "$work/parts2.err")"
 grep -q "gpt learned seed 1\] done, skipped" "$work/parts2.err" || die "the finished run was not skipped"
 # Vectors are trained when a run that needs them trains: seed 1's (its pretrained run had

@@ -22,6 +22,13 @@ flock "$work/held/gpt_learned_seed2.lock" "$bin/exp_embeddings" "${flags[@]}" --
 grep -q "\[gpt learned seed 2\] another process is training it (it holds .*gpt_learned_seed2.lock), skipped" \
   "$work/held1.err" || die "the held run was not skipped: $(grep 'learned seed 2' "$work/held1.err")"
 [ "$(trained "$work/held1.err")" = 3 ] || die "the first process trained $(trained "$work/held1.err") runs, not 3"
+# A dry run names the process that holds a run (flock(1) here), and takes no lock itself.
+flock "$work/held/gpt_learned_seed2.lock" bash -c 'echo $PPID; exec "$@"' _ "$bin/exp_embeddings" "${flags[@]}" \
+  --out "$work/held" --dry-run >"$work/dry.out" 2>"$work/dry.err" || die "the dry run failed: $(tail -1 "$work/dry.err")"
+holder=$(head -1 "$work/dry.out")
+grep -Eq "^  gpt learned seed 2 +to train \(being trained by process $holder\)$" "$work/dry.out" ||
+  die "the dry run did not name the holder ($holder): $(grep 'learned seed 2' "$work/dry.out")"
+grep -Eq "^  gpt learned seed 1 +done: " "$work/dry.out" || die "the dry run: $(cat "$work/dry.out")"
 "$bin/exp_embeddings" "${flags[@]}" --out "$work/held" >/dev/null 2>"$work/held2.err" ||
   die "the second process failed: $(tail -1 "$work/held2.err")"
 [ "$(trained "$work/held2.err")" = 1 ] || die "the second process trained $(trained "$work/held2.err") runs, not 1"
