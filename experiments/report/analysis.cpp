@@ -103,15 +103,25 @@ void supplement_bands(Study& study, const Study& reruns) {
       if (run->contains("test_bands") || rerun == rerun_row->second.end() ||
           !rerun->second->contains("test_bands"))
         continue;
-      if (rerun->second->at("test_ppl").get<double>() != run->at("test_ppl").get<double>()) {
+      const double original = run->at("test_ppl").get<double>();
+      const double difference = std::abs(rerun->second->at("test_ppl").get<double>() - original);
+      if (difference == 0) {
+        run = rerun->second;
+        ++study.reruns_used;
+      } else if (difference < kRerunTolerance * original) {
+        json joined = *run;
+        joined["test_bands"] = rerun->second->at("test_bands");
+        run = &study.joined.emplace_back(std::move(joined));
+        ++study.reruns_rounding;
+        study.reruns_largest_difference =
+            std::max(study.reruns_largest_difference, difference / original);
+      } else {
         ++study.reruns_differing;
-        continue;
       }
-      run = rerun->second;
-      ++study.reruns_used;
     }
   }
-  if (study.reruns_used > 0) study.comparisons = compare_rows(study.files, "learned");
+  if (study.reruns_used + study.reruns_rounding > 0)
+    study.comparisons = compare_rows(study.files, "learned");
 }
 
 std::vector<ConvergedStudy> load_converged(const fs::path& converged_dir) {

@@ -5,6 +5,7 @@
 // test blocks together (train/significance.hpp).
 #pragma once
 
+#include <list>
 #include <string>
 #include <vector>
 
@@ -54,8 +55,12 @@ struct Study {
   FolderFiles all;                      // every results file of the folder (read_folder)
   RunFiles files;                       // the summary's runs' files in `all`, by row and seed
   std::vector<Comparison> comparisons;  // each row against learned; verdicts from decide
-  // Runs trained again for their test bands (supplement_bands): used, and found different.
-  size_t reruns_used = 0, reruns_differing = 0;
+  // Runs trained again for their test bands (supplement_bands): the same run bit for bit, the
+  // same up to rounding (its bands joined to a copy of the original, kept in `joined`), and
+  // further off (not used); the largest relative difference in test perplexity of the second.
+  size_t reruns_used = 0, reruns_rounding = 0, reruns_differing = 0;
+  double reruns_largest_difference = 0;
+  std::list<nlohmann::json> joined;  // a list: `files` points into it
 
   // Moved, never copied: `files` points into `all`, whose nodes a move keeps and a copy does not.
   Study() = default;
@@ -68,9 +73,16 @@ Study load_study(const std::filesystem::path& folder, StudyRows rows = StudyRows
 
 // Runs of `study` trained again for their test bands (converged/gpt_bands: same configuration,
 // seed and thread count): where a run lacks test_bands and its rerun has them with the same test
-// perplexity, bit for bit (the same run, then), the rerun's file stands for it; a rerun whose
-// perplexity differs is counted and not used. `reruns` must outlive `study`.
+// perplexity, bit for bit (the same run, then), the rerun's file stands for it. A rerun on
+// another CPU (target_clones pick each CPU's SIMD kernels) or by a later build (which sums the
+// test loss by band) adds in another order, so it is the same run up to rounding: when its test
+// perplexity is within kRerunTolerance of the original's, its bands join the original's other
+// numbers. Further off, it is counted and not used. `reruns` must outlive `study`.
 void supplement_bands(Study& study, const Study& reruns);
+// Relative difference in test perplexity under which a rerun is the same run up to rounding:
+// reruns with other SIMD kernels differ by about 1e-8 after one epoch and 1e-5 at the end,
+// seeds by 0.7%.
+inline constexpr double kRerunTolerance = 1e-4;
 
 // Section 1's studies, each trained to early stopping in converged/<folder>, in the report's
 // order (kConvergedStudies); a study without its folder has a null summary.

@@ -16,15 +16,25 @@ namespace {
 
 // Where the bands of some runs come from (supplement_bands).
 std::string reruns_sentence(const Study& study) {
-  if (study.reruns_used == 0 && study.reruns_differing == 0) return "";
-  return "The bands of " + std::to_string(study.reruns_used) +
-         " runs come from `converged/gpt_bands/` (`scripts/converged.sh --parts bands`), the "
-         "same runs trained again with the same seed and thread count, whose test perplexity "
-         "equals the original's bit for bit" +
-         (study.reruns_differing == 0 ? std::string(".")
-                                      : "; " + std::to_string(study.reruns_differing) +
-                                            " reruns came out different and are not used.") +
-         "\n\n";
+  const size_t used = study.reruns_used + study.reruns_rounding;
+  if (used == 0 && study.reruns_differing == 0) return "";
+  std::string s = "The bands of " + std::to_string(used) +
+                  " runs come from `converged/gpt_bands/` (`scripts/converged.sh --parts bands`), "
+                  "the same runs trained again with the same settings, seed and thread count: ";
+  if (study.reruns_rounding == 0)
+    s += "their test perplexity equals the original's bit for bit";
+  else
+    s += std::to_string(study.reruns_used) + " equal to the original bit for bit, " +
+         std::to_string(study.reruns_rounding) +
+         " on a CPU or build whose SIMD kernels sum in another order, at most " +
+         fixed(100 * study.reruns_largest_difference, 5) +
+         "% off the original's test perplexity (below " + fixed(100 * kRerunTolerance, 2) +
+         "%: the same run up to rounding), their bands beside every other number of the "
+         "original run";
+  if (study.reruns_differing > 0)
+    s += "; " + std::to_string(study.reruns_differing) +
+         " reruns came out further off and are not used";
+  return s + ".\n\n";
 }
 
 // The five modes trained to early stopping (scripts/converged.sh), in root/converged/<model>.

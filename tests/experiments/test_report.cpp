@@ -1205,27 +1205,49 @@ BOOST_AUTO_TEST_CASE(the_band_table_gives_each_rows_test_perplexity_by_frequency
   BOOST_TEST(experiments::report::band_difference_table(files, "frozen-pretrained").empty());
 }
 
-// Runs trained again for their bands stand in for the originals only when they are the same
-// run: the same test perplexity, bit for bit.
+// Runs trained again for their bands stand in for the originals when they are the same run: the
+// same test perplexity bit for bit (the rerun's file replaces the original's), or within
+// kRerunTolerance, a rerun whose sums ran in another order (its bands join the original's other
+// numbers). Further off, a rerun is another run and is not used.
 BOOST_AUTO_TEST_CASE(band_reruns_stand_in_only_for_the_same_run) {
+  using experiments::report::kRerunTolerance;
   const json bands = {{"frequent (100+)", {{"tokens", 1000}, {"nll_sum", 4000.0}}}};
   const json learned1 = {{"test_ppl", 250.0}}, tied1 = {{"test_ppl", 240.0}},
-             learned2 = {{"test_ppl", 251.0}, {"test_bands", bands}};
-  json same = learned1, other = tied1, extra = learned1;
+             learned2 = {{"test_ppl", 251.0}, {"test_bands", bands}},
+             frozen1 = {{"test_ppl", 260.0}, {"test_blocks", {1.0, 2.0}}},
+             random1 = {{"test_ppl", 300.0}};
+  json same = learned1, other = tied1, extra = learned1, rounded = frozen1, far = random1;
   same["test_bands"] = other["test_bands"] = extra["test_bands"] = bands;
-  other["test_ppl"] = 240.0000001;  // not the same run
+  rounded["test_bands"] = far["test_bands"] = bands;
+  other["test_ppl"] = 240.0 * (1 + 2 * kRerunTolerance);  // another run
+  rounded["test_ppl"] = 260.0 * (1 + kRerunTolerance / 4);
+  rounded["test_blocks"] = {1.5, 2.5};
+  far["test_ppl"] = 300.0 * (1 + kRerunTolerance * 1.01);
   experiments::report::Study study, reruns;
   study.summary = reruns.summary = json::object();
   study.files = {{{"gpt", "learned"}, {{1, &learned1}, {2, &learned2}}},
-                 {{"gpt", "learned-tied"}, {{1, &tied1}}}};
+                 {{"gpt", "learned-tied"}, {{1, &tied1}}},
+                 {{"gpt", "frozen-pretrained"}, {{1, &frozen1}}},
+                 {{"gpt", "frozen-random"}, {{1, &random1}}}};
   reruns.files = {{{"gpt", "learned"}, {{1, &same}, {2, &extra}}},
-                  {{"gpt", "learned-tied"}, {{1, &other}}}};
+                  {{"gpt", "learned-tied"}, {{1, &other}}},
+                  {{"gpt", "frozen-pretrained"}, {{1, &rounded}}},
+                  {{"gpt", "frozen-random"}, {{1, &far}}}};
   experiments::report::supplement_bands(study, reruns);
   BOOST_TEST(study.files[0].second.at(1) == &same);      // lacked bands, same run: replaced
   BOOST_TEST(study.files[0].second.at(2) == &learned2);  // had its own bands: kept
   BOOST_TEST(study.files[1].second.at(1) == &tied1);     // a different run: kept
+  BOOST_TEST(study.files[3].second.at(1) == &random1);   // just past the tolerance: kept
+  // Up to rounding: the original's numbers with the rerun's bands.
+  const json& joined = *study.files[2].second.at(1);
+  BOOST_TEST(joined.at("test_ppl").get<double>() == 260.0);
+  BOOST_TEST(joined.at("test_blocks") == frozen1.at("test_blocks"));
+  BOOST_TEST(joined.at("test_bands") == bands);
   BOOST_TEST(study.reruns_used == 1u);
-  BOOST_TEST(study.reruns_differing == 1u);
+  BOOST_TEST(study.reruns_rounding == 1u);
+  BOOST_TEST(study.reruns_differing == 2u);
+  BOOST_TEST(study.reruns_largest_difference == kRerunTolerance / 4,
+             boost::test_tools::tolerance(1e-9));
   // Without a reruns folder nothing changes.
   experiments::report::Study none;
   experiments::report::supplement_bands(study, none);
