@@ -40,7 +40,7 @@
 #              (they predate the recording of test_bands), so that the frequency-band table
 #              pairs each mode with learned over seeds 2-5; same seed and thread count, so their
 #              test perplexities equal the originals' up to the order of the sums (another CPU's
-#              SIMD kernels, a later build): the report uses a rerun's bands only within 0.01%.
+#              SIMD kernels, a later build): the report uses a rerun's bands only within 0.1%.
 #              The last six run only on request.
 # Seeds 1 to 5 for the gpt and nplm parts, each seed's pretrained runs from word2vec trained with
 # that seed (--w2v-seeds per-run); seeds 1 to 3 for the others. Seed-major (all runs of a seed before the next seed). --seeds N

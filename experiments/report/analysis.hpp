@@ -80,9 +80,9 @@ Study load_study(const std::filesystem::path& folder, StudyRows rows = StudyRows
 // numbers. Further off, it is counted and not used. `reruns` must outlive `study`.
 void supplement_bands(Study& study, const Study& reruns);
 // Relative difference in test perplexity under which a rerun is the same run up to rounding:
-// reruns with other SIMD kernels differ by about 1e-8 after one epoch and 1e-5 at the end,
-// seeds by 0.7%.
-inline constexpr double kRerunTolerance = 1e-4;
+// reruns that sum in another order differ by about 1e-8 after one epoch and 1e-5 to 5e-5 at
+// the end (the life cycle's runs against section 1's), seeds by 0.5-1%.
+inline constexpr double kRerunTolerance = 1e-3;
 
 // Section 1's studies, each trained to early stopping in converged/<folder>, in the report's
 // order (kConvergedStudies); a study without its folder has a null summary.
