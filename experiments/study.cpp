@@ -315,7 +315,6 @@ std::string run_status(const train::TrainConfig& c, const std::string& json_path
                        const std::string& hooks_key) {
   namespace fs = std::filesystem;
   const std::string stem = json_path.substr(0, json_path.size() - 5);
-  std::string status;
   if (const json done = finished_run(c, json_path, hooks_key); done.is_object()) {
     char line[96];
     std::snprintf(line, sizeof line, "done: test ppl %.1f, best epoch %s",
@@ -323,10 +322,9 @@ std::string run_status(const train::TrainConfig& c, const std::string& json_path
                   done.value("best_epoch", json()).dump().c_str());
     return line;  // nothing else is looked at: a finished run is never trained again
   }
-  if (fs::exists(stem + ".ckpt"))
-    status = "resumes from " + fs::path(stem + ".ckpt").filename().string();
-  else
-    status = "to train";
+  std::string status = fs::exists(stem + ".ckpt")
+                           ? "resumes from " + fs::path(stem + ".ckpt").filename().string()
+                           : "to train";
   if (const long pid = flock_holder(stem + ".lock"))
     status += " (being trained by process " + std::to_string(pid) + ")";
   return status;
