@@ -1,6 +1,7 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "experiments/report/format.hpp"
 #include "experiments/report/plots.hpp"
@@ -18,22 +19,25 @@ namespace {
 std::string reruns_sentence(const Study& study) {
   const size_t used = study.reruns_used + study.reruns_rounding;
   if (used == 0 && study.reruns_differing == 0) return "";
-  std::string s = "The bands of " + std::to_string(used) +
-                  " runs come from `converged/gpt_bands/` (`scripts/converged.sh --parts bands`), "
-                  "the same runs trained again with the same settings, seed and thread count: ";
-  if (study.reruns_rounding == 0)
-    s += "their test perplexity equals the original's bit for bit";
-  else
-    s += std::to_string(study.reruns_used) + " equal to the original bit for bit, " +
-         std::to_string(study.reruns_rounding) +
-         " on a CPU or build whose SIMD kernels sum in another order, at most " +
-         fixed(100 * study.reruns_largest_difference, 5) +
-         "% off the original's test perplexity (below " + fixed(100 * kRerunTolerance, 2) +
-         "%: the same run up to rounding), their bands beside every other number of the "
-         "original run";
+  const auto runs = [](size_t n) { return std::to_string(n) + (n == 1 ? " run" : " runs"); };
+  std::vector<std::string> parts;
+  if (study.reruns_used > 0)
+    parts.push_back(runs(study.reruns_used) + " equal to the original bit for bit");
+  if (study.reruns_rounding > 0)
+    parts.push_back(runs(study.reruns_rounding) +
+                    " on a CPU or build whose kernels sum in another order, at most " +
+                    fixed(100 * study.reruns_largest_difference, 5) +
+                    "% off the original's test perplexity (below " +
+                    fixed(100 * kRerunTolerance, 2) +
+                    "%: the same run up to rounding), their bands beside every other number of "
+                    "the original");
   if (study.reruns_differing > 0)
-    s += "; " + std::to_string(study.reruns_differing) +
-         " reruns came out further off and are not used";
+    parts.push_back(runs(study.reruns_differing) + " further off, not used");
+  std::string s = "The test bands of " + runs(used) +
+                  " come from `converged/gpt_bands/` (`scripts/converged.sh --parts bands`): the "
+                  "same runs trained again with the same settings, seed and thread count, ";
+  for (size_t i = 0; i < parts.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
   return s + ".\n\n";
 }
 
