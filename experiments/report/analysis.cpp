@@ -120,8 +120,8 @@ void supplement_bands(Study& study, const Study& reruns) {
       }
     }
   }
-  if (study.reruns_used + study.reruns_rounding > 0)
-    study.comparisons = compare_rows(study.files, "learned");
+  // A joined copy keeps the original's test numbers: only files replaced whole change them.
+  if (study.reruns_used > 0) study.comparisons = compare_rows(study.files, "learned");
 }
 
 std::vector<ConvergedStudy> load_converged(const fs::path& converged_dir) {
