@@ -202,7 +202,7 @@ Tensor causal_attention(const Tensor& qkv, size_t heads, float dropout_p, bool t
   });
   if (!grad) return out;
   record("causal_attention", {qkv}, out,
-         [qkv, out, stats, keep, at, heads_total, strip_size]() mutable {
+         [qkv, out = out.without_data(), stats, keep, at, heads_total, strip_size]() mutable {
            // Taken once, before the threads: grad_data allocates the buffer on first use.
            const float* x = qkv.data();
            const float* g = out.grad().data();
@@ -272,15 +272,16 @@ Tensor rotary_qk(const Tensor& qkv, size_t heads, float base) {
     std::copy_n(qkv.data() + bt * 3 * c + 2 * c, c, out.data() + bt * 3 * c + 2 * c);
   rotate_qk(qkv.data(), out.data(), b_n, t, c, heads, base, 1.0f);
   if (!needs_grad({&qkv})) return out;
-  record("rotary_qk", {qkv}, out, [qkv, out, b_n, t, c, heads, base]() mutable {
-    // The gradient of a rotation is the rotation back: rotate dq and dk by -angle.
-    const float* g = out.grad().data();
-    std::vector<float> back(qkv.numel());
-    for (size_t bt = 0; bt < b_n * t; ++bt)
-      std::copy_n(g + bt * 3 * c + 2 * c, c, back.data() + bt * 3 * c + 2 * c);
-    rotate_qk(g, back.data(), b_n, t, c, heads, base, -1.0f);
-    qkv.add_to_grad(back.data(), 1.0f);
-  });
+  record("rotary_qk", {qkv}, out,
+         [qkv = qkv.without_data(), out = out.without_data(), b_n, t, c, heads, base]() mutable {
+           // The gradient of a rotation is the rotation back: rotate dq and dk by -angle.
+           const float* g = out.grad().data();
+           std::vector<float> back(qkv.numel());
+           for (size_t bt = 0; bt < b_n * t; ++bt)
+             std::copy_n(g + bt * 3 * c + 2 * c, c, back.data() + bt * 3 * c + 2 * c);
+           rotate_qk(g, back.data(), b_n, t, c, heads, base, -1.0f);
+           qkv.add_to_grad(back.data(), 1.0f);
+         });
   return out;
 }
 

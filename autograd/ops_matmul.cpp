@@ -6,6 +6,10 @@
 #include "autograd/strided.hpp"
 #include "autograd/tape.hpp"
 
+#include <memory>
+#include <stdexcept>
+#include <string>
+
 namespace tg {
 
 namespace {
@@ -55,34 +59,38 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
            out.data() + i * m * n);
   }
   if (!needs_grad({&a, &b})) return out;
-  record("matmul", {a, b}, out, [a, b, out, pairs, m, n, k, fold]() mutable {
-    const float* g = out.grad().data();
-    // Folded, both products read all of dC: in bf16 mode it is rounded once for the two.
-    thread_local std::vector<uint16_t> g16;
-    const detail::Operand dc = (fold && a.requires_grad() && b.requires_grad())
-                                   ? detail::pack_operand(g, pairs.size() * m, n, n, g16)
-                                   : detail::Operand{g, n};
-    if (a.requires_grad()) {  // dA = dC @ B^T
-      float* ga = a.grad_data();
-      if (fold)
-        detail::gemm(false, true, pairs.size() * m, k, n, 1.0f, dc, detail::Operand{b.data(), n},
-                     1.0f, ga, k);
-      else
-        for (size_t i = 0; i < pairs.size(); ++i)
-          gemm(false, true, m, k, n, g + i * m * n, b.data() + pairs[i].second, 1.0f,
-               ga + pairs[i].first);
-    }
-    if (b.requires_grad()) {  // dB = A^T @ dC, summed over broadcast batch entries
-      float* gb = b.grad_data();
-      if (fold)
-        detail::gemm(true, false, k, n, pairs.size() * m, 1.0f, detail::Operand{a.data(), k}, dc,
-                     1.0f, gb, n);
-      else
-        for (size_t i = 0; i < pairs.size(); ++i)
-          gemm(true, false, k, n, m, a.data() + pairs[i].first, g + i * m * n, 1.0f,
-               gb + pairs[i].second);
-    }
-  });
+  // dA reads B's values and dB reads A's: keep each only where the other gradient is wanted.
+  record(
+      "matmul", {a, b}, out,
+      [a = b.requires_grad() ? a : a.without_data(), b = a.requires_grad() ? b : b.without_data(),
+       out = out.without_data(), pairs, m, n, k, fold]() mutable {
+        const float* g = out.grad().data();
+        // Folded, both products read all of dC: in bf16 mode it is rounded once for the two.
+        thread_local std::vector<uint16_t> g16;
+        const detail::Operand dc = (fold && a.requires_grad() && b.requires_grad())
+                                       ? detail::pack_operand(g, pairs.size() * m, n, n, g16)
+                                       : detail::Operand{g, n};
+        if (a.requires_grad()) {  // dA = dC @ B^T
+          float* ga = a.grad_data();
+          if (fold)
+            detail::gemm(false, true, pairs.size() * m, k, n, 1.0f, dc,
+                         detail::Operand{b.data(), n}, 1.0f, ga, k);
+          else
+            for (size_t i = 0; i < pairs.size(); ++i)
+              gemm(false, true, m, k, n, g + i * m * n, b.data() + pairs[i].second, 1.0f,
+                   ga + pairs[i].first);
+        }
+        if (b.requires_grad()) {  // dB = A^T @ dC, summed over broadcast batch entries
+          float* gb = b.grad_data();
+          if (fold)
+            detail::gemm(true, false, k, n, pairs.size() * m, 1.0f, detail::Operand{a.data(), k},
+                         dc, 1.0f, gb, n);
+          else
+            for (size_t i = 0; i < pairs.size(); ++i)
+              gemm(true, false, k, n, m, a.data() + pairs[i].first, g + i * m * n, 1.0f,
+                   gb + pairs[i].second);
+        }
+      });
   return out;
 }
 
@@ -105,35 +113,57 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
       for (size_t r = first; r < last; ++r)
         std::copy(bias.data(), bias.data() + outf, y + r * outf);
     });
-  gemm(false, true, rows, outf, in, x.data(), weight.data(), bias.defined() ? 1.0f : 0.0f, y);
+  // The weight's gradient reads x. In bf16 mode it reads x rounded to bf16: round it once here,
+  // for this product and for backward, which keeps that copy (half the bytes) instead of x,
+  // as autocast saves a bf16 activation.
+  const bool grad = needs_grad({&x, &weight, &bias});
+  const bool save_x16 = grad && weight.requires_grad() && precision() == Precision::bf16;
+  auto x16 = std::make_shared<std::vector<uint16_t>>();
+  const detail::Operand xa =
+      save_x16 ? detail::pack_operand(x.data(), rows, in, in, *x16) : detail::Operand{x.data(), in};
+  detail::gemm(false, true, rows, outf, in, 1.0f, xa, detail::Operand{weight.data(), in},
+               bias.defined() ? 1.0f : 0.0f, y, outf);
 
-  if (!needs_grad({&x, &weight, &bias})) return out;
+  if (!grad) return out;
   std::vector<Tensor> inputs{x, weight};
   if (bias.defined()) inputs.push_back(bias);
-  record("linear", std::move(inputs), out, [x, weight, bias, out, rows, in, outf]() mutable {
-    const float* g = out.grad().data();
-    // Both products read the output gradient: in bf16 mode it is rounded once for the two.
-    thread_local std::vector<uint16_t> g16;
-    const detail::Operand dy = (x.requires_grad() && weight.requires_grad())
-                                   ? detail::pack_operand(g, rows, outf, outf, g16)
-                                   : detail::Operand{g, outf};
-    if (x.requires_grad())
-      detail::gemm(false, false, rows, in, outf, 1.0f, dy, detail::Operand{weight.data(), in}, 1.0f,
-                   x.grad_data(), in);
-    if (weight.requires_grad())
-      detail::gemm(true, false, outf, in, rows, 1.0f, dy, detail::Operand{x.data(), in}, 1.0f,
-                   weight.grad_data(), in);
-    if (bias.defined() && bias.requires_grad()) {
-      float* gb_all = bias.grad_data();
-      detail::parallel_for(outf, 64, [&](size_t first, size_t last) {  // columns: fixed sum order
-        float* __restrict gb = gb_all;
-        for (size_t r = 0; r < rows; ++r) {
-          const float* __restrict gr = g + r * outf;
-          for (size_t j = first; j < last; ++j) gb[j] += gr[j];
-        }
-      });
-    }
-  });
+  const bool keep_x = weight.requires_grad() && !save_x16;
+  record("linear", std::move(inputs), out,
+         [x = keep_x ? x : x.without_data(),
+          weight = x.requires_grad() ? weight : weight.without_data(),
+          bias = bias.defined() ? bias.without_data() : bias, out = out.without_data(),
+          x16 = save_x16 ? x16 : nullptr, rows, in, outf]() mutable {
+           if (x16 && precision() != Precision::bf16)
+             throw std::logic_error(
+                 "linear: forward ran in bf16 and saved its input in bf16, but backward runs in " +
+                 base::name_of(kPrecisionNames, precision()) +
+                 "; keep one precision from forward to backward");
+           const float* g = out.grad().data();
+           // Both products read the output gradient: in bf16 mode it is rounded once for the two.
+           thread_local std::vector<uint16_t> g16;
+           const detail::Operand dy = (x.requires_grad() && weight.requires_grad())
+                                          ? detail::pack_operand(g, rows, outf, outf, g16)
+                                          : detail::Operand{g, outf};
+           if (x.requires_grad())
+             detail::gemm(false, false, rows, in, outf, 1.0f, dy,
+                          detail::Operand{weight.data(), in}, 1.0f, x.grad_data(), in);
+           if (weight.requires_grad())
+             detail::gemm(
+                 true, false, outf, in, rows, 1.0f, dy,
+                 x16 ? detail::Operand{nullptr, in, x16->data()} : detail::Operand{x.data(), in},
+                 1.0f, weight.grad_data(), in);
+           if (bias.defined() && bias.requires_grad()) {
+             float* gb_all = bias.grad_data();
+             detail::parallel_for(outf, 64,
+                                  [&](size_t first, size_t last) {  // columns: fixed sum order
+                                    float* __restrict gb = gb_all;
+                                    for (size_t r = 0; r < rows; ++r) {
+                                      const float* __restrict gr = g + r * outf;
+                                      for (size_t j = first; j < last; ++j) gb[j] += gr[j];
+                                    }
+                                  });
+           }
+         });
   return out;
 }
 

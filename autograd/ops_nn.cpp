@@ -193,8 +193,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, flo
   });
   if (!needs_grad({&x, &weight, &bias})) return out;
   record("layer_norm", {x, weight, bias}, out,
-         [x, weight, bias, out, rows, width, mean = std::move(mean),
-          rstd = std::move(rstd)]() mutable {
+         [x, weight, bias = bias.without_data(), out = out.without_data(), rows, width,
+          mean = std::move(mean), rstd = std::move(rstd)]() mutable {
            const float *g = out.grad().data(), *src = x.data(), *w = weight.data();
            float* gx = x.requires_grad() ? x.grad_data() : nullptr;
            float* gw = weight.requires_grad() ? weight.grad_data() : nullptr;
@@ -232,34 +232,37 @@ Tensor embedding(const Tensor& weight, const Ids& ids, bool sparse_grad) {
     std::copy_n(weight.data() + static_cast<size_t>(ids.values[i]) * width, width,
                 out.data() + i * width);
   if (!needs_grad({&weight})) return out;
-  record("embedding", {weight}, out, [weight, out, ids, width, sparse_grad]() mutable {
-    const float* g = out.grad().data();
-    if (!sparse_grad) {  // scatter-add: duplicate ids sum
-      float* gw = weight.grad_data();
-      for (size_t i = 0; i < ids.numel(); ++i) {
-        float* row = gw + static_cast<size_t>(ids.values[i]) * width;
-        for (size_t j = 0; j < width; ++j) row[j] += g[i * width + j];
-      }
-      return;
-    }
-    // Sparse: merge this lookup's rows into the (sorted, unique) rows already there.
-    SparseGrad& sg = weight.sparse_grad_mut();
-    std::map<int32_t, std::vector<float>> rows;
-    for (size_t r = 0; r < sg.rows.size(); ++r)
-      rows[sg.rows[r]].assign(sg.values.data() + r * width, sg.values.data() + (r + 1) * width);
-    for (size_t i = 0; i < ids.numel(); ++i) {
-      auto& row = rows[ids.values[i]];
-      if (row.empty()) row.assign(width, 0.0f);
-      for (size_t j = 0; j < width; ++j) row[j] += g[i * width + j];
-    }
-    sg.rows.clear();
-    sg.values = Array::from_shape({rows.size(), width});
-    size_t r = 0;
-    for (auto& [id, values] : rows) {
-      sg.rows.push_back(id);
-      std::copy(values.begin(), values.end(), sg.values.data() + r++ * width);
-    }
-  });
+  record("embedding", {weight}, out,
+         [weight = weight.without_data(), out = out.without_data(), ids, width,
+          sparse_grad]() mutable {
+           const float* g = out.grad().data();
+           if (!sparse_grad) {  // scatter-add: duplicate ids sum
+             float* gw = weight.grad_data();
+             for (size_t i = 0; i < ids.numel(); ++i) {
+               float* row = gw + static_cast<size_t>(ids.values[i]) * width;
+               for (size_t j = 0; j < width; ++j) row[j] += g[i * width + j];
+             }
+             return;
+           }
+           // Sparse: merge this lookup's rows into the (sorted, unique) rows already there.
+           SparseGrad& sg = weight.sparse_grad_mut();
+           std::map<int32_t, std::vector<float>> rows;
+           for (size_t r = 0; r < sg.rows.size(); ++r)
+             rows[sg.rows[r]].assign(sg.values.data() + r * width,
+                                     sg.values.data() + (r + 1) * width);
+           for (size_t i = 0; i < ids.numel(); ++i) {
+             auto& row = rows[ids.values[i]];
+             if (row.empty()) row.assign(width, 0.0f);
+             for (size_t j = 0; j < width; ++j) row[j] += g[i * width + j];
+           }
+           sg.rows.clear();
+           sg.values = Array::from_shape({rows.size(), width});
+           size_t r = 0;
+           for (auto& [id, values] : rows) {
+             sg.rows.push_back(id);
+             std::copy(values.begin(), values.end(), sg.values.data() + r++ * width);
+           }
+         });
   return out;
 }
 
@@ -273,11 +276,12 @@ Tensor dropout(const Tensor& x, float p, bool training, Generator& gen) {
   Tensor out = Tensor::empty(x.shape());
   for (size_t i = 0; i < scale.size(); ++i) out.data()[i] = x.data()[i] * scale[i];
   if (!needs_grad({&x})) return out;
-  record("dropout", {x}, out, [x, out, scale = std::move(scale)]() mutable {
-    const float* g = out.grad().data();
-    float* gx = x.grad_data();
-    for (size_t i = 0; i < scale.size(); ++i) gx[i] += g[i] * scale[i];
-  });
+  record("dropout", {x}, out,
+         [x = x.without_data(), out = out.without_data(), scale = std::move(scale)]() mutable {
+           const float* g = out.grad().data();
+           float* gx = x.grad_data();
+           for (size_t i = 0; i < scale.size(); ++i) gx[i] += g[i] * scale[i];
+         });
   return out;
 }
 
@@ -311,44 +315,47 @@ std::pair<Tensor, Tensor> lstm_cell(const Tensor& gates, const Tensor& c_prev) {
   if (!needs_grad({&gates, &c_prev})) return {h, c};
   // c = f c_prev + i g: to the input, forget and cell gates and to c_prev. Recorded first, so
   // that its backward runs after h's has added h's share to c's gradient.
-  record("lstm_cell_c", {gates, c_prev}, c, [gates, c_prev, c, act, rows, hidden]() mutable {
-    const float* dc = c.grad().data();
-    float* da = gates.requires_grad() ? gates.grad_data() : nullptr;
-    float* dcp = c_prev.requires_grad() ? c_prev.grad_data() : nullptr;
-    detail::parallel_for(rows, 1, [&](size_t first, size_t last) {
-      for (size_t r = first; r < last; ++r) {
-        const float *s = act->data() + r * 5 * hidden, *cp = c_prev.data() + r * hidden,
-                    *d = dc + r * hidden;
-        if (da) {
-          float* a = da + r * 4 * hidden;
-          for (size_t j = 0; j < hidden; ++j) {
-            const float i = s[j], f = s[hidden + j], g = s[2 * hidden + j];
-            a[j] += d[j] * g * i * (1.0f - i);
-            a[hidden + j] += d[j] * cp[j] * f * (1.0f - f);
-            a[2 * hidden + j] += d[j] * i * (1.0f - g * g);
-          }
-        }
-        if (dcp)
-          for (size_t j = 0; j < hidden; ++j) dcp[r * hidden + j] += d[j] * s[hidden + j];
-      }
-    });
-  });
+  record("lstm_cell_c", {gates, c_prev}, c,
+         [gates = gates.without_data(), c_prev, c = c.without_data(), act, rows, hidden]() mutable {
+           const float* dc = c.grad().data();
+           float* da = gates.requires_grad() ? gates.grad_data() : nullptr;
+           float* dcp = c_prev.requires_grad() ? c_prev.grad_data() : nullptr;
+           detail::parallel_for(rows, 1, [&](size_t first, size_t last) {
+             for (size_t r = first; r < last; ++r) {
+               const float *s = act->data() + r * 5 * hidden, *cp = c_prev.data() + r * hidden,
+                           *d = dc + r * hidden;
+               if (da) {
+                 float* a = da + r * 4 * hidden;
+                 for (size_t j = 0; j < hidden; ++j) {
+                   const float i = s[j], f = s[hidden + j], g = s[2 * hidden + j];
+                   a[j] += d[j] * g * i * (1.0f - i);
+                   a[hidden + j] += d[j] * cp[j] * f * (1.0f - f);
+                   a[2 * hidden + j] += d[j] * i * (1.0f - g * g);
+                 }
+               }
+               if (dcp)
+                 for (size_t j = 0; j < hidden; ++j) dcp[r * hidden + j] += d[j] * s[hidden + j];
+             }
+           });
+         });
   // h = o tanh(c): to the output gate and to c.
-  record("lstm_cell_h", {gates, c}, h, [gates, c, h, act, rows, hidden]() mutable {
-    const float* dh = h.grad().data();
-    float* da = gates.requires_grad() ? gates.grad_data() : nullptr;
-    float* dc = c.grad_data();
-    detail::parallel_for(rows, 1, [&](size_t first, size_t last) {
-      for (size_t r = first; r < last; ++r) {
-        const float *s = act->data() + r * 5 * hidden, *d = dh + r * hidden;
-        for (size_t j = 0; j < hidden; ++j) {
-          const float o = s[3 * hidden + j], tc = s[4 * hidden + j];
-          if (da) da[r * 4 * hidden + 3 * hidden + j] += d[j] * tc * o * (1.0f - o);
-          dc[r * hidden + j] += d[j] * o * (1.0f - tc * tc);
-        }
-      }
-    });
-  });
+  record("lstm_cell_h", {gates, c}, h,
+         [gates = gates.without_data(), c = c.without_data(), h = h.without_data(), act, rows,
+          hidden]() mutable {
+           const float* dh = h.grad().data();
+           float* da = gates.requires_grad() ? gates.grad_data() : nullptr;
+           float* dc = c.grad_data();
+           detail::parallel_for(rows, 1, [&](size_t first, size_t last) {
+             for (size_t r = first; r < last; ++r) {
+               const float *s = act->data() + r * 5 * hidden, *d = dh + r * hidden;
+               for (size_t j = 0; j < hidden; ++j) {
+                 const float o = s[3 * hidden + j], tc = s[4 * hidden + j];
+                 if (da) da[r * 4 * hidden + 3 * hidden + j] += d[j] * tc * o * (1.0f - o);
+                 dc[r * hidden + j] += d[j] * o * (1.0f - tc * tc);
+               }
+             }
+           });
+         });
   return {h, c};
 }
 
@@ -367,12 +374,13 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, float value) {
   Tensor out = Tensor::empty(shape);
   for (size_t i = 0; i < keep.size(); ++i) out.data()[i] = keep[i] ? x.data()[i] : value;
   if (!needs_grad({&x})) return out;
-  record("masked_fill", {x}, out, [x, out, keep = std::move(keep)]() mutable {
-    const float* g = out.grad().data();
-    float* gx = x.grad_data();
-    for (size_t i = 0; i < keep.size(); ++i)
-      if (keep[i]) gx[i] += g[i];
-  });
+  record("masked_fill", {x}, out,
+         [x = x.without_data(), out = out.without_data(), keep = std::move(keep)]() mutable {
+           const float* g = out.grad().data();
+           float* gx = x.grad_data();
+           for (size_t i = 0; i < keep.size(); ++i)
+             if (keep[i]) gx[i] += g[i];
+         });
   return out;
 }
 
@@ -393,14 +401,15 @@ Tensor causal_mask(const Tensor& x, float value) {
         out.data()[k] = j > i + shift ? value : x.data()[k];
       }
   if (!needs_grad({&x})) return out;
-  record("causal_mask", {x}, out, [x, out, t, s, mats, shift]() mutable {
-    const float* g = out.grad().data();
-    float* gx = x.grad_data();
-    for (size_t m = 0; m < mats; ++m)
-      for (size_t i = 0; i < t; ++i)
-        for (size_t j = 0; j <= std::min(i + shift, s - 1); ++j)
-          gx[(m * t + i) * s + j] += g[(m * t + i) * s + j];
-  });
+  record("causal_mask", {x}, out,
+         [x = x.without_data(), out = out.without_data(), t, s, mats, shift]() mutable {
+           const float* g = out.grad().data();
+           float* gx = x.grad_data();
+           for (size_t m = 0; m < mats; ++m)
+             for (size_t i = 0; i < t; ++i)
+               for (size_t j = 0; j <= std::min(i + shift, s - 1); ++j)
+                 gx[(m * t + i) * s + j] += g[(m * t + i) * s + j];
+         });
   return out;
 }
 
@@ -431,7 +440,8 @@ Tensor cross_entropy(const Tensor& logits, const Ids& targets, int ignore_index)
   Tensor out = Tensor::scalar(static_cast<float>(total / static_cast<double>(count)));
   if (!needs_grad({&logits})) return out;
   record("cross_entropy", {logits}, out,
-         [logits, out, targets, ignore_index, vocab, count, lse = std::move(lse)]() mutable {
+         [logits, out = out.without_data(), targets, ignore_index, vocab, count,
+          lse = std::move(lse)]() mutable {
            const float scale = out.grad().data()[0] / static_cast<float>(count);
            const float* x = logits.data();
            float* gx = logits.grad_data();
@@ -651,7 +661,8 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
   std::vector<Tensor> inputs{x, weight};
   if (bias.defined()) inputs.push_back(bias);
   record("linear_cross_entropy", std::move(inputs), out,
-         [x, weight, bias, out, dx = std::move(dx),
+         [x = x.without_data(), weight = weight.without_data(), bias = bias.without_data(),
+          out = out.without_data(), dx = std::move(dx),
           dw = std::shared_ptr<float[]>(slab_grads.take_weight()),
           db = slab_grads.take_bias()]() mutable {
            const float g = out.grad().data()[0];

@@ -46,12 +46,13 @@ Tensor sum_scaled(const char* op, const Tensor& x, const std::vector<int>& axes,
   Tensor out = Tensor::empty(r.out_shape);
   for (size_t i = 0; i < acc.size(); ++i) out.data()[i] = static_cast<float>(acc[i] * scale);
   if (!needs_grad({&x})) return out;
-  record(op, {x}, out, [x, out, in_shape, to_out, scale]() mutable {
-    const float* g = out.grad().data();
-    float* gx = x.grad_data();
-    detail::for_each_strided<1>(in_shape, {&to_out},
-                                [&](size_t i, size_t o) { gx[i] += g[o] * scale; });
-  });
+  record(op, {x}, out,
+         [x = x.without_data(), out = out.without_data(), in_shape, to_out, scale]() mutable {
+           const float* g = out.grad().data();
+           float* gx = x.grad_data();
+           detail::for_each_strided<1>(in_shape, {&to_out},
+                                       [&](size_t i, size_t o) { gx[i] += g[o] * scale; });
+         });
   return out;
 }
 
@@ -90,13 +91,14 @@ Tensor max(const Tensor& x, int axis, bool keepdim) {
       out.data()[o * s.inner + i] = base[best * s.inner];
     }
   if (!needs_grad({&x})) return out;
-  record("max", {x}, out, [x, out, s, argmax = std::move(argmax)]() mutable {
-    const float* g = out.grad().data();
-    float* gx = x.grad_data();
-    for (size_t o = 0; o < s.outer; ++o)
-      for (size_t i = 0; i < s.inner; ++i)
-        gx[(o * s.extent + argmax[o * s.inner + i]) * s.inner + i] += g[o * s.inner + i];
-  });
+  record("max", {x}, out,
+         [x = x.without_data(), out = out.without_data(), s, argmax = std::move(argmax)]() mutable {
+           const float* g = out.grad().data();
+           float* gx = x.grad_data();
+           for (size_t o = 0; o < s.outer; ++o)
+             for (size_t i = 0; i < s.inner; ++i)
+               gx[(o * s.extent + argmax[o * s.inner + i]) * s.inner + i] += g[o * s.inner + i];
+         });
   return out;
 }
 

@@ -35,7 +35,7 @@ Tensor reshape(const Tensor& x, const std::vector<long>& shape) {
   Tensor out = Tensor::empty(out_shape);
   std::copy(x.data(), x.data() + x.numel(), out.data());
   if (!needs_grad({&x})) return out;
-  record("reshape", {x}, out, [x, out]() mutable {
+  record("reshape", {x}, out, [x = x.without_data(), out = out.without_data()]() mutable {
     const float* g = out.grad().data();
     float* gx = x.grad_data();
     for (size_t i = 0, n = x.numel(); i < n; ++i) gx[i] += g[i];
@@ -66,11 +66,13 @@ Tensor permute(const Tensor& x, const std::vector<int>& dims) {
   float* dst = out.data();
   detail::for_each_strided<1>(out_shape, {&read}, [&](size_t i, size_t o) { dst[i] = src[o]; });
   if (!needs_grad({&x})) return out;
-  record("permute", {x}, out, [x, out, out_shape, read]() mutable {
-    const float* g = out.grad().data();
-    float* gx = x.grad_data();
-    detail::for_each_strided<1>(out_shape, {&read}, [&](size_t i, size_t o) { gx[o] += g[i]; });
-  });
+  record("permute", {x}, out,
+         [x = x.without_data(), out = out.without_data(), out_shape, read]() mutable {
+           const float* g = out.grad().data();
+           float* gx = x.grad_data();
+           detail::for_each_strided<1>(out_shape, {&read},
+                                       [&](size_t i, size_t o) { gx[o] += g[i]; });
+         });
   return out;
 }
 
@@ -85,6 +87,15 @@ Tensor transpose(const Tensor& x, int dim0, int dim1) {
 
 namespace {
 
+// Handles that route the parts' gradients without keeping their values (concat and stack's
+// backward only copies gradient slices).
+std::vector<Tensor> gradient_routes(const std::vector<Tensor>& xs) {
+  std::vector<Tensor> routes;
+  routes.reserve(xs.size());
+  for (const auto& t : xs) routes.push_back(t.without_data());
+  return routes;
+}
+
 // Elements [start, start + length) along `axis`, stored in the shape `out_shape` (narrow's, or
 // unbind's with the axis removed): one copy, one tape node.
 Tensor take_range(const char* op, const Tensor& x, size_t axis, size_t start, size_t length,
@@ -95,12 +106,14 @@ Tensor take_range(const char* op, const Tensor& x, size_t axis, size_t start, si
   for (size_t o = 0; o < s.outer; ++o)
     std::copy_n(x.data() + o * in_row + start * s.inner, block, out.data() + o * block);
   if (!needs_grad({&x})) return out;
-  record(op, {x}, out, [x, out, s, start, block, in_row]() mutable {
-    const float* g = out.grad().data();
-    float* gx = x.grad_data();
-    for (size_t o = 0; o < s.outer; ++o)
-      for (size_t j = 0; j < block; ++j) gx[o * in_row + start * s.inner + j] += g[o * block + j];
-  });
+  record(op, {x}, out,
+         [x = x.without_data(), out = out.without_data(), s, start, block, in_row]() mutable {
+           const float* g = out.grad().data();
+           float* gx = x.grad_data();
+           for (size_t o = 0; o < s.outer; ++o)
+             for (size_t j = 0; j < block; ++j)
+               gx[o * in_row + start * s.inner + j] += g[o * block + j];
+         });
   return out;
 }
 
@@ -168,16 +181,19 @@ Tensor concat(const std::vector<Tensor>& xs, int dim) {
   bool any = false;
   for (const auto& t : xs) any = any || needs_grad({&t});
   if (!any) return out;
-  record("concat", xs, out, [xs, out, offsets, whole, out_row, axis]() mutable {
-    const float* g = out.grad().data();
-    for (size_t i = 0; i < xs.size(); ++i) {
-      if (!xs[i].requires_grad()) continue;
-      const size_t block = xs[i].size(static_cast<int>(axis)) * whole.inner;
-      float* gx = xs[i].grad_data();
-      for (size_t o = 0; o < whole.outer; ++o)
-        for (size_t j = 0; j < block; ++j) gx[o * block + j] += g[o * out_row + offsets[i] + j];
-    }
-  });
+  record("concat", xs, out,
+         [xs = gradient_routes(xs), out = out.without_data(), offsets, whole, out_row,
+          axis]() mutable {
+           const float* g = out.grad().data();
+           for (size_t i = 0; i < xs.size(); ++i) {
+             if (!xs[i].requires_grad()) continue;
+             const size_t block = xs[i].size(static_cast<int>(axis)) * whole.inner;
+             float* gx = xs[i].grad_data();
+             for (size_t o = 0; o < whole.outer; ++o)
+               for (size_t j = 0; j < block; ++j)
+                 gx[o * block + j] += g[o * out_row + offsets[i] + j];
+           }
+         });
   return out;
 }
 
@@ -201,16 +217,17 @@ Tensor stack(const std::vector<Tensor>& xs, int dim) {
   bool any = false;
   for (const auto& t : xs) any = any || needs_grad({&t});
   if (!any) return out;
-  record("stack", xs, out, [xs, out, s, out_row]() mutable {
-    const float* g = out.grad().data();
-    for (size_t i = 0; i < xs.size(); ++i) {
-      if (!xs[i].requires_grad()) continue;
-      float* gx = xs[i].grad_data();
-      for (size_t o = 0; o < s.outer; ++o)
-        for (size_t j = 0; j < s.inner; ++j)
-          gx[o * s.inner + j] += g[o * out_row + i * s.inner + j];
-    }
-  });
+  record("stack", xs, out,
+         [xs = gradient_routes(xs), out = out.without_data(), s, out_row]() mutable {
+           const float* g = out.grad().data();
+           for (size_t i = 0; i < xs.size(); ++i) {
+             if (!xs[i].requires_grad()) continue;
+             float* gx = xs[i].grad_data();
+             for (size_t o = 0; o < s.outer; ++o)
+               for (size_t j = 0; j < s.inner; ++j)
+                 gx[o * s.inner + j] += g[o * out_row + i * s.inner + j];
+           }
+         });
   return out;
 }
 

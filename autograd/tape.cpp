@@ -56,7 +56,9 @@ void record(const char* op, std::vector<Tensor> inputs, Tensor& output,
             std::function<void()> backward) {
   if (g_detect_anomaly) check_finite(op, inputs, output);
   output.set_requires_grad(true);
-  t_tape.push(Node{op, std::move(inputs), output, std::move(backward)});
+  // The node routes gradients; values are kept only by what the backward closure captured.
+  for (Tensor& in : inputs) in = in.without_data();
+  t_tape.push(Node{op, std::move(inputs), output.without_data(), std::move(backward)});
 }
 
 void backward(const Tensor& root, BackwardOptions options) {

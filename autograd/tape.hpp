@@ -29,8 +29,8 @@ namespace tg {
 
 struct Node {
   const char* op;
-  std::vector<Tensor> inputs;
-  Tensor output;
+  std::vector<Tensor> inputs;      // without their values (Tensor::without_data)
+  Tensor output;                   // likewise
   std::function<void()> backward;  // reads output's grad, adds into inputs' grads
 };
 
@@ -79,10 +79,12 @@ void backward(const Tensor& root, BackwardOptions options = {});
 // Seeds the gradient of root with root_grad (same shape), e.g. for a vector-Jacobian product.
 void backward(const Tensor& root, const Tensor& root_grad, BackwardOptions options = {});
 
-// For op implementers: records `output` as computed by `op` from `inputs` if gradients are
-// enabled and any input requires one; marks output as requiring a gradient in that case.
-// Returns whether it recorded. Build the backward closure only when this will record
-// (see needs_grad) to keep inference free of that cost.
+// For op implementers: needs_grad(inputs) says whether gradients are enabled and any input
+// requires one; only then build the backward closure (inference stays free of that cost) and
+// call record, which appends the node and marks output as requiring a gradient. The closure keeps
+// alive the values of every Tensor it captures: capture `t.without_data()` where backward needs t's
+// gradient but not its values (an output, the operands of a sum), so activations no one reads are
+// freed.
 bool needs_grad(std::initializer_list<const Tensor*> inputs);
 void record(const char* op, std::vector<Tensor> inputs, Tensor& output,
             std::function<void()> backward);

@@ -60,6 +60,55 @@ Tensor::Tensor(Array data, bool requires_grad, std::string name)
   impl_->data = std::move(data);
   impl_->requires_grad = requires_grad;
   impl_->name = std::move(name);
+  hold();
+}
+
+Tensor::Tensor(const Tensor& other) : impl_(other.impl_), holds_data_(other.holds_data_) {
+  hold();
+}
+Tensor::Tensor(Tensor&& other) noexcept
+    : impl_(std::move(other.impl_)), holds_data_(other.holds_data_) {}
+Tensor& Tensor::operator=(const Tensor& other) {
+  if (this == &other) return *this;
+  Tensor copy(other);
+  return *this = std::move(copy);
+}
+Tensor& Tensor::operator=(Tensor&& other) noexcept {
+  if (this == &other) return *this;
+  release();
+  impl_ = std::move(other.impl_);
+  holds_data_ = other.holds_data_;
+  return *this;
+}
+Tensor::~Tensor() {
+  release();
+}
+
+void Tensor::hold() {
+  if (impl_ && holds_data_) impl_->data_holders.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Tensor::release() {
+  if (!impl_ || !holds_data_) return;
+  if (impl_->data_holders.fetch_sub(1, std::memory_order_acq_rel) == 1 && impl_.use_count() > 1) {
+    // Only handles without data remain: they need the shape (to size a gradient), not the
+    // values.
+    const auto& s = impl_->data.shape();
+    impl_->released_shape = Shape(s.begin(), s.end());
+    impl_->data = Array();
+  }
+  impl_.reset();
+}
+
+Tensor Tensor::without_data() const {
+  Tensor t;
+  t.impl_ = impl_;
+  t.holds_data_ = false;
+  return t;
+}
+
+bool Tensor::values_alive() const {
+  return !checked().released_shape.has_value();
 }
 
 Tensor Tensor::empty(const Shape& shape) {
@@ -96,12 +145,24 @@ TensorImpl& Tensor::checked() const {
   return *impl_;
 }
 
+TensorImpl& Tensor::checked_data() const {
+  auto& t = checked();
+  if (!holds_data_)
+    throw std::logic_error("the values of tensor '" + t.name + "' of shape " + to_string(shape()) +
+                           " were read through a handle from without_data(); an op's backward "
+                           "that reads them must keep a handle with data");
+  return t;
+}
+
 Shape Tensor::shape() const {
-  const auto& s = checked().data.shape();
+  const auto& t = checked();
+  if (t.released_shape) return *t.released_shape;
+  const auto& s = t.data.shape();
   return Shape(s.begin(), s.end());
 }
 size_t Tensor::dim() const {
-  return checked().data.dimension();
+  const auto& t = checked();
+  return t.released_shape ? t.released_shape->size() : t.data.dimension();
 }
 size_t Tensor::size(int axis) const {
   const int rank = static_cast<int>(dim());
@@ -109,22 +170,23 @@ size_t Tensor::size(int axis) const {
   if (a < 0 || a >= rank)
     throw std::out_of_range("Tensor::size: axis " + std::to_string(axis) +
                             " is out of range for shape " + to_string(shape()));
-  return checked().data.shape()[static_cast<size_t>(a)];
+  return shape()[static_cast<size_t>(a)];
 }
 size_t Tensor::numel() const {
-  return checked().data.size();
+  const auto& t = checked();
+  return t.released_shape ? tg::numel(*t.released_shape) : t.data.size();
 }
 float* Tensor::data() {
-  return checked().data.data();
+  return checked_data().data.data();
 }
 const float* Tensor::data() const {
-  return checked().data.data();
+  return checked_data().data.data();
 }
 Array& Tensor::array() {
-  return checked().data;
+  return checked_data().data;
 }
 const Array& Tensor::array() const {
-  return checked().data;
+  return checked_data().data;
 }
 
 float Tensor::item() const {
@@ -167,7 +229,7 @@ const Array& Tensor::grad() const {
 float* Tensor::grad_data() const {
   auto& t = checked();
   if (!t.grad) {
-    t.grad = Array::from_shape(t.data.shape());
+    t.grad = Array::from_shape(shape());
     float* g = t.grad->data();
     detail::parallel_for(t.grad->size(), 1 << 16,
                          [g](size_t first, size_t last) { std::fill(g + first, g + last, 0.0f); });
@@ -178,7 +240,7 @@ float* Tensor::grad_data() const {
 void Tensor::add_to_grad(const float* values, float scale) const {
   auto& t = checked();
   const bool fresh = !t.grad;
-  if (fresh) t.grad = Array::from_shape(t.data.shape());
+  if (fresh) t.grad = Array::from_shape(shape());
   float* g = t.grad->data();
   detail::parallel_for(t.grad->size(), 1 << 14, [&](size_t first, size_t last) {
     if (fresh)
@@ -200,13 +262,13 @@ SparseGrad& Tensor::sparse_grad_mut() const {
 
 Array Tensor::dense_grad() const {
   const auto& t = checked();
-  Array out = Array::from_shape(t.data.shape());
+  Array out = Array::from_shape(shape());
   if (t.grad)
     std::copy(t.grad->begin(), t.grad->end(), out.begin());
   else
     std::fill(out.begin(), out.end(), 0.0f);
   if (t.sparse_grad && !t.sparse_grad->rows.empty()) {
-    const size_t width = t.data.size() / t.data.shape()[0];
+    const size_t width = numel() / shape()[0];
     const float* src = t.sparse_grad->values.data();
     for (size_t r = 0; r < t.sparse_grad->rows.size(); ++r) {
       float* dst = out.data() + static_cast<size_t>(t.sparse_grad->rows[r]) * width;
@@ -223,7 +285,7 @@ void Tensor::zero_grad() {
 }
 
 Tensor Tensor::clone() const {
-  Tensor copy(Array(checked().data));
+  Tensor copy(Array(checked_data().data));
   copy.impl_->name = impl_->name;
   return copy;
 }

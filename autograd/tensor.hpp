@@ -3,8 +3,15 @@
 // A Tensor is a handle: copying it shares the storage (like a PyTorch tensor or a
 // shared_ptr). Use clone() for an independent copy. Storage is an xt::xarray<float>, so
 // xtensor expressions can read and write it through array().
+//
+// The values live as long as a handle that holds them; without_data() gives a handle that
+// routes gradients (shape, grad, identity) but does not keep the values alive, the way
+// flashlight's Variable::withoutData does. The tape keeps its nodes' inputs and outputs that
+// way, and an op's backward holds with data only the tensors whose values it reads, so an
+// activation no backward reads is freed as soon as the forward pass drops it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -34,6 +41,9 @@ struct TensorImpl {
   std::unique_ptr<SparseGrad> sparse_grad;  // only from sparse embedding lookups
   bool requires_grad = false;
   std::string name;
+  // Handles that keep `data`; when the last goes, data is freed and its shape kept here.
+  std::atomic<long> data_holders{0};
+  std::optional<Shape> released_shape;
 
   TensorImpl();
   ~TensorImpl();
@@ -47,6 +57,11 @@ class Tensor {
  public:
   Tensor() = default;  // undefined (null) tensor, e.g. an absent bias
   explicit Tensor(Array data, bool requires_grad = false, std::string name = "");
+  Tensor(const Tensor& other);
+  Tensor(Tensor&& other) noexcept;
+  Tensor& operator=(const Tensor& other);
+  Tensor& operator=(Tensor&& other) noexcept;
+  ~Tensor();
 
   static Tensor empty(const Shape& shape);  // uninitialised values
   static Tensor zeros(const Shape& shape, bool requires_grad = false);
@@ -87,11 +102,23 @@ class Tensor {
 
   Tensor clone() const;  // deep copy of the values: a new leaf, no gradient, not on the tape
 
+  // The same tensor (shape, gradient, identity) through a handle that does not keep its
+  // values alive: reading them through it throws. For what an op's backward saves when it
+  // needs a tensor's gradient but not its values.
+  Tensor without_data() const;
+  bool holds_data() const { return holds_data_; }
+  // Whether the values still exist (some handle holding data is alive).
+  bool values_alive() const;
+
   TensorImpl* impl() const { return impl_.get(); }
 
  private:
   TensorImpl& checked() const;
+  TensorImpl& checked_data() const;  // also throws if this handle does not hold the values
+  void hold();
+  void release();
   std::shared_ptr<TensorImpl> impl_;
+  bool holds_data_ = true;
 };
 
 // Integer token ids (PyTorch's LongTensor role). Never differentiable.

@@ -21,7 +21,7 @@ inline Tensor silu(const Tensor& x) {
   for (size_t i = 0; i < x.numel(); ++i)
     out.data()[i] = x.data()[i] / (1.0f + std::exp(-x.data()[i]));
   if (!needs_grad({&x})) return out;
-  record("silu", {x}, out, [x, out]() {
+  record("silu", {x}, out, [x, out = out.without_data()]() {  // reads x, not out
     const float* g = out.grad().data();
     float* gx = x.grad_data();
     for (size_t i = 0; i < x.numel(); ++i) {

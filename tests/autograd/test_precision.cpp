@@ -232,4 +232,42 @@ BOOST_AUTO_TEST_CASE(ops_forward_and_backward, *boost::unit_test::precondition(n
           [&](std::vector<Tensor>& x) { return linear_cross_entropy(x[0], x[1], x[2], targets); });
 }
 
+BOOST_AUTO_TEST_CASE(linear_saves_its_input_in_bf16,
+                     *boost::unit_test::precondition(native_bf16())) {
+  // In bf16 mode the weight gradient reads the input rounded to bf16, so backward keeps that
+  // copy instead of the fp32 input: the input's values are freed with the caller's handle,
+  // and the gradients are the same bits whether the caller still holds the input or not.
+  const auto xs = random_values(8 * 16, 21), ws = random_values(12 * 16, 22);
+  auto gradients = [&](bool drop_input) {
+    const PrecisionScope scope(Precision::bf16);
+    Tensor x = Tensor::from_vector({8, 16}, xs, true);
+    Tensor w = Tensor::from_vector({12, 16}, ws, true);
+    Tensor h = x * 1.0f;  // an activation, not a leaf
+    Tensor loss = sum(linear(h, w) * linear(h, w));
+    const Tensor route = h.without_data();
+    if (drop_input) h = Tensor();
+    BOOST_TEST(route.values_alive() == !drop_input);
+    backward(loss);
+    return std::make_pair(std::vector<float>(x.grad().begin(), x.grad().end()),
+                          std::vector<float>(w.grad().begin(), w.grad().end()));
+  };
+  const auto kept = gradients(false), dropped = gradients(true);
+  BOOST_TEST(kept.first == dropped.first);
+  BOOST_TEST(kept.second == dropped.second);
+
+  // Forward in bf16, backward in fp32: refused, not silently read from a missing fp32 input.
+  Tensor x = Tensor::from_vector({8, 16}, xs, true);
+  Tensor w = Tensor::from_vector({12, 16}, ws, true);
+  Tensor loss;
+  {
+    const PrecisionScope scope(Precision::bf16);
+    loss = sum(linear(x, w));
+  }
+  const PrecisionScope fp32(Precision::fp32);
+  BOOST_CHECK_EXCEPTION(backward(loss), std::logic_error, [](const std::logic_error& e) {
+    return std::string(e.what()).find("keep one precision") != std::string::npos;
+  });
+  tape().clear();
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -35,6 +35,31 @@ BOOST_AUTO_TEST_CASE(diamond_graph_accumulates_both_paths) {
   BOOST_TEST(x.grad().data()[0] == 39.0f);
 }
 
+BOOST_AUTO_TEST_CASE(backward_keeps_only_the_values_it_reads) {
+  Tensor x = Tensor::from_vector({2, 2}, {1.0f, -2.0f, 0.5f, 3.0f}, true);
+  Tensor w = Tensor::from_vector({2, 2}, {0.5f, 1.0f, -1.0f, 2.0f}, true);
+  Tensor sum_route, product_route, grad_route;
+  Tensor loss;
+  {
+    Tensor s = x + w;                          // add reads no values: s is freed with this scope
+    Tensor p = s * s;                          // mul reads its inputs: s * s keeps s...
+    Tensor h = reshape(p, {1, 4});             // ...but reshape reads none of p's
+    Tensor y = linear(h, reshape(w, {1, 4}));  // linear keeps its input for dW
+    loss = sum(y);
+    sum_route = s.without_data();
+    product_route = p.without_data();
+    grad_route = h.without_data();
+  }
+  BOOST_TEST(sum_route.values_alive());       // held by mul's backward
+  BOOST_TEST(!product_route.values_alive());  // read by no backward
+  BOOST_TEST(grad_route.values_alive());      // linear's weight gradient reads it
+  backward(loss);
+  // d/dx sum(w' (x + w)^2) = 2 w' (x + w), with w' = w as a row: the values were there.
+  const std::vector<float> xs = {1.0f, -2.0f, 0.5f, 3.0f}, ws = {0.5f, 1.0f, -1.0f, 2.0f};
+  for (size_t i = 0; i < 4; ++i) BOOST_TEST(x.grad().data()[i] == 2.0f * ws[i] * (xs[i] + ws[i]));
+  BOOST_TEST(!sum_route.values_alive());  // the graph is freed
+}
+
 BOOST_AUTO_TEST_CASE(nodes_that_do_not_reach_the_root_are_skipped) {
   Tensor x = Tensor::from_vector({2}, {1.0f, 2.0f}, true);
   Tensor unused = exp(x);  // recorded, but not part of the loss

@@ -28,6 +28,36 @@ BOOST_AUTO_TEST_CASE(copies_share_storage_clone_does_not) {
   BOOST_TEST(copy.data()[0] == 0.0f);
 }
 
+BOOST_AUTO_TEST_CASE(a_handle_without_data_routes_gradients_but_keeps_no_values) {
+  Tensor t = Tensor::from_vector({2, 3}, {1, 2, 3, 4, 5, 6}, true);
+  Tensor route = t.without_data();
+  Tensor route_copy = route;  // a copy of a handle without data is one too
+  BOOST_TEST(!route.holds_data());
+  BOOST_TEST(!route_copy.holds_data());
+  BOOST_TEST(route.impl() == t.impl());
+  BOOST_CHECK_THROW(route.data(), std::logic_error);
+  BOOST_CHECK_THROW(route.item(), std::logic_error);
+  BOOST_CHECK_THROW(route.clone(), std::logic_error);
+
+  Tensor other_holder = t;
+  t = Tensor();
+  BOOST_TEST(route.values_alive());  // other_holder still has them
+  BOOST_TEST(other_holder.data()[5] == 6.0f);
+  other_holder = Tensor();
+  BOOST_TEST(!route.values_alive());
+  BOOST_TEST((route.shape() == Shape{2, 3}));
+  BOOST_TEST(route.numel() == 6u);
+  BOOST_TEST(route.dim() == 2u);
+  BOOST_TEST(route.size(-1) == 3u);
+
+  const std::vector<float> g = {1, 1, 1, 2, 2, 2};
+  route.add_to_grad(g.data(), 0.5f);
+  route_copy.add_to_grad(g.data(), 0.5f);
+  BOOST_TEST(route.grad().size() == 6u);
+  BOOST_TEST(route.grad().data()[3] == 2.0f);
+  BOOST_TEST(route.dense_grad().data()[0] == 1.0f);
+}
+
 BOOST_AUTO_TEST_CASE(ids_validate_their_shape) {
   BOOST_CHECK_THROW(Ids({2, 2}, {1, 2, 3}), std::invalid_argument);
   BOOST_TEST(Ids({2, 2}, {1, 2, 3, 4}).numel() == 4u);
