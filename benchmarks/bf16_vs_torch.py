@@ -69,10 +69,14 @@ def main():
                 if rs:
                     row[side] = {"tokens_per_s": statistics.median(r["tokens_per_s"] for r in rs),
                                  "peak_rss_mib": statistics.median(r["peak_rss_mib"] for r in rs),
-                                 "runs": [r["tokens_per_s"] for r in rs], "losses": rs[0]["losses"]}
+                                 "runs": [r["tokens_per_s"] for r in rs], "losses": rs[0]["losses"],
+                                 "kernel": rs[0].get("blas_kernel")}
             rows.append(row)
+    # The fp32 baseline's OpenBLAS kernel (an OPENBLAS_CORETYPE in the environment can choose an
+    # older one than OpenBLAS would: benchmarks/HISTORY.md).
+    kernel = next((r["fp32"]["kernel"] for r in rows if r["fp32"].get("kernel")), None)
     result = {"benchmark": "bf16_vs_torch", "cpu": model_name, "native_bf16": cpu or None,
-              "repeats": args.repeats, "steps": args.steps, "rows": rows}
+              "blas_kernel": kernel, "repeats": args.repeats, "steps": args.steps, "rows": rows}
     with open(os.path.join(args.out, "bf16.json.tmp"), "w") as f:
         json.dump(result, f, indent=2)
     os.replace(os.path.join(args.out, "bf16.json.tmp"), os.path.join(args.out, "bf16.json"))

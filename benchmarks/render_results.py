@@ -138,7 +138,9 @@ def scaling_section(scaling):
 def bf16_section(bf16):
     """The bf16 rows: tapegrad fp32 and bf16 against PyTorch autocast bf16, one invocation."""
     lines = ["## bf16 products vs PyTorch autocast", "",
-             f"{bf16['cpu']}; native bf16: {bf16['native_bf16'] or 'none'}. tapegrad `--precision fp32`, "
+             f"{bf16['cpu']}; native bf16: {bf16['native_bf16'] or 'none'}"
+             + (f"; fp32 products on OpenBLAS's `{bf16['blas_kernel']}` kernel" if bf16.get("blas_kernel") else "")
+             + ". tapegrad `--precision fp32`, "
              "`--precision bf16` and PyTorch under `torch.autocast(\"cpu\", torch.bfloat16)` from the same "
              f"parameters and batches, {bf16['repeats']} alternating runs of {bf16['steps']} timed steps "
              "(`benchmarks/bf16_vs_torch.py`). Losses: the median (and largest) relative difference of "
