@@ -91,7 +91,7 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
       return f.out + "/" + c.model.name + "_" + mode.name + ".json";
     };
     if (f.dry_run) {
-      std::vector<std::pair<std::string, std::string>> listed;
+      std::vector<std::pair<std::string, experiments::RunStatus>> listed;
       for (const auto& mode : mode_list) {
         const train::TrainConfig c =
             experiments::run_config(base, base.model.name, mode, base.seed);

@@ -311,8 +311,8 @@ long flock_holder(const std::string& path) {
 }
 }  // namespace
 
-std::string run_status(const train::TrainConfig& c, const std::string& json_path,
-                       const std::string& hooks_key) {
+RunStatus run_status(const train::TrainConfig& c, const std::string& json_path,
+                     const std::string& hooks_key) {
   namespace fs = std::filesystem;
   const std::string stem = json_path.substr(0, json_path.size() - 5);
   if (const json done = finished_run(c, json_path, hooks_key); done.is_object()) {
@@ -320,29 +320,31 @@ std::string run_status(const train::TrainConfig& c, const std::string& json_path
     std::snprintf(line, sizeof line, "done: test ppl %.1f, best epoch %s",
                   done.at("test_ppl").get<double>(),
                   done.value("best_epoch", json()).dump().c_str());
-    return line;  // nothing else is looked at: a finished run is never trained again
+    // Nothing else is looked at: a finished run is never trained again.
+    return {RunStatus::Next::done, line};
   }
-  std::string status = fs::exists(stem + ".ckpt")
-                           ? "resumes from " + fs::path(stem + ".ckpt").filename().string()
-                           : "to train";
+  RunStatus status = fs::exists(stem + ".ckpt")
+                         ? RunStatus{RunStatus::Next::resume,
+                                     "resumes from " + fs::path(stem + ".ckpt").filename().string()}
+                         : RunStatus{RunStatus::Next::train, "to train"};
   if (const long pid = flock_holder(stem + ".lock"))
-    status += " (being trained by process " + std::to_string(pid) + ")";
+    status.text += " (being trained by process " + std::to_string(pid) + ")";
   return status;
 }
 
 std::string describe_runs(const std::string& folder,
-                          const std::vector<std::pair<std::string, std::string>>& runs) {
+                          const std::vector<std::pair<std::string, RunStatus>>& runs) {
   size_t done = 0, resumed = 0, width = 0;
   for (const auto& [label, status] : runs) {
-    done += status.starts_with("done");
-    resumed += status.starts_with("resumes");
+    done += status.next == RunStatus::Next::done;
+    resumed += status.next == RunStatus::Next::resume;
     width = std::max(width, label.size());
   }
   std::ostringstream out;
   out << runs.size() << (runs.size() == 1 ? " run in " : " runs in ") << folder << ": " << done
       << " done, " << resumed << " to resume, " << runs.size() - done - resumed << " to start\n";
   for (const auto& [label, status] : runs)
-    out << "  " << label << std::string(width - label.size() + 2, ' ') << status << "\n";
+    out << "  " << label << std::string(width - label.size() + 2, ' ') << status.text << "\n";
   return out.str();
 }
 
@@ -351,7 +353,7 @@ std::string Plan::describe() const {
   std::vector<size_t> order(runs_.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::ranges::stable_sort(order, {}, [this](size_t i) { return runs_[i].config.seed; });
-  std::vector<std::pair<std::string, std::string>> listed;
+  std::vector<std::pair<std::string, RunStatus>> listed;
   for (size_t i : order)
     listed.emplace_back(runs_[i].label, run_status(runs_[i].config, runs_[i].file));
   return describe_runs(std::filesystem::path(summary_path_).parent_path().string(), listed);

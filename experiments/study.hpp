@@ -47,17 +47,24 @@ void write_json(const std::string& path, const nlohmann::json& value);
 nlohmann::json finished_run(const train::TrainConfig& config, const std::string& json_path,
                             const std::string& hooks_key = "");
 
-// What invoking the study again would do with the run whose JSON is json_path: "done: test ppl
-// 261.2, best epoch 12", "resumes from RUN.ckpt" or "to train", the last two followed by
-// "(being trained by process N)" while another process holds RUN.lock. Reads files only.
-// Throws, as finished_run does, when json_path holds a finished run with other settings.
-std::string run_status(const train::TrainConfig& config, const std::string& json_path,
-                       const std::string& hooks_key = "");
+// What invoking the study again would do with a run, and the line that says so: "done: test
+// ppl 261.2, best epoch 12", "resumes from RUN.ckpt" or "to train", the last two followed by
+// "(being trained by process N)" while another process holds RUN.lock.
+struct RunStatus {
+  enum class Next { done, resume, train };
+  Next next;
+  std::string text;
+};
+
+// The status of the run whose JSON is json_path. Reads files only. Throws, as finished_run
+// does, when json_path holds a finished run with other settings.
+RunStatus run_status(const train::TrainConfig& config, const std::string& json_path,
+                     const std::string& hooks_key = "");
 
 // A line counting the runs that are done, to resume and to start in `folder`, then each run's
-// label and status (run_status), one a line.
+// label and status, one a line.
 std::string describe_runs(const std::string& folder,
-                          const std::vector<std::pair<std::string, std::string>>& runs);
+                          const std::vector<std::pair<std::string, RunStatus>>& runs);
 
 // Runs one configuration, prints a one-line summary, writes the run's JSON to json_path (its
 // checkpoint beside it, its per-token losses into the folder config.token_nll names, if any).
