@@ -118,9 +118,12 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   // as autocast saves a bf16 activation.
   const bool grad = needs_grad({&x, &weight, &bias});
   const bool save_x16 = grad && weight.requires_grad() && precision() == Precision::bf16;
-  auto x16 = std::make_shared<std::vector<uint16_t>>();
-  const detail::Operand xa =
-      save_x16 ? detail::pack_operand(x.data(), rows, in, in, *x16) : detail::Operand{x.data(), in};
+  std::shared_ptr<std::vector<uint16_t>> x16;  // only when backward will read it
+  detail::Operand xa{x.data(), in};
+  if (save_x16) {
+    x16 = std::make_shared<std::vector<uint16_t>>();
+    xa = detail::pack_operand(x.data(), rows, in, in, *x16);
+  }
   detail::gemm(false, true, rows, outf, in, 1.0f, xa, detail::Operand{weight.data(), in},
                bias.defined() ? 1.0f : 0.0f, y, outf);
 
@@ -130,9 +133,8 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const bool keep_x = weight.requires_grad() && !save_x16;
   record("linear", std::move(inputs), out,
          [x = keep_x ? x : x.without_data(),
-          weight = x.requires_grad() ? weight : weight.without_data(),
-          bias = bias.defined() ? bias.without_data() : bias, out = out.without_data(),
-          x16 = save_x16 ? x16 : nullptr, rows, in, outf]() mutable {
+          weight = x.requires_grad() ? weight : weight.without_data(), bias = bias.without_data(),
+          out = out.without_data(), x16 = std::move(x16), rows, in, outf]() mutable {
            if (x16 && precision() != Precision::bf16)
              throw std::logic_error(
                  "linear: forward ran in bf16 and saved its input in bf16, but backward runs in " +

@@ -170,7 +170,9 @@ size_t Tensor::size(int axis) const {
   if (a < 0 || a >= rank)
     throw std::out_of_range("Tensor::size: axis " + std::to_string(axis) +
                             " is out of range for shape " + to_string(shape()));
-  return shape()[static_cast<size_t>(a)];
+  const auto& t = checked();
+  return t.released_shape ? (*t.released_shape)[static_cast<size_t>(a)]
+                          : t.data.shape()[static_cast<size_t>(a)];
 }
 size_t Tensor::numel() const {
   const auto& t = checked();
