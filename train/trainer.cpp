@@ -646,6 +646,8 @@ double Trainer::train_step(size_t b) {
   const double dt = now_s() - t0;
   if (hooks_.after_step) hooks_.after_step(state_.step, *model_);
   state_.train_seconds += dt;
+  process_step_seconds_ += dt;
+  ++process_steps_;
   if (state_.step >= skip_) step_times_.push_back(dt);
   ++state_.step;
   state_.batch_in_epoch = b + 1;
@@ -663,7 +665,7 @@ void Trainer::report_progress(double l, size_t rows, double dt) {
   ema_ = std::isnan(ema_) ? l : 0.95 * ema_ + 0.05 * l;
   if (c_.quiet) return;
   const double tps = static_cast<double>(rows * batcher_.predictions()) / dt;
-  const double eta = state_.train_seconds / static_cast<double>(state_.step) *
+  const double eta = process_step_seconds_ / static_cast<double>(process_steps_) *
                      static_cast<double>(total_ - state_.step);
   char buf[200];
   std::snprintf(buf, sizeof buf,

@@ -159,6 +159,10 @@ class Trainer {
   std::vector<double> step_times_;
   long skip_;
   double ema_ = NAN, wall_start_, cpu_start_;
+  // Steps and their seconds in this process: the ETA's rate, so that time before a resume
+  // (another machine, a pause) does not skew it.
+  long process_steps_ = 0;
+  double process_step_seconds_ = 0;
   std::string fingerprint_;
 };
 
