@@ -152,6 +152,33 @@ std::string same_verdicts_as_gpt(const std::string& label, const Study& study, c
 
 }  // namespace
 
+std::string tying_by_band(const std::vector<ConvergedStudy>& converged) {
+  std::string lines;
+  for (const auto& [folder, label, study] : converged)
+    for (const BandDifferences& row : band_differences(study.files, "learned")) {
+      if (row.key.second != "learned-tied" || row.seeds < 2) continue;
+      std::string cells, lower, higher;
+      for (const char* band : kBands) {
+        const auto found = row.by_band.find(band);
+        if (found == row.by_band.end()) continue;
+        cells += (cells.empty() ? "" : ", ") + std::string(band) + " " +
+                 band_difference_cell(found->second);
+        const train::TInterval i = train::t_interval(found->second);
+        if (i.high < 0) lower += (lower.empty() ? "" : ", ") + std::string(band);
+        if (i.low > 0) higher += (higher.empty() ? "" : ", ") + std::string(band);
+      }
+      lines += "  - " + label + " (" + std::to_string(row.seeds) + " seeds): " + cells +
+               "; lower in: " + (lower.empty() ? "none" : lower) +
+               "; higher in: " + (higher.empty() ? "none" : higher) + "\n";
+    }
+  if (lines.empty()) return "";
+  return "- **Where tying gains, by band** (section 1): test loss per token of the target's "
+         "frequency band in training, tied minus learned (nats), with 95% t intervals over the "
+         "seeds, not corrected across the five bands; a band is lower or higher when its "
+         "interval excludes zero:\n" +
+         lines;
+}
+
 // What the converged runs say, each verdict with the numbers it rests on and its section:
 // rendered from the same comparisons as the tables, so it cannot drift from them.
 std::string conclusions_section(const Calibration& calibration, const FolderFiles& paper,
@@ -172,7 +199,7 @@ std::string conclusions_section(const Calibration& calibration, const FolderFile
           << verdict_lines(study.comparisons) << tying_cost(study.summary);
   for (const auto& [folder, label, study] : converged)
     if (folder != "gpt") out << same_verdicts_as_gpt(label, study, gpt);
-  out << fair_tie_conclusion(tie);
+  out << tying_by_band(converged) << fair_tie_conclusion(tie);
   out << precision_conclusion(bf16);
   if (!sweep.comparisons.empty())
     out << "- **With less data** (section 2), each share's modes against learned at the same "

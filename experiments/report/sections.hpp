@@ -55,6 +55,11 @@ FairTie fair_tie(const Study& gpt, const Study& no_decay, const Study& wider);
 std::string fair_tie_section(const FairTie& tie);
 // The conclusions' lines on it ("" without rows).
 std::string fair_tie_conclusion(const FairTie& tie);
+// Where tying gains or loses, by how often the target occurs in training: each converged
+// model's learned-tied row of the band table against learned, from two paired seeds on.
+// Descriptive: t intervals over the seeds, not corrected across the bands; a band is named
+// lower or higher only when its interval excludes zero. "" when no model has such a row.
+std::string tying_by_band(const std::vector<ConvergedStudy>& converged);
 // bf16 against fp32: each mode of a bf16 study (converged/gpt_bf16) against the same mode of
 // the fp32 study, paired by seed; change = test ppl(bf16) / test ppl(fp32) - 1 per seed, and
 // whether it is within 1% (section_precision.cpp).

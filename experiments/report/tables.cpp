@@ -81,9 +81,6 @@ std::string data_size_table(const json& summary) {
 // each share's size).
 namespace {
 
-// Frequent to never seen in training, then the words outside the vocabulary.
-const char* const kBands[] = {"frequent (100+)", "middle (10-99)", "rare (1-9)", "unseen", "<unk>"};
-
 // A run's mean test NLL per token (nats) in each band it recorded.
 std::map<std::string, double> band_nll(const json& run) {
   std::map<std::string, double> out;
@@ -143,33 +140,40 @@ std::string band_table(const RunFiles& files) {
          header + "\n" + rule + "\n" + rows.str() + "\n";
 }
 
-std::string band_difference_table(const RunFiles& files, const std::string& reference) {
+std::vector<BandDifferences> band_differences(const RunFiles& files, const std::string& reference) {
   const auto ref =
       std::ranges::find_if(files, [&](const auto& row) { return row.first.second == reference; });
-  if (ref == files.end()) return "";
-  std::ostringstream rows;
+  if (ref == files.end()) return {};
+  std::vector<BandDifferences> out;
   for (const auto& [key, by_seed] : files) {
     if (key.second == reference || key.first != ref->first.first) continue;
-    std::map<std::string, std::vector<double>> differences;  // by band, one per paired seed
-    size_t seeds = 0;
+    BandDifferences row{key, 0, {}};
     for (const auto& [seed, run] : by_seed) {
       const auto other = ref->second.find(seed);
       if (other == ref->second.end()) continue;
       const auto mine = band_nll(*run), theirs = band_nll(*other->second);
       if (mine.empty() || theirs.empty()) continue;
-      ++seeds;
+      ++row.seeds;
       for (const auto& [band, nll] : mine)
         if (const auto t = theirs.find(band); t != theirs.end())
-          differences[band].push_back(nll - t->second);
+          row.by_band[band].push_back(nll - t->second);
     }
-    if (seeds == 0) continue;
-    rows << band_row(key, seeds, differences, [](const std::vector<double>& values) {
-      const train::TInterval i = train::t_interval(values);
-      const auto signed_fixed = [](double v) { return (v > 0 ? "+" : "") + fixed(v, 3); };
-      return signed_fixed(i.mean) +
-             (i.n > 1 ? " (" + signed_fixed(i.low) + " to " + signed_fixed(i.high) + ")" : "");
-    });
+    if (row.seeds > 0) out.push_back(std::move(row));
   }
+  return out;
+}
+
+std::string band_difference_cell(const std::vector<double>& differences) {
+  const train::TInterval i = train::t_interval(differences);
+  const auto signed_fixed = [](double v) { return (v > 0 ? "+" : "") + fixed(v, 3); };
+  return signed_fixed(i.mean) +
+         (i.n > 1 ? " (" + signed_fixed(i.low) + " to " + signed_fixed(i.high) + ")" : "");
+}
+
+std::string band_difference_table(const RunFiles& files, const std::string& reference) {
+  std::ostringstream rows;
+  for (const BandDifferences& row : band_differences(files, reference))
+    rows << band_row(row.key, row.seeds, row.by_band, band_difference_cell);
   if (rows.str().empty()) return "";
   std::string header = "| model | embedding | seeds |", rule = "|---|---|---:|";
   for (const char* band : kBands) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -21,9 +22,22 @@ std::string epochs_table(const RunFiles& files);
 // Test perplexity by frequency band of the target (the runs' test_bands), row by row: mean ±
 // sample standard deviation over the seeds that recorded it; "" when no run did.
 std::string band_table(const RunFiles& files);
-// Each row's mean test loss per token in each band minus the reference row's (same model),
-// seed by seed: the mean difference (nats) and its 95% t interval over the seeds both
-// recorded; "" when no pair did.
+// The frequency bands, frequent to never seen in training, then the words outside the
+// vocabulary.
+inline constexpr const char* kBands[] = {"frequent (100+)", "middle (10-99)", "rare (1-9)",
+                                         "unseen", "<unk>"};
+// A row's mean test loss per token in each band minus the reference row's (same model), one
+// difference (nats) per seed both recorded.
+struct BandDifferences {
+  RowKey key;
+  size_t seeds = 0;
+  std::map<std::string, std::vector<double>> by_band;
+};
+// Every row of `files` but the reference's, paired with it; rows without a pair left out.
+std::vector<BandDifferences> band_differences(const RunFiles& files, const std::string& reference);
+// "-0.080 (-0.118 to -0.041)": the mean difference and, from two seeds on, its 95% t interval.
+std::string band_difference_cell(const std::vector<double>& differences);
+// band_differences as a table; "" when no pair did.
 std::string band_difference_table(const RunFiles& files, const std::string& reference);
 
 // How long a study's runs trained, as its base configuration says: "2 epochs", "300 steps";

@@ -1205,6 +1205,36 @@ BOOST_AUTO_TEST_CASE(the_band_table_gives_each_rows_test_perplexity_by_frequency
   BOOST_TEST(experiments::report::band_difference_table(files, "frozen-pretrained").empty());
 }
 
+// The conclusions say where tying gains by band only from two paired seeds on, and name a
+// band lower or higher only when its t interval excludes zero.
+BOOST_AUTO_TEST_CASE(the_conclusions_name_the_bands_where_tying_gains_or_loses) {
+  const auto bands = [](double frequent, double unseen, double rare) {
+    return json{{"test_bands",
+                 {{"frequent (100+)", {{"tokens", 1000}, {"nll_sum", 1000 * frequent}}},
+                  {"rare (1-9)", {{"tokens", 10}, {"nll_sum", 10 * rare}}},
+                  {"unseen", {{"tokens", 10}, {"nll_sum", 10 * unseen}}}}}};
+  };
+  // Tied minus learned per seed: frequent -0.10, -0.12, -0.11 (lower); unseen +1.0, +1.2,
+  // +1.1 (higher); rare -0.5, +0.5, 0 (interval across zero: neither).
+  const json learned[] = {bands(4.0, 9.0, 6.0), bands(4.2, 9.0, 6.0), bands(4.1, 9.0, 6.0)};
+  const json tied[] = {bands(3.90, 10.0, 5.5), bands(4.08, 10.2, 6.5), bands(3.99, 10.1, 6.0)};
+  std::vector<experiments::report::ConvergedStudy> converged(1);
+  converged[0].folder = converged[0].label = "gpt";
+  auto& files = converged[0].study.files;
+  files = {{{"gpt", "learned"}, {{1, &learned[0]}, {2, &learned[1]}, {3, &learned[2]}}},
+           {{"gpt", "learned-tied"}, {{1, &tied[0]}, {2, &tied[1]}, {3, &tied[2]}}}};
+  const std::string line = experiments::report::tying_by_band(converged);
+  BOOST_TEST(line.find("  - gpt (3 seeds): frequent (100+) -0.110 (") != std::string::npos, line);
+  BOOST_TEST(line.find("; lower in: frequent (100+); higher in: unseen\n") != std::string::npos,
+             line);
+  BOOST_TEST(line.find("rare (1-9) 0.000 (-1.242 to +1.242)") != std::string::npos, line);
+  // One paired seed: no line; nor for a model without a tied row.
+  files[1].second = {{1, &tied[0]}};
+  BOOST_TEST(experiments::report::tying_by_band(converged).empty());
+  files.pop_back();
+  BOOST_TEST(experiments::report::tying_by_band(converged).empty());
+}
+
 // Runs trained again for their bands stand in for the originals when they are the same run: the
 // same test perplexity bit for bit (the rerun's file replaces the original's), or within
 // kRerunTolerance, a rerun whose sums ran in another order (its bands join the original's other
