@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 from render_results import bf16_section
-from train_vs_torch import BENCH, CONFIGS, HERE, timed, torch_env
+from train_vs_torch import BENCH, CONFIGS, HERE, timed, torch_allocator, torch_env
 
 
 # GPT-2 small's shape (d768, 12 layers, 12 heads, context 1024, tied, GPT-2's 50,257 tokens), one
@@ -76,7 +76,8 @@ def main():
     # older one than OpenBLAS would: benchmarks/HISTORY.md).
     kernel = next((r["fp32"]["kernel"] for r in rows if r["fp32"].get("kernel")), None)
     result = {"benchmark": "bf16_vs_torch", "cpu": model_name, "native_bf16": cpu or None,
-              "blas_kernel": kernel, "repeats": args.repeats, "steps": args.steps, "rows": rows}
+              "blas_kernel": kernel, "torch_allocator": torch_allocator(), "repeats": args.repeats,
+              "steps": args.steps, "rows": rows}
     with open(os.path.join(args.out, "bf16.json.tmp"), "w") as f:
         json.dump(result, f, indent=2)
     os.replace(os.path.join(args.out, "bf16.json.tmp"), os.path.join(args.out, "bf16.json"))

@@ -140,6 +140,8 @@ def bf16_section(bf16):
     lines = ["## bf16 products vs PyTorch autocast", "",
              f"{bf16['cpu']}; native bf16: {bf16['native_bf16'] or 'none'}"
              + (f"; fp32 products on OpenBLAS's `{bf16['blas_kernel']}` kernel" if bf16.get("blas_kernel") else "")
+             + (f"; PyTorch's allocator {bf16['torch_allocator']}"
+                if bf16.get("torch_allocator", "glibc") != "glibc" else "")
              + ". tapegrad `--precision fp32`, "
              "`--precision bf16` and PyTorch under `torch.autocast(\"cpu\", torch.bfloat16)` from the same "
              f"parameters and batches, {bf16['repeats']} alternating runs of {bf16['steps']} timed steps "
@@ -195,7 +197,11 @@ def main():
     if train:
         with_gemm = any(r.get("gemm") for r in train["rows"])
         lines += ["## Training throughput and memory vs PyTorch", "",
-                  f"PyTorch {train['rows'][0]['pytorch']['torch']}; {train['repeats']} alternating runs of "
+                  f"PyTorch {train['rows'][0]['pytorch']['torch']}"
+                  + (f" with {train['rows'][0]['pytorch']['allocator']} as its allocator (PyTorch's CPU tuning "
+                     "advice: freed activations stay mapped, as tapegrad's do)"
+                     if train['rows'][0]['pytorch'].get('allocator', 'glibc') != 'glibc' else "")
+                  + f"; {train['repeats']} alternating runs of "
                   f"{train['steps']} timed steps each (after 3 untimed). Loss trajectories of the two sides start from "
                   "the same parameters and batches; `loss diff` is their largest relative difference over the run. "
                   "`measured`: the date of the row's runs and how our side threaded (`openmp`: BLAS and the ops share "

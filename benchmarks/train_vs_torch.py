@@ -74,11 +74,27 @@ def sgemm_peak(threads):
     return json.loads(res.stdout)["benchmarks"][0]["GFLOP/s"]
 
 
+# PyTorch allocates every large activation afresh, and glibc hands freed large blocks back to
+# the kernel, so each step faults them in again, page by page (tapegrad keeps them: mallopt in
+# autograd/tensor.cpp). Where page faults are dear that costs PyTorch more than its products
+# (log_softmax over a batch's logits: 0.5 s, of which 0.01 s is arithmetic). Its CPU tuning
+# advice is jemalloc; with decay off, freed blocks stay mapped and are reused.
+JEMALLOC = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
+JEMALLOC_CONF = "dirty_decay_ms:-1,muzzy_decay_ms:-1"
+
+
+def torch_allocator():
+    return f"jemalloc ({JEMALLOC_CONF})" if os.path.exists(JEMALLOC) else "glibc"
+
+
 def torch_env(threads):
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads),
                OPENBLAS_NUM_THREADS=str(threads))
     if threads > 1:
         env["OMP_WAIT_POLICY"] = "PASSIVE"  # measured to help PyTorch a lot at 2 threads here
+    if os.path.exists(JEMALLOC):
+        env["LD_PRELOAD"] = JEMALLOC
+        env["MALLOC_CONF"] = JEMALLOC_CONF
     return env
 
 
@@ -139,7 +155,8 @@ def main():
                                       "runs": [r["tokens_per_s"] for r in ours], "losses": la},
                          "pytorch": {"tokens_per_s": ttps, "peak_rss_mib": statistics.median(r["peak_rss_mib"] for r in theirs),
                                      "runs": [r["tokens_per_s"] for r in theirs], "losses": lb,
-                                     "torch": theirs[0]["torch"], "blas": theirs[0]["blas"]},
+                                     "torch": theirs[0]["torch"], "blas": theirs[0]["blas"],
+                                     "allocator": torch_allocator()},
                          "speed_ratio": tps / ttps, "loss_max_rel_diff": loss_diff, "measured": today,
                          "threading": ours[0].get("threading", "pthreads"), "blas_kernel": ours[0].get("blas_kernel")})
             with open(os.path.join(args.out, "train.json.tmp"), "w") as f:

@@ -13,7 +13,7 @@ build_packages=(g++ cmake make libxtensor-dev libxtensor-blas-dev libopenblas-de
 data_packages=(nodejs npm)
 report_packages=(gnuplot-nox)
 fuzz_packages=(clang libclang-rt-14-dev)
-bench_packages=(libbenchmark-dev python3-torch python3-gensim python3-numpy gnuplot-nox time)
+bench_packages=(libbenchmark-dev python3-torch python3-gensim python3-numpy gnuplot-nox time libjemalloc2)
 
 wanted=()
 [ $# -eq 0 ] && set -- build
