@@ -7,9 +7,9 @@ torch.autocast("cpu", torch.bfloat16), PyTorch's own bf16 recipe.
 
     /usr/bin/python3 benchmarks/torch_train.py --dump FILE --threads N [--warmup-steps 3]
 
-Prints one JSON object like bench_train's. Run it with the thread settings that make PyTorch
-fastest (bench.sh sets OMP_NUM_THREADS, MKL_NUM_THREADS and, at 2 threads,
-OMP_WAIT_POLICY=PASSIVE).
+Prints one JSON object like bench_train's. Run it with the settings that make PyTorch fastest
+(train_vs_torch.py's torch_env: OMP_NUM_THREADS, MKL_NUM_THREADS, at 2 threads
+OMP_WAIT_POLICY=PASSIVE, and jemalloc with decay off as the allocator).
 """
 import argparse
 import json
