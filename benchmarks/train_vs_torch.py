@@ -76,9 +76,9 @@ def sgemm_peak(threads):
 
 # PyTorch allocates every large activation afresh, and glibc hands freed large blocks back to
 # the kernel, so each step faults them in again, page by page (tapegrad keeps them: mallopt in
-# autograd/tensor.cpp). Where page faults are dear that costs PyTorch more than its products
-# (log_softmax over a batch's logits: 0.5 s, of which 0.01 s is arithmetic). Its CPU tuning
-# advice is jemalloc; with decay off, freed blocks stay mapped and are reused.
+# autograd/tensor.cpp). Where page faults are dear that costs PyTorch more than its arithmetic
+# (benchmarks/HISTORY.md). Its CPU tuning advice is jemalloc; with decay off, freed blocks stay
+# mapped and are reused.
 JEMALLOC = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
 JEMALLOC_CONF = "dirty_decay_ms:-1,muzzy_decay_ms:-1"
 
