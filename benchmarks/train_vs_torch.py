@@ -93,7 +93,8 @@ def torch_env(threads):
     if threads > 1:
         env["OMP_WAIT_POLICY"] = "PASSIVE"  # measured to help PyTorch a lot at 2 threads here
     if os.path.exists(JEMALLOC):
-        env["LD_PRELOAD"] = JEMALLOC
+        # Prepended, so that a caller's own preloads (a profiler, a sanitizer) still load.
+        env["LD_PRELOAD"] = " ".join(filter(None, [JEMALLOC, os.environ.get("LD_PRELOAD", "")]))
         env["MALLOC_CONF"] = JEMALLOC_CONF
     return env
 

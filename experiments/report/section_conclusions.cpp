@@ -161,9 +161,8 @@ std::string tying_by_band(const std::vector<ConvergedStudy>& converged) {
       for (const char* band : kBands) {
         const auto found = row.by_band.find(band);
         if (found == row.by_band.end()) continue;
-        cells += (cells.empty() ? "" : ", ") + std::string(band) + " " +
-                 band_difference_cell(found->second);
         const train::TInterval i = train::t_interval(found->second);
+        cells += (cells.empty() ? "" : ", ") + std::string(band) + " " + band_difference_cell(i);
         if (i.high < 0) lower += (lower.empty() ? "" : ", ") + std::string(band);
         if (i.low > 0) higher += (higher.empty() ? "" : ", ") + std::string(band);
       }

@@ -164,7 +164,10 @@ std::vector<BandDifferences> band_differences(const RunFiles& files, const std::
 }
 
 std::string band_difference_cell(const std::vector<double>& differences) {
-  const train::TInterval i = train::t_interval(differences);
+  return band_difference_cell(train::t_interval(differences));
+}
+
+std::string band_difference_cell(const train::TInterval& i) {
   const auto signed_fixed = [](double v) { return (v > 0 ? "+" : "") + fixed(v, 3); };
   return signed_fixed(i.mean) +
          (i.n > 1 ? " (" + signed_fixed(i.low) + " to " + signed_fixed(i.high) + ")" : "");
@@ -173,7 +176,9 @@ std::string band_difference_cell(const std::vector<double>& differences) {
 std::string band_difference_table(const RunFiles& files, const std::string& reference) {
   std::ostringstream rows;
   for (const BandDifferences& row : band_differences(files, reference))
-    rows << band_row(row.key, row.seeds, row.by_band, band_difference_cell);
+    rows << band_row(row.key, row.seeds, row.by_band, [](const std::vector<double>& values) {
+      return band_difference_cell(values);
+    });
   if (rows.str().empty()) return "";
   std::string header = "| model | embedding | seeds |", rule = "|---|---|---:|";
   for (const char* band : kBands) {

@@ -36,6 +36,7 @@ struct BandDifferences {
 // Every row of `files` but the reference's, paired with it; rows without a pair left out.
 std::vector<BandDifferences> band_differences(const RunFiles& files, const std::string& reference);
 // "-0.080 (-0.118 to -0.041)": the mean difference and, from two seeds on, its 95% t interval.
+std::string band_difference_cell(const train::TInterval& interval);
 std::string band_difference_cell(const std::vector<double>& differences);
 // band_differences as a table; "" when no pair did.
 std::string band_difference_table(const RunFiles& files, const std::string& reference);
