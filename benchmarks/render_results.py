@@ -118,15 +118,18 @@ def scaling_section(scaling):
              f"runs of {scaling['steps']} timed steps after one untimed; same parameters and batches on both sides. "
              "`d_model` sweep: context 256, batch 4, layers and heads d_model / 64 as GPT-2's; `context` sweep: d_model 256, "
              "4 layers, 4 heads, 4,096 tokens per step (a flat memory there is linear in the context: no [T, T] "
-             "matrix is kept); `gpt2`: GPT-2 small's shape with our vocabulary.", "",
+             "matrix is kept); `gpt2`: GPT-2 small's shape with our vocabulary. `PyTorch allocator`: rows "
+             "measured before the benchmarks gave PyTorch jemalloc ran it on glibc's, whose page faults on "
+             "every step's fresh activations slow PyTorch (HISTORY.md), so their ratios overstate ours.", "",
              "| sweep | point | params | tapegrad tok/s | PyTorch tok/s | speed ratio | of sgemm peak | tapegrad MiB | "
-             "PyTorch MiB | memory ratio | loss diff |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "PyTorch MiB | memory ratio | loss diff | PyTorch allocator |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in scaling["rows"]:
+        allocator = r["pytorch"].get("allocator", "glibc").split(" ")[0]
         lines.append(f"| {r['sweep']} | {r['name']} | {r['params'] / 1e6:.1f}M | {r['tapegrad']['tokens_per_s']:,.0f} | "
                      f"{r['pytorch']['tokens_per_s']:,.0f} | {r['speed_ratio']:.2f}x | {100 * r['peak_fraction']:.0f}% | "
                      f"{r['tapegrad']['peak_rss_mib']:,.0f} | {r['pytorch']['peak_rss_mib']:,.0f} | "
-                     f"{r['memory_ratio']:.2f} | {r['loss_max_rel_diff']:.1e} |")
+                     f"{r['memory_ratio']:.2f} | {r['loss_max_rel_diff']:.1e} | {allocator} |")
     lines.append("")
     for sweep, xlabel in (("d_model", "d_model (layers = heads = d_model / 64)"), ("context", "context (tokens)")):
         image = scaling_plot(scaling, sweep, xlabel)

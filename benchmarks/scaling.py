@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from train_vs_torch import BENCH, HERE, flops_per_token, sgemm_peak, timed, torch_env  # noqa: E402
+from train_vs_torch import BENCH, HERE, flops_per_token, sgemm_peak, timed, torch_allocator, torch_env  # noqa: E402
 
 
 def gpt(d_model, layers, heads, context, batch):
@@ -88,7 +88,7 @@ def main():
                    "flops_per_token": flops, "sgemm_peak_gflops": peaks,
                    "peak_fraction": statistics.median(flops * r["tokens_per_s"] / (p * 1e9)
                                                       for r, p in zip(ours, peaks)),
-                   "tapegrad": side(ours), "pytorch": side(theirs),
+                   "tapegrad": side(ours), "pytorch": dict(side(theirs), allocator=torch_allocator()),
                    "loss_max_rel_diff": max(abs(a - b) / abs(b) for a, b in zip(la, lb))}
             row["speed_ratio"] = row["tapegrad"]["tokens_per_s"] / row["pytorch"]["tokens_per_s"]
             row["memory_ratio"] = row["tapegrad"]["peak_rss_mib"] / row["pytorch"]["peak_rss_mib"]
