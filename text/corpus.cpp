@@ -25,8 +25,12 @@ namespace {
 // A device or a pipe has no end to read to (/dev/zero, /dev/urandom), nor a size to check.
 void require_regular_file(const std::string& path) {
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec))
-    throw std::runtime_error(path + ": not a regular file (a device or a pipe?): give a file");
+  const fs::file_status status = fs::status(path, ec);
+  if (fs::is_regular_file(status)) return;
+  if (status.type() == fs::file_type::not_found) throw std::runtime_error(path + ": no such file");
+  if (fs::is_directory(status)) throw std::runtime_error(path + ": a folder, not a file");
+  if (ec) throw std::runtime_error(path + ": cannot read: " + ec.message());
+  throw std::runtime_error(path + ": not a regular file (a device or a pipe?): give a file");
 }
 
 }  // namespace

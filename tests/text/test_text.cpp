@@ -143,6 +143,16 @@ BOOST_AUTO_TEST_CASE(lm_data_from_a_plain_file) {
   expect_error([&] { load_lm_data(o); }, "empty");
 }
 
+// Each reason a corpus cannot be read is named, not guessed at.
+BOOST_AUTO_TEST_CASE(read_file_names_why_a_path_cannot_be_read) {
+  TempDir dir;
+  expect_error([&] { read_file(dir.file("missing.txt")); }, "missing.txt: no such file");
+  expect_error([&] { read_file(dir.path.string()); }, ": a folder, not a file");
+  expect_error([&] { read_file("/dev/zero"); }, "/dev/zero: not a regular file");
+  spit(dir.file("a.txt"), "a b\n");
+  BOOST_TEST(read_file(dir.file("a.txt")) == "a b\n");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(text_vectors)
