@@ -251,6 +251,21 @@ void say_skipped(const std::string& label, const std::string& json_path) {
   std::fprintf(stderr, "[%s] done, skipped (%s)\n", label.c_str(), json_path.c_str());
 }
 
+// "dir/run.json" -> "dir/run.ckpt": the run's per-epoch checkpoint while it trains.
+std::string checkpoint_path(const std::string& json_path) {
+  return json_path.substr(0, json_path.size() - 5) + ".ckpt";
+}
+
+// A finished run's JSON holds everything. A checkpoint beside it is left by a stop during the
+// run's final evaluation (the run completed and wrote its JSON; the study stopped before
+// deleting the checkpoint): deleted when the run is skipped, so that no finished run keeps one.
+// (A run trained again for a program's hooks keeps its checkpoint: that may be the progress of
+// the training again.)
+void drop_leftover_checkpoint(const std::string& json_path) {
+  std::error_code ignored;  // absent: nothing to do
+  if (distributed::is_main()) std::filesystem::remove(checkpoint_path(json_path), ignored);
+}
+
 // An advisory lock (flock) on a file, held until destroyed or until its process ends, however
 // it ends (the kernel releases it), so a killed study never leaves a run locked.
 class FileLock {
@@ -314,7 +329,6 @@ long flock_holder(const std::string& path) {
 RunStatus run_status(const train::TrainConfig& c, const std::string& json_path,
                      const std::string& hooks_key) {
   namespace fs = std::filesystem;
-  const std::string stem = json_path.substr(0, json_path.size() - 5);
   if (const json done = finished_run(c, json_path, hooks_key); done.is_object()) {
     char line[96];
     std::snprintf(line, sizeof line, "done: test ppl %.1f, best epoch %s",
@@ -323,11 +337,12 @@ RunStatus run_status(const train::TrainConfig& c, const std::string& json_path,
     // Nothing else is looked at: a finished run is never trained again.
     return {RunStatus::Next::done, line};
   }
-  RunStatus status = fs::exists(stem + ".ckpt")
-                         ? RunStatus{RunStatus::Next::resume,
-                                     "resumes from " + fs::path(stem + ".ckpt").filename().string()}
-                         : RunStatus{RunStatus::Next::train, "to train"};
-  if (const long pid = flock_holder(stem + ".lock"))
+  RunStatus status =
+      fs::exists(checkpoint_path(json_path))
+          ? RunStatus{RunStatus::Next::resume,
+                      "resumes from " + fs::path(checkpoint_path(json_path)).filename().string()}
+          : RunStatus{RunStatus::Next::train, "to train"};
+  if (const long pid = flock_holder(claim_path(json_path)))
     status.text += " (being trained by process " + std::to_string(pid) + ")";
   return status;
 }
@@ -381,6 +396,7 @@ json run_one(train::TrainConfig c, const text::LMData& data, const std::string& 
   // run in progress checkpoints each epoch beside its JSON and continues from there.
   if (json done = read_finished(c, json_path, &data); done.is_object()) {
     if (hooks_key.empty() || done.contains(hooks_key)) {
+      drop_leftover_checkpoint(json_path);
       say_skipped(label, json_path);
       return done;
     }
@@ -388,7 +404,7 @@ json run_one(train::TrainConfig c, const text::LMData& data, const std::string& 
                  "[%s] %s has no \"%s\" (made without this program's hooks): training again\n",
                  label.c_str(), json_path.c_str(), hooks_key.c_str());
   }
-  const std::string checkpoint = json_path.substr(0, json_path.size() - 5) + ".ckpt";
+  const std::string checkpoint = checkpoint_path(json_path);
   if (c.checkpoint.empty()) {
     c.checkpoint = checkpoint;
     c.checkpoint_each_epoch = true;
@@ -432,6 +448,7 @@ void Plan::train(size_t i, const text::LMData& data) {
   const Run& run = runs_[i];
   if (!entries_[i].is_null()) {                  // finished, and read once by collect_finished
     read_finished(run.config, run.file, &data);  // throws if its tokens were others
+    drop_leftover_checkpoint(run.file);
     say_skipped(run.label, run.file);
     return;
   }

@@ -60,6 +60,15 @@ for run in gpt_learned_seed1 gpt_learned_seed2 gpt_finetune-pretrained_seed1 gpt
   "$bin/compare_run" "$work/whole/$run.json" "$work/parts/$run.json" || die "$run differs from the uninterrupted study"
 done
 [ -z "$(ls "$work/parts"/*.ckpt 2>/dev/null)" ] || die "checkpoints of finished runs were left behind"
+# A stop during a run's final evaluation leaves its JSON finished and its checkpoint not yet
+# deleted: the next invocation skips the run and deletes the checkpoint (never read: a stand-in).
+cp "$work/parts/gpt_learned_seed1.json" "$work/parts/gpt_learned_seed1.ckpt"
+"$bin/exp_embeddings" "${flags[@]}" --out "$work/parts" --dry-run 2>/dev/null | grep -q "gpt learned seed 1 *done" ||
+  die "the dry run did not call a finished run with a leftover checkpoint done"
+"$bin/exp_embeddings" "${flags[@]}" --out "$work/parts" >/dev/null 2>"$work/parts3.err" ||
+  die "the study with a leftover checkpoint failed: $(tail -1 "$work/parts3.err")"
+grep -q "gpt learned seed 1\] done, skipped" "$work/parts3.err" || die "the finished run with a leftover checkpoint was not skipped"
+[ ! -e "$work/parts/gpt_learned_seed1.ckpt" ] || die "the checkpoint left beside a finished run was kept"
 # A study resumed with more seeds lists every finished run in its summary from the start, not
 # only those its loop has passed again: here the first new run cannot even start (its results
 # path is a folder), after all four finished runs of the folder are in the summary.
