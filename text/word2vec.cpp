@@ -98,6 +98,31 @@ void prefetch_row(const float* row, size_t dim) {
 }
 
 constexpr size_t kSentence = 1000;  // the original's MAX_SENTENCE_LENGTH
+// Output rows of the most frequent words each thread keeps private on several threads.
+constexpr size_t kHotRows = 1024;
+
+// A thread's private copy of a table's first `rows` rows: row() points into the copy for those
+// and into the shared table for the rest; publish() adds the copy's change since the last
+// publish to the shared rows (racing other threads like any Hogwild update) and reloads them.
+class PrivateRows {
+ public:
+  PrivateRows(float* table, size_t rows, size_t dim)
+      : table_(table), rows_(rows), dim_(dim), copy_(rows * dim), start_(rows * dim) {}
+  float* row(size_t word) {
+    return word < rows_ ? copy_.data() + word * dim_ : table_ + word * dim_;
+  }
+  void publish() {
+    for (size_t i = 0; i < copy_.size(); ++i) {
+      const float merged = table_[i] + (copy_[i] - start_[i]);
+      table_[i] = copy_[i] = start_[i] = merged;
+    }
+  }
+
+ private:
+  float* table_;
+  size_t rows_, dim_;
+  std::vector<float> copy_, start_;  // the private rows, and what they held at the last publish
+};
 
 // The original's linear congruential generator: cheap, and per thread.
 struct Lcg {
@@ -225,6 +250,13 @@ Word2VecResult train_word2vec(const Tokens& tokens, const Word2VecOptions& o,
     std::vector<int> labels(o.negative + 1, 0);
     labels[0] = 1;
     std::vector<int32_t> sentence;
+    // With several threads, every thread keeps writing the output rows of the most frequent
+    // words (the usual negatives), and each write moves the row's cache lines between cores. So
+    // each thread updates private copies of those rows and adds its change to the shared table
+    // after every sentence: the other threads' updates reach it one sentence late (Hogwild's
+    // staleness, bounded). One thread uses the shared rows directly. (Private input rows were
+    // measured too: slower, their words are sub-sampled and rarely shared.)
+    PrivateRows hot_output(syn1, o.threads > 1 ? std::min(vocab, kHotRows) : 0, dim);
     const size_t begin = corpus.size() * thread / o.threads,
                  end = corpus.size() * (thread + 1) / o.threads;
     auto last_report = std::chrono::steady_clock::now();
@@ -241,6 +273,7 @@ Word2VecResult train_word2vec(const Tokens& tokens, const Word2VecOptions& o,
         }
         words_done.fetch_add(static_cast<long>(read_end - sentence_start),
                              std::memory_order_relaxed);
+        hot_output.publish();
         const double fraction =
             static_cast<double>(words_done.load(std::memory_order_relaxed)) / (total_words + 1.0);
         const float alpha =
@@ -254,12 +287,12 @@ Word2VecResult train_word2vec(const Tokens& tokens, const Word2VecOptions& o,
           // The positive row, then the negatives; a negative that draws the positive word is
           // skipped, as in the original. Returns the number of rows.
           auto fill_targets = [&](int32_t positive, float** out) {
-            out[0] = syn1 + static_cast<size_t>(positive) * dim;
+            out[0] = hot_output.row(static_cast<size_t>(positive));
             size_t n = 1;
             for (size_t k = 0; k < o.negative; ++k) {
               const uint32_t neg = sampler.draw(rng.next());
               if (static_cast<int32_t>(neg) == positive) continue;
-              out[n++] = syn1 + static_cast<size_t>(neg) * dim;
+              out[n++] = hot_output.row(neg);
             }
             return n;
           };
@@ -302,6 +335,7 @@ Word2VecResult train_word2vec(const Tokens& tokens, const Word2VecOptions& o,
         }
       }
     }
+    hot_output.publish();
   };
   std::vector<std::thread> pool;
   for (size_t t = 1; t < o.threads; ++t) pool.emplace_back(worker, t);

@@ -105,6 +105,19 @@ BOOST_AUTO_TEST_CASE(planted_pair_become_neighbours_and_runs_are_deterministic) 
     const Word2VecResult again = train_word2vec(corpus, o);
     BOOST_TEST(std::memcmp(again.input.data(), r.input.data(), r.input.numel() * sizeof(float)) ==
                0);
+
+    // Two threads: each works on private copies of the frequent words' output rows (here all of
+    // them) and publishes them; what it learned must reach the shared tables.
+    o.threads = 2;
+    const Word2VecResult hogwild = train_word2vec(corpus, o);
+    const VectorIndex shared(hogwild.words, hogwild.input);
+    const int alpha = shared.find("alpha", false);
+    BOOST_TEST(shared.word(shared.nearest(shared.row(alpha), 1, {alpha})[0].first) == "beta");
+    for (size_t w = 0; w < hogwild.words.size(); ++w) {
+      const float* row = hogwild.output.data() + w * o.size;
+      BOOST_TEST(std::any_of(row, row + o.size, [](float x) { return x != 0.0f; }),
+                 "output row of '" << hogwild.words[w] << "' never published");
+    }
   }
   BOOST_CHECK_THROW(train_word2vec({"a", "b"}, Word2VecOptions{}),
                     std::invalid_argument);  // nothing reaches min_count
