@@ -83,6 +83,19 @@ std::string kind_of(const struct stat& s) {
 
 }  // namespace
 
+void require_regular_file(const std::string& path) {
+  struct stat s {};
+  if (::stat(path.c_str(), &s) != 0) {
+    const int error = errno;
+    throw std::runtime_error(path + (error == ENOENT
+                                         ? std::string(": no such file")
+                                         : std::string(": cannot read: ") + std::strerror(error)));
+  }
+  if (S_ISREG(s.st_mode)) return;
+  if (S_ISDIR(s.st_mode)) throw std::runtime_error(path + ": a folder, not a file");
+  throw std::runtime_error(path + ": " + kind_of(s) + ", not a regular file: give a file");
+}
+
 void check_outputs(std::span<const FileFlag> outputs, std::span<const FileFlag> inputs,
                    std::span<const std::pair<std::string, std::string>> allowed) {
   const auto may_share = [&](const std::string& x, const std::string& y) {

@@ -22,6 +22,11 @@ void atomic_write(const std::string& path, const std::function<void(std::ostream
 // checking outputs before a long run rather than after it. An empty path passes.
 void check_writable(const std::string& path, const std::string& what);
 
+// Throws std::runtime_error naming the path and why it cannot be read as a file ("no such
+// file", "a folder, not a file", "a pipe, not a regular file", ...) unless it is a regular
+// file. A device or a pipe has no end to read to (/dev/zero) nor a size to check against.
+void require_regular_file(const std::string& path);
+
 // A file a program was given, by its flag: {"--results", "run.json"}. An empty path is unused.
 struct FileFlag {
   std::string flag, path;

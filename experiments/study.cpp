@@ -337,10 +337,10 @@ RunStatus run_status(const train::TrainConfig& c, const std::string& json_path,
     // Nothing else is looked at: a finished run is never trained again.
     return {RunStatus::Next::done, line};
   }
+  const fs::path checkpoint = checkpoint_path(json_path);
   RunStatus status =
-      fs::exists(checkpoint_path(json_path))
-          ? RunStatus{RunStatus::Next::resume,
-                      "resumes from " + fs::path(checkpoint_path(json_path)).filename().string()}
+      fs::exists(checkpoint)
+          ? RunStatus{RunStatus::Next::resume, "resumes from " + checkpoint.filename().string()}
           : RunStatus{RunStatus::Next::train, "to train"};
   if (const long pid = flock_holder(claim_path(json_path)))
     status.text += " (being trained by process " + std::to_string(pid) + ")";

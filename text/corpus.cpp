@@ -1,6 +1,7 @@
 #include "text/corpus.hpp"
 
 #include "autograd/io.hpp"
+#include "base/files.hpp"
 #include "base/hash.hpp"
 #include "base/machine.hpp"
 #include "base/process.hpp"
@@ -20,23 +21,8 @@ namespace tg::text {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// A device or a pipe has no end to read to (/dev/zero, /dev/urandom), nor a size to check.
-void require_regular_file(const std::string& path) {
-  std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  if (fs::is_regular_file(status)) return;
-  if (status.type() == fs::file_type::not_found) throw std::runtime_error(path + ": no such file");
-  if (fs::is_directory(status)) throw std::runtime_error(path + ": a folder, not a file");
-  if (ec) throw std::runtime_error(path + ": cannot read: " + ec.message());
-  throw std::runtime_error(path + ": not a regular file (a device or a pipe?): give a file");
-}
-
-}  // namespace
-
 std::string read_file(const std::string& path) {
-  require_regular_file(path);
+  base::require_regular_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open for reading");
   std::ostringstream out;
@@ -81,7 +67,7 @@ Tokens parse_tagged(const std::string& text) {
 Tokens read_plain_file(const std::string& path) {
   // A file too large for memory as tokens would end in std::bad_alloc or the OOM killer after
   // minutes of reading.
-  require_regular_file(path);
+  base::require_regular_file(path);
   std::error_code ec;
   const double bytes = static_cast<double>(fs::file_size(path, ec));
   // Tokens as strings take several times the text: the text, then about 6 bytes per byte.

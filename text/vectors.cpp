@@ -113,13 +113,9 @@ void save_vectors(const std::string& path, const std::vector<std::string>& words
 }
 
 WordVectors load_vectors(const std::string& path, VectorFormat format) {
+  base::require_regular_file(path);  // its size is checked before reading
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open vectors file for reading");
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw std::runtime_error(path +
-                             ": not a regular file (a pipe or a device?): the vectors are "
-                             "checked against the file's size before reading; give a file");
   const uint64_t file_size = std::filesystem::file_size(path);
   std::string header_line;
   if (!std::getline(in, header_line)) fail(path, "1", "empty file");

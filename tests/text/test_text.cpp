@@ -143,14 +143,20 @@ BOOST_AUTO_TEST_CASE(lm_data_from_a_plain_file) {
   expect_error([&] { load_lm_data(o); }, "empty");
 }
 
-// Each reason a corpus cannot be read is named, not guessed at.
+// Each reason a corpus or a vectors file cannot be read is named, not guessed at.
 BOOST_AUTO_TEST_CASE(read_file_names_why_a_path_cannot_be_read) {
   TempDir dir;
   expect_error([&] { read_file(dir.file("missing.txt")); }, "missing.txt: no such file");
   expect_error([&] { read_file(dir.path.string()); }, ": a folder, not a file");
-  expect_error([&] { read_file("/dev/zero"); }, "/dev/zero: not a regular file");
+  expect_error([&] { read_file("/dev/zero"); },
+               "/dev/zero: a character device, not a regular file");
   spit(dir.file("a.txt"), "a b\n");
   BOOST_TEST(read_file(dir.file("a.txt")) == "a b\n");
+  // The vectors reader checks the same way (it reads a size first).
+  expect_error([&] { load_vectors(dir.path.string(), VectorFormat::autodetect); },
+               ": a folder, not a file");
+  expect_error([&] { load_vectors("/dev/zero", VectorFormat::autodetect); },
+               "/dev/zero: a character device, not a regular file");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -196,7 +202,7 @@ BOOST_AUTO_TEST_CASE(malformed_files_are_rejected_with_location) {
                "more vectors than the header's 1");
   expect_error([&] { load_vectors(text("two 3\n"), VectorFormat::text); }, ":1: header");
   expect_error([&] { load_vectors(text("1000000000 1000\na 1\n")); }, "more than the");
-  expect_error([&] { load_vectors(dir.file("missing")); }, "cannot open");
+  expect_error([&] { load_vectors(dir.file("missing")); }, "missing: no such file");
   // Binary: truncated inside a vector.
   save_vectors(p, {"a", "b"}, Tensor::from_vector({2, 2}, {1, 2, 3, 4}), VectorFormat::binary);
   const std::string bytes = slurp(p);
