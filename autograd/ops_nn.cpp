@@ -498,12 +498,12 @@ void softmax_gradient_row(const LinearCrossEntropy& p, float* row, int32_t targe
   scale = p.inv_count / sum;
 }
 
-// Rows [first, first + n): their logits into `logits`, their losses, and their share of the
-// gradients: dx rows written, dw and db accumulated into the slab's buffers (dw overwritten when
-// `first_of_slab`). logits16: room for the logits in bf16 (bf16 mode).
+// Rows [first, first + n): their logits into `logits`, their losses, their input gradient rows
+// (dx) and bias gradient (added into db), and what their weight gradient is made of: the
+// gradient logits (in bf16 mode rounded into `g16`; in fp32 mode left in `logits`) and the
+// input rows scaled per row (`x_scaled`).
 void linear_cross_entropy_chunk(const LinearCrossEntropy& p, size_t first, size_t n, float* logits,
-                                std::vector<uint16_t>& logits16, float* x_scaled, float* row_scale,
-                                float* dw, float* db, bool first_of_slab) {
+                                uint16_t* g16, float* x_scaled, float* row_scale, float* db) {
   const size_t width = p.width, vocab = p.vocab;
   const float* xs = p.x + first * width;
   if (p.bias)
@@ -517,19 +517,16 @@ void linear_cross_entropy_chunk(const LinearCrossEntropy& p, size_t first, size_
   });
   if (!p.grad) return;
   // Both gradient products read these logits: rounded once in bf16 mode.
-  const detail::Operand g = detail::pack_operand(logits, n, vocab, vocab, logits16);
+  const detail::Operand g = detail::pack_operand(logits, n, vocab, vocab, g16);
   if (p.grad_x) {
     float* dxs = p.dx + first * width;
     detail::gemm(false, false, n, width, vocab, 1.0f, g, p.weight, 0.0f, dxs, width);
     for (size_t r = 0; r < n; ++r)
       for (size_t j = 0; j < width; ++j) dxs[r * width + j] *= row_scale[r];
   }
-  if (p.grad_w) {
+  if (p.grad_w)
     for (size_t r = 0; r < n; ++r)
       for (size_t j = 0; j < width; ++j) x_scaled[r * width + j] = xs[r * width + j] * row_scale[r];
-    detail::gemm(true, false, vocab, width, n, 1.0f, g, detail::Operand{x_scaled, width},
-                 first_of_slab ? 0.0f : 1.0f, dw, width);
-  }
   if (p.grad_b)
     detail::parallel_for(vocab, 256, [&](size_t j_begin, size_t j_end) {
       for (size_t r = 0; r < n; ++r)
@@ -537,17 +534,60 @@ void linear_cross_entropy_chunk(const LinearCrossEntropy& p, size_t first, size_
     });
 }
 
-// A slab of rows [begin, end), chunk by chunk, with its own logits buffer and its own weight
-// and bias gradients (dw, db: written, not added to).
-void linear_cross_entropy_slab(const LinearCrossEntropy& p, size_t begin, size_t end, float* dw,
-                               float* db) {
-  const size_t buffer_rows = std::min(p.chunk, end - begin);
-  const auto logits = std::make_unique_for_overwrite<float[]>(buffer_rows * p.vocab);
-  std::vector<float> x_scaled(p.grad_w ? buffer_rows * p.width : 0), row_scale(buffer_rows);
-  std::vector<uint16_t> logits16;
-  for (size_t first = begin; first < end; first += p.chunk)
-    linear_cross_entropy_chunk(p, first, std::min(p.chunk, end - first), logits.get(), logits16,
-                               x_scaled.data(), row_scale.data(), dw, db, first == begin);
+// bf16 mode: how many gradient logits (bf16) a thread keeps for one weight-gradient product.
+constexpr size_t kWeightGradientElems = size_t{1} << 25;
+
+// A slab's working memory, allocated by the thread that calls the op: glibc serves another
+// thread from an arena of its own, whose heaps (64 MiB) cannot keep GPT-2-sized buffers, so
+// there they would be mapped afresh and faulted in at every step (the calling thread's heap
+// keeps freed blocks for reuse: autograd/tensor.cpp).
+//
+// The weight gradient dw = G^T X_scaled is one product per group of rows: in fp32 mode a group
+// is a chunk (its logits are G); in bf16 mode the rounded G of several chunks is kept, up to
+// kWeightGradientElems, so that each product reads and writes dw (vocab x width fp32: 154 MB
+// for GPT-2's table) for many rows rather than for a chunk's few.
+struct SlabBuffers {
+  SlabBuffers(const LinearCrossEntropy& p, size_t rows)
+      : chunk_rows(std::min(p.chunk, rows)),
+        keep_rounded(p.grad && p.weight.bf16 != nullptr),
+        group_rows(keep_rounded ? std::clamp(kWeightGradientElems / p.vocab, chunk_rows, rows)
+                                : chunk_rows),
+        logits(std::make_unique_for_overwrite<float[]>(chunk_rows * p.vocab)),
+        g16(keep_rounded ? std::make_unique_for_overwrite<uint16_t[]>(group_rows * p.vocab)
+                         : nullptr),
+        x_scaled(p.grad_w ? group_rows * p.width : 0),
+        row_scale(chunk_rows) {}
+  size_t chunk_rows;
+  bool keep_rounded;  // bf16 mode: G kept rounded for the group's weight-gradient product
+  size_t group_rows;
+  std::unique_ptr<float[]> logits;  // one chunk's
+  std::unique_ptr<uint16_t[]> g16;  // the group's rounded gradient logits
+  std::vector<float> x_scaled, row_scale;
+};
+
+// A slab of rows [begin, end), chunk by chunk, with its own buffers and its own weight and bias
+// gradients (dw, db: written, not added to).
+void linear_cross_entropy_slab(const LinearCrossEntropy& p, size_t begin, size_t end,
+                               SlabBuffers& b, float* dw, float* db) {
+  size_t group = begin;
+  bool first_product = true;
+  for (size_t first = begin; first < end; first += p.chunk) {
+    const size_t n = std::min(p.chunk, end - first), row = first - group;
+    linear_cross_entropy_chunk(
+        p, first, n, b.logits.get(), b.keep_rounded ? b.g16.get() + row * p.vocab : nullptr,
+        b.x_scaled.data() + (p.grad_w ? row * p.width : 0), b.row_scale.data(), db);
+    const size_t next = first + n;
+    if (next < end && next + std::min(p.chunk, end - next) - group <= b.group_rows) continue;
+    if (p.grad_w) {
+      const detail::Operand g = b.keep_rounded ? detail::Operand{nullptr, p.vocab, b.g16.get()}
+                                               : detail::Operand{b.logits.get(), p.vocab};
+      detail::gemm(true, false, p.vocab, p.width, next - group, 1.0f, g,
+                   detail::Operand{b.x_scaled.data(), p.width}, first_product ? 0.0f : 1.0f, dw,
+                   p.width);
+    }
+    first_product = false;
+    group = next;
+  }
 }
 
 // Each slab's weight and bias gradients: slab 0 writes the result's own buffers, the others
@@ -560,17 +600,14 @@ class SlabGradients {
         dw_(weight_size ? std::make_unique_for_overwrite<float[]>(weight_size) : nullptr),
         db_(bias_size),
         slab_dw_(weight_size ? slabs - 1 : 0),
-        slab_db_(bias_size ? slabs - 1 : 0) {}
-  // Called by the thread that runs `slab`, once.
-  float* weight(size_t slab) {
-    if (!dw_ || slab == 0) return dw_.get();
-    slab_dw_[slab - 1] = std::make_unique_for_overwrite<float[]>(weight_size_);
-    return slab_dw_[slab - 1].get();
+        slab_db_(bias_size ? slabs - 1 : 0, std::vector<float>(bias_size)) {
+    // Here, on the calling thread, for the reason SlabBuffers gives.
+    for (auto& part : slab_dw_) part = std::make_unique_for_overwrite<float[]>(weight_size);
   }
+  float* weight(size_t slab) { return slab == 0 ? dw_.get() : slab_dw_[slab - 1].get(); }
   float* bias(size_t slab) {
-    if (db_.empty() || slab == 0) return db_.empty() ? nullptr : db_.data();
-    slab_db_[slab - 1].resize(db_.size());
-    return slab_db_[slab - 1].data();
+    if (db_.empty()) return nullptr;
+    return slab == 0 ? db_.data() : slab_db_[slab - 1].data();
   }
   void sum() {
     detail::parallel_for(slab_dw_.empty() ? 0 : weight_size_, 4096, [&](size_t begin, size_t end) {
@@ -647,10 +684,14 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
       grad_b,
       grad_x ? dx.data() : nullptr,
       row_loss};
+  std::vector<SlabBuffers> buffers;
+  buffers.reserve(slabs);
+  for (size_t slab = 0; slab < slabs; ++slab)
+    buffers.emplace_back(problem, rows * (slab + 1) / slabs - rows * slab / slabs);
   detail::parallel_for(slabs, 1, [&](size_t slab_begin, size_t slab_end) {
     for (size_t slab = slab_begin; slab < slab_end; ++slab)
       linear_cross_entropy_slab(problem, rows * slab / slabs, rows * (slab + 1) / slabs,
-                                slab_grads.weight(slab), slab_grads.bias(slab));
+                                buffers[slab], slab_grads.weight(slab), slab_grads.bias(slab));
   });
   slab_grads.sum();
   double total = 0.0;

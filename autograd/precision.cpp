@@ -13,6 +13,8 @@
 #include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -110,6 +112,7 @@ using Key = std::tuple<bool, bool, size_t, size_t, size_t, size_t, float, float>
 struct Product {
   dnnl::matmul matmul;
   memory::desc a, b, c, scratchpad;
+  bool brgemm;  // on oneDNN's brgemm kernels (AMX or AVX512_BF16), not its older gemm
 };
 
 const Product& product(const Key& key) {
@@ -138,7 +141,8 @@ const Product& product(const Key& key) {
   }
   try {
     const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), attr, engine());
-    return cache.emplace(key, Product{dnnl::matmul(pd), a, b, c, pd.scratchpad_desc()})
+    const bool brgemm = std::string_view(pd.impl_info_str()).starts_with("brg");
+    return cache.emplace(key, Product{dnnl::matmul(pd), a, b, c, pd.scratchpad_desc(), brgemm})
         .first->second;
   } catch (const dnnl::error& e) {
     throw std::runtime_error("bf16 product " + std::to_string(m) + "x" + std::to_string(k) +
@@ -153,12 +157,17 @@ Operand pack_operand(const float* x, size_t rows, size_t cols, size_t ld,
                      std::vector<uint16_t>& storage) {
   if (precision() != Precision::bf16) return {x, ld, nullptr};
   storage.resize(rows * cols);
+  return pack_operand(x, rows, cols, ld, storage.data());
+}
+
+Operand pack_operand(const float* x, size_t rows, size_t cols, size_t ld, uint16_t* storage) {
+  if (precision() != Precision::bf16) return {x, ld, nullptr};
   // Rows over the threads (outside a parallel region; inside one, on the calling thread).
   parallel_for(rows, std::max<size_t>(1, 16384 / std::max<size_t>(cols, 1)),
                [&](size_t first, size_t last) {
-                 pack_rows(x + first * ld, last - first, cols, ld, storage.data() + first * cols);
+                 pack_rows(x + first * ld, last - first, cols, ld, storage + first * cols);
                });
-  return {x, ld, storage.data()};
+  return {x, ld, storage};
 }
 
 void gemm_bf16(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float alpha,
@@ -177,17 +186,38 @@ void gemm_bf16(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float a
     pack_bf16(b.f32, trans_b ? n : k, trans_b ? k : n, b.ld, b16);
     b_bf16 = b16.data();
   }
-  const Product& p = product({trans_a, trans_b, m, n, k, ldc, alpha, beta});
-  memory a_mem(p.a, engine(), const_cast<uint16_t*>(a_bf16));
-  memory b_mem(p.b, engine(), const_cast<uint16_t*>(b_bf16));
-  memory c_mem(p.c, engine(), c);
-  scratch.resize(std::max<size_t>(scratch.size(), p.scratchpad.get_size()));
-  memory scratch_mem(p.scratchpad, engine(), scratch.data());
-  p.matmul.execute(stream, {{DNNL_ARG_SRC, a_mem},
-                            {DNNL_ARG_WEIGHTS, b_mem},
-                            {DNNL_ARG_DST, c_mem},
-                            {DNNL_ARG_SCRATCHPAD, scratch_mem}});
+  // oneDNN 2.6 takes a product whose C rows are strided (ldc > n: attention's heads inside
+  // [B, T, C] rows) to its older AVX-512 gemm instead of brgemm. Such a product goes to a dense
+  // buffer on brgemm and is then added into C: the same arithmetic, alpha A B + beta C.
+  const Product* p = &product({trans_a, trans_b, m, n, k, ldc, alpha, beta});
+  thread_local std::vector<float> dense;
+  float* out = c;
+  if (ldc != n && !p->brgemm) {
+    if (const Product& q = product({trans_a, trans_b, m, n, k, n, alpha, 0.0f}); q.brgemm) {
+      p = &q;
+      dense.resize(m * n);
+      out = dense.data();
+    }
+  }
+  memory a_mem(p->a, engine(), const_cast<uint16_t*>(a_bf16));
+  memory b_mem(p->b, engine(), const_cast<uint16_t*>(b_bf16));
+  memory c_mem(p->c, engine(), out);
+  scratch.resize(std::max<size_t>(scratch.size(), p->scratchpad.get_size()));
+  memory scratch_mem(p->scratchpad, engine(), scratch.data());
+  p->matmul.execute(stream, {{DNNL_ARG_SRC, a_mem},
+                             {DNNL_ARG_WEIGHTS, b_mem},
+                             {DNNL_ARG_DST, c_mem},
+                             {DNNL_ARG_SCRATCHPAD, scratch_mem}});
   stream.wait();
+  if (out != c)
+    for (size_t i = 0; i < m; ++i) {
+      float* row = c + i * ldc;
+      const float* product_row = out + i * n;
+      if (beta == 0.0f)
+        std::copy_n(product_row, n, row);
+      else
+        for (size_t j = 0; j < n; ++j) row[j] = product_row[j] + beta * row[j];
+    }
 }
 
 }  // namespace detail

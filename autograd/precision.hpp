@@ -66,6 +66,8 @@ struct Operand {
 // once (over the threads), in fp32 mode as it is. Valid while x and storage are.
 Operand pack_operand(const float* x, size_t rows, size_t cols, size_t ld,
                      std::vector<uint16_t>& storage);
+// The same into the caller's room for rows x cols values (unused, and may be null, in fp32).
+Operand pack_operand(const float* x, size_t rows, size_t cols, size_t ld, uint16_t* storage);
 
 // C[m, n] = alpha op(A) op(B) + beta C with A and B rounded to bf16 (nearest even) and the
 // products summed in fp32, through a oneDNN matmul primitive created once per shape and kept.

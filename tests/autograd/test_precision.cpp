@@ -179,6 +179,37 @@ BOOST_AUTO_TEST_CASE(packed_operands_give_the_same_bits,
   BOOST_TEST((plain.f32 == x.data() && plain.ld == 3 && plain.bf16 == nullptr && unused.empty()));
 }
 
+// A product into C rows with room to spare (ldc > n, attention's heads inside [B, T, C] rows)
+// gives the bits of the same product into dense rows, and leaves the rest of each row alone.
+BOOST_AUTO_TEST_CASE(strided_c_rows_get_the_dense_product,
+                     *boost::unit_test::precondition(native_bf16())) {
+  const size_t m = 64, n = 64, k = 64, ldc = 3 * n;
+  const auto a = random_values(m * k, 8), b = random_values(k * n, 9);
+  const auto c0 = random_values(m * ldc, 10);
+  const PrecisionScope scope(Precision::bf16);
+  for (const bool tb : {false, true})
+    for (const float beta : {0.0f, 1.0f}) {
+      std::vector<float> dense(m * n), strided = c0;
+      for (size_t i = 0; i < m; ++i) std::copy_n(c0.data() + i * ldc, n, dense.data() + i * n);
+      detail::gemm(false, tb, m, n, k, 0.125f, a.data(), k, b.data(), tb ? k : n, beta,
+                   dense.data(), n);
+      detail::gemm(false, tb, m, n, k, 0.125f, a.data(), k, b.data(), tb ? k : n, beta,
+                   strided.data(), ldc);
+      size_t differ = 0, touched = 0;
+      for (size_t i = 0; i < m; ++i)
+        for (size_t j = 0; j < ldc; ++j) {
+          const float got = strided[i * ldc + j];
+          if (j < n)
+            differ += std::memcmp(&got, &dense[i * n + j], sizeof got) != 0;
+          else
+            touched += std::memcmp(&got, &c0[i * ldc + j], sizeof got) != 0;
+        }
+      BOOST_TEST(differ == 0u, "tb " << tb << " beta " << beta << ": " << differ << " differ");
+      BOOST_TEST(touched == 0u, "tb " << tb << " beta " << beta << ": " << touched
+                                      << " values beside the product changed");
+    }
+}
+
 // An op's output and input gradients in one precision.
 using OpRun = testing::ForwardBackward;
 OpRun run_op(Precision p, const std::vector<Shape>& shapes,
@@ -230,6 +261,29 @@ BOOST_AUTO_TEST_CASE(ops_forward_and_backward, *boost::unit_test::precondition(n
   }());
   compare("linear_cross_entropy", {{40, 32}, {50, 32}, {50}},
           [&](std::vector<Tensor>& x) { return linear_cross_entropy(x[0], x[1], x[2], targets); });
+}
+
+// The fused output layer in many chunks (104 rows of 40,000 logits); in bf16 mode its weight
+// gradient is one product per group of chunks (838 rows of rounded logits kept), so one thread's
+// 1,000 rows make two groups and two threads' slabs one each. Within bf16's rounding of fp32.
+BOOST_AUTO_TEST_CASE(fused_output_layer_in_chunks_and_groups,
+                     *boost::unit_test::precondition(native_bf16())) {
+  const size_t rows = 1000, vocab = 40000, width = 8;
+  const Ids targets({rows}, [&] {
+    std::vector<int32_t> t(rows);
+    for (size_t i = 0; i < rows; ++i) t[i] = static_cast<int32_t>((i * 7919) % vocab);
+    return t;
+  }());
+  auto op = [&](std::vector<Tensor>& x) { return linear_cross_entropy(x[0], x[1], x[2], targets); };
+  const std::vector<Shape> shapes{{rows, width}, {vocab, width}, {vocab}};
+  // 4 (2u + K 2^-24), K up to the 838 rows of a group.
+  const double tolerance = 4 * (std::ldexp(1.0, -7) + 838 * std::ldexp(1.0, -24));
+  for (const int threads : {1, 2}) {
+    set_num_threads(threads);
+    check_normwise(run_op(Precision::bf16, shapes, op), run_op(Precision::fp32, shapes, op),
+                   tolerance, "threads " + std::to_string(threads));
+  }
+  set_num_threads(1);
 }
 
 BOOST_AUTO_TEST_CASE(linear_saves_its_input_in_bf16,
