@@ -138,9 +138,9 @@ def scaling_section(scaling):
     return lines
 
 
-def bf16_section(bf16):
+def bf16_section(bf16, heading="## bf16 products vs PyTorch autocast"):
     """The bf16 rows: tapegrad fp32 and bf16 against PyTorch autocast bf16, one invocation."""
-    lines = ["## bf16 products vs PyTorch autocast", "",
+    lines = [heading, "",
              f"{bf16['cpu']}; native bf16: {bf16['native_bf16'] or 'none'}"
              + (f"; fp32 products on OpenBLAS's `{bf16['blas_kernel']}` kernel" if bf16.get("blas_kernel") else "")
              + (f"; PyTorch's allocator {bf16['torch_allocator']}"
@@ -150,7 +150,7 @@ def bf16_section(bf16):
              f"parameters and batches, {bf16['repeats']} alternating runs of {bf16['steps']} timed steps "
              "(`benchmarks/bf16_vs_torch.py`). Losses: the median (and largest) relative difference of "
              "tapegrad's bf16 losses from PyTorch's, step by step; a largest far above the median is a step "
-             "where one side's loss spiked and recovered.", "",
+             "where one side's loss spiked and recovered." + (f" {bf16['note']}" if bf16.get("note") else ""), "",
              "| config | threads | tapegrad fp32 tok/s | tapegrad bf16 tok/s | PyTorch autocast bf16 tok/s "
              "| bf16 / fp32 | bf16 / PyTorch | peak RSS fp32 / bf16 / PyTorch (MiB) | bf16 / PyTorch RSS | losses |",
              "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"]
@@ -250,6 +250,9 @@ def main():
     bf16 = load("bf16.json")
     if bf16:
         lines += bf16_section(bf16)
+        # Earlier machines' runs, kept as bf16_<machine>.json when the newest run was on another CPU.
+        for name in sorted(f for f in os.listdir(R) if f.startswith("bf16_") and f.endswith(".json")):
+            lines += bf16_section(load(name), "On another machine, same benchmark:")
     if w2v:
         lines += ["## word2vec vs gensim", "",
                   f"gensim {w2v['gensim_version']}, skip-gram, dim 128, window 5, negative 5, sample 1e-3, 5 epochs, "
