@@ -11,6 +11,7 @@
 // so the same weights bit for bit). With dropout the mask is kept as one bit per weight,
 // drawn in the order of the composed ops.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 
@@ -84,6 +85,27 @@ struct Attention {
   size_t tt() const { return t * t; }
 };
 
+// A head's Q, K and V ([T, d] each, rows c3 apart) as product operands. Every strip reads K
+// and V from row 0, so in bf16 mode they are rounded once per head, not once per strip (the
+// same bits: a packed operand is the rounding the product would do). The thread's buffers.
+struct HeadOperands {
+  HeadOperands(const float* q_head, const Attention& at)
+      : q(detail::pack_operand(q_head, at.t, at.d, at.c3(), buffers()[0])),
+        k(detail::pack_operand(q_head + at.c, at.t, at.d, at.c3(), buffers()[1])),
+        v(detail::pack_operand(q_head + 2 * at.c, at.t, at.d, at.c3(), buffers()[2])),
+        d(at.d) {}
+  // Q's rows from i0 on.
+  detail::Operand q_rows(size_t i0) const {
+    return {q.f32 + i0 * q.ld, q.ld, q.bf16 ? q.bf16 + i0 * d : nullptr};
+  }
+  static std::array<std::vector<uint16_t>, 3>& buffers() {
+    thread_local std::array<std::vector<uint16_t>, 3> rounded;
+    return rounded;
+  }
+  detail::Operand q, k, v;
+  size_t d;
+};
+
 // Dropout as composed ops draws one uniform per entry of [B, H, T, T], masked ones included;
 // the same draws in the same order keep both paths' masks identical. Drawn before the heads
 // run in parallel, so the mask does not depend on the thread count.
@@ -101,16 +123,17 @@ void attention_forward_head(const Attention& at, const float* x, size_t bh, floa
                             const KeepBits& keep, float* strip, float* dropped, float* out) {
   const size_t b = bh / at.h_n, h = bh % at.h_n, t = at.t, c = at.c, c3 = at.c3(), d = at.d;
   const float* q = x + b * t * c3 + h * d;
+  const HeadOperands head(q, at);
   for (size_t i0 = 0; i0 < t; i0 += kRows) {
     const size_t rows = std::min(kRows, t - i0), width = i0 + rows;
-    gemm(false, true, rows, width, d, at.scale, q + i0 * c3, c3, q + c, c3, 0.0f, strip, width);
+    gemm(false, true, rows, width, d, at.scale, head.q_rows(i0), head.k, 0.0f, strip, width);
     causal_softmax_strip(strip, rows, width, i0, head_stats + i0, head_stats + t + i0);
     const float* a = strip;
     if (at.drop) {
       apply_keep(strip, dropped, rows, width, i0, t, keep, bh * at.tt(), at.keep_scale);
       a = dropped;
     }
-    gemm(false, false, rows, d, width, 1.0f, a, width, q + 2 * c, c3, 0.0f,
+    gemm(false, false, rows, d, width, 1.0f, detail::Operand{a, width}, head.v, 0.0f,
          out + (b * t + i0) * c + h * d, c);
   }
 }
@@ -142,24 +165,27 @@ void attention_backward_head(const Attention& at, const float* x, const float* g
   const size_t b = bh / at.h_n, h = bh % at.h_n, t = at.t, c = at.c, c3 = at.c3(), d = at.d;
   const float* q = x + b * t * c3 + h * d;
   float* gq = gx + b * t * c3 + h * d;
+  const HeadOperands head(q, at);
+  thread_local std::vector<uint16_t> gy16;
   for (size_t i0 = 0; i0 < t; i0 += kRows) {
     const size_t rows = std::min(kRows, t - i0), width = i0 + rows;
-    const float* qi = q + i0 * c3;
-    const float* gy = g + (b * t + i0) * c + h * d;
-    gemm(false, true, rows, width, d, at.scale, qi, c3, q + c, c3, 0.0f, p, width);
+    const detail::Operand qi = head.q_rows(i0);
+    const detail::Operand gy = detail::pack_operand(g + (b * t + i0) * c + h * d, rows, d, c, gy16);
+    gemm(false, true, rows, width, d, at.scale, qi, head.k, 0.0f, p, width);
     recompute_weights(p, rows, width, i0, head_stats + i0, head_stats + t + i0);
     const float* a = p;
     if (at.drop) {
       apply_keep(p, dropped, rows, width, i0, t, keep, bh * at.tt(), at.keep_scale);
       a = dropped;
     }
-    gemm(false, true, rows, width, d, 1.0f, gy, c, q + 2 * c, c3, 0.0f, da, width);  // dA = dY V^T
-    gemm(true, false, width, d, rows, 1.0f, a, width, gy, c, 1.0f, gq + 2 * c, c3);  // dV += A^T dY
+    gemm(false, true, rows, width, d, 1.0f, gy, head.v, 0.0f, da, width);  // dA = dY V^T
+    gemm(true, false, width, d, rows, 1.0f, detail::Operand{a, width}, gy, 1.0f, gq + 2 * c,
+         c3);  // dV += A^T dY
     softmax_backward_strip(at, da, p, rows, width, i0, keep, bh);
-    gemm(false, false, rows, d, width, at.scale, da, width, q + c, c3, 1.0f, gq + i0 * c3,
-         c3);  // dQ += dS K
-    gemm(true, false, width, d, rows, at.scale, da, width, qi, c3, 1.0f, gq + c,
-         c3);  // dK += dS^T Q
+    const detail::Operand ds{da, width};
+    gemm(false, false, rows, d, width, at.scale, ds, head.k, 1.0f, gq + i0 * c3,
+         c3);                                                               // dQ += dS K
+    gemm(true, false, width, d, rows, at.scale, ds, qi, 1.0f, gq + c, c3);  // dK += dS^T Q
   }
 }
 
