@@ -604,7 +604,9 @@ class SlabGradients {
     // Here, on the calling thread, for the reason SlabBuffers gives.
     for (auto& part : slab_dw_) part = std::make_unique_for_overwrite<float[]>(weight_size);
   }
-  float* weight(size_t slab) { return slab == 0 ? dw_.get() : slab_dw_[slab - 1].get(); }
+  float* weight(size_t slab) {
+    return !dw_ || slab == 0 ? dw_.get() : slab_dw_[slab - 1].get();  // null: no gradient
+  }
   float* bias(size_t slab) {
     if (db_.empty()) return nullptr;
     return slab == 0 ? db_.data() : slab_db_[slab - 1].data();

@@ -119,4 +119,25 @@ BOOST_AUTO_TEST_CASE(fused_output_layer_in_many_chunks_matches_the_unfused_ops) 
   set_num_threads(1);
 }
 
+// A frozen output weight (no weight gradient) on two threads: each slab has no weight-gradient
+// buffer, and the input gradient is the one thread's.
+BOOST_AUTO_TEST_CASE(fused_output_layer_with_a_frozen_weight,
+                     *boost::unit_test::precondition(testing::needs_openmp)) {
+  const size_t rows = 96, vocab = 40, width = 8;
+  Ids targets{{rows}, std::vector<int32_t>(rows)};
+  for (size_t i = 0; i < rows; ++i) targets.values[i] = static_cast<int32_t>((i * 7) % vocab);
+  std::vector<float> grads[2];
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    Generator gen(4);
+    Tensor x = randn({rows, width}, gen, 1.0f, true), w = randn({vocab, width}, gen, 1.0f, false);
+    backward(linear_cross_entropy(x, w, Tensor(), targets));
+    grads[threads - 1].assign(x.grad().data(), x.grad().data() + x.numel());
+    BOOST_TEST(!w.has_grad());
+  }
+  set_num_threads(1);
+  for (size_t i = 0; i < grads[0].size(); ++i)
+    BOOST_TEST(grads[1][i] == grads[0][i], boost::test_tools::tolerance(1e-5f));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
