@@ -166,7 +166,7 @@ void attention_backward_head(const Attention& at, const float* x, const float* g
   const float* q = x + b * t * c3 + h * d;
   float* gq = gx + b * t * c3 + h * d;
   const HeadOperands head(q, at);
-  thread_local std::vector<uint16_t> gy16;
+  thread_local std::vector<uint16_t> gy16, ds16;
   for (size_t i0 = 0; i0 < t; i0 += kRows) {
     const size_t rows = std::min(kRows, t - i0), width = i0 + rows;
     const detail::Operand qi = head.q_rows(i0);
@@ -182,7 +182,7 @@ void attention_backward_head(const Attention& at, const float* x, const float* g
     gemm(true, false, width, d, rows, 1.0f, detail::Operand{a, width}, gy, 1.0f, gq + 2 * c,
          c3);  // dV += A^T dY
     softmax_backward_strip(at, da, p, rows, width, i0, keep, bh);
-    const detail::Operand ds{da, width};
+    const detail::Operand ds = detail::pack_operand(da, rows, width, width, ds16);  // both read it
     gemm(false, false, rows, d, width, at.scale, ds, head.k, 1.0f, gq + i0 * c3,
          c3);                                                               // dQ += dS K
     gemm(true, false, width, d, rows, at.scale, ds, qi, 1.0f, gq + c, c3);  // dK += dS^T Q

@@ -113,59 +113,70 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
       for (size_t r = first; r < last; ++r)
         std::copy(bias.data(), bias.data() + outf, y + r * outf);
     });
-  // The weight's gradient reads x. In bf16 mode it reads x rounded to bf16: round it once here,
-  // for this product and for backward, which keeps that copy (half the bytes) instead of x,
-  // as autocast saves a bf16 activation.
+  // The weight's gradient reads x, the input's gradient the weight. In bf16 mode they read them
+  // rounded to bf16: each is rounded once here, for this product and for backward, which keeps
+  // those copies (x's in half the bytes, instead of x), as autocast saves its bf16 casts.
   const bool grad = needs_grad({&x, &weight, &bias});
-  const bool save_x16 = grad && weight.requires_grad() && precision() == Precision::bf16;
-  std::shared_ptr<std::vector<uint16_t>> x16;  // only when backward will read it
-  detail::Operand xa{x.data(), in};
+  const bool bf16 = precision() == Precision::bf16;
+  const bool save_x16 = grad && weight.requires_grad() && bf16;
+  const bool save_w16 = grad && x.requires_grad() && bf16;
+  std::shared_ptr<uint16_t[]> x16, w16;  // only when backward will read them
+  detail::Operand xa{x.data(), in}, wa{weight.data(), in};
   if (save_x16) {
-    x16 = std::make_shared<std::vector<uint16_t>>();
-    xa = detail::pack_operand(x.data(), rows, in, in, *x16);
+    x16 = std::make_unique_for_overwrite<uint16_t[]>(rows * in);
+    xa = detail::pack_operand(x.data(), rows, in, in, x16.get());
   }
-  detail::gemm(false, true, rows, outf, in, 1.0f, xa, detail::Operand{weight.data(), in},
-               bias.defined() ? 1.0f : 0.0f, y, outf);
+  if (save_w16) {
+    w16 = std::make_unique_for_overwrite<uint16_t[]>(outf * in);
+    wa = detail::pack_operand(weight.data(), outf, in, in, w16.get());
+  }
+  detail::gemm(false, true, rows, outf, in, 1.0f, xa, wa, bias.defined() ? 1.0f : 0.0f, y, outf);
 
   if (!grad) return out;
   std::vector<Tensor> inputs{x, weight};
   if (bias.defined()) inputs.push_back(bias);
   const bool keep_x = weight.requires_grad() && !save_x16;
-  record("linear", std::move(inputs), out,
-         [x = keep_x ? x : x.without_data(),
-          weight = x.requires_grad() ? weight : weight.without_data(), bias = bias.without_data(),
-          out = out.without_data(), x16 = std::move(x16), rows, in, outf]() mutable {
-           if (x16 && precision() != Precision::bf16)
-             throw std::logic_error(
-                 "linear: forward ran in bf16 and saved its input in bf16, but backward runs in " +
-                 base::name_of(kPrecisionNames, precision()) +
-                 "; keep one precision from forward to backward");
-           const float* g = out.grad().data();
-           // Both products read the output gradient: in bf16 mode it is rounded once for the two.
-           thread_local std::vector<uint16_t> g16;
-           const detail::Operand dy = (x.requires_grad() && weight.requires_grad())
-                                          ? detail::pack_operand(g, rows, outf, outf, g16)
-                                          : detail::Operand{g, outf};
-           if (x.requires_grad())
-             detail::gemm(false, false, rows, in, outf, 1.0f, dy,
-                          detail::Operand{weight.data(), in}, 1.0f, x.grad_data(), in);
-           if (weight.requires_grad())
-             detail::gemm(
-                 true, false, outf, in, rows, 1.0f, dy,
-                 x16 ? detail::Operand{nullptr, in, x16->data()} : detail::Operand{x.data(), in},
-                 1.0f, weight.grad_data(), in);
-           if (bias.defined() && bias.requires_grad()) {
-             float* gb_all = bias.grad_data();
-             detail::parallel_for(outf, 64,
-                                  [&](size_t first, size_t last) {  // columns: fixed sum order
-                                    float* __restrict gb = gb_all;
-                                    for (size_t r = 0; r < rows; ++r) {
-                                      const float* __restrict gr = g + r * outf;
-                                      for (size_t j = first; j < last; ++j) gb[j] += gr[j];
-                                    }
-                                  });
-           }
-         });
+  record(
+      "linear", std::move(inputs), out,
+      [x = keep_x ? x : x.without_data(),
+       weight = x.requires_grad() ? weight : weight.without_data(), bias = bias.without_data(),
+       out = out.without_data(), x16 = std::move(x16), w16 = std::move(w16), rows, in,
+       outf]() mutable {
+        if ((x16 || w16) && precision() != Precision::bf16)
+          throw std::logic_error(
+              "linear: forward ran in bf16 and saved its operands in bf16, but backward runs in " +
+              base::name_of(kPrecisionNames, precision()) +
+              "; keep one precision from forward to backward");
+        const float* g = out.grad().data();
+        // Both products read the output gradient: in bf16 mode it is rounded once for the two.
+        thread_local std::vector<uint16_t> g16;
+        const detail::Operand dy = (x.requires_grad() && weight.requires_grad())
+                                       ? detail::pack_operand(g, rows, outf, outf, g16)
+                                       : detail::Operand{g, outf};
+        if (x.requires_grad()) {
+          const auto [gx, beta] = x.grad_target();
+          detail::gemm(false, false, rows, in, outf, 1.0f, dy,
+                       detail::Operand{weight.data(), in, w16.get()}, beta, gx, in);
+        }
+        if (weight.requires_grad()) {
+          const auto [gw, beta] = weight.grad_target();
+          detail::gemm(
+              true, false, outf, in, rows, 1.0f, dy,
+              x16 ? detail::Operand{nullptr, in, x16.get()} : detail::Operand{x.data(), in}, beta,
+              gw, in);
+        }
+        if (bias.defined() && bias.requires_grad()) {
+          float* gb_all = bias.grad_data();
+          detail::parallel_for(outf, 64,
+                               [&](size_t first, size_t last) {  // columns: fixed sum order
+                                 float* __restrict gb = gb_all;
+                                 for (size_t r = 0; r < rows; ++r) {
+                                   const float* __restrict gr = g + r * outf;
+                                   for (size_t j = first; j < last; ++j) gb[j] += gr[j];
+                                 }
+                               });
+        }
+      });
   return out;
 }
 

@@ -663,9 +663,20 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
   // weight once per thread (benchmarks/HISTORY.md).
   const size_t slabs = std::clamp<size_t>(rows / 16, 1, detail::parallel_width());
   // 16 MiB of logits per thread: larger chunks pack the weight and pass over its gradient
-  // fewer times (the sizes tried: benchmarks/HISTORY.md).
-  const size_t chunk_elems = size_t{1} << 22;
-  const size_t chunk = std::max<size_t>(chunk_elems / std::max<size_t>(vocab, 1), 16);
+  // fewer times (the sizes tried: benchmarks/HISTORY.md). In bf16 mode the rows are spread
+  // evenly over the slab's chunks, since each oneDNN product reads the whole weight and a chunk
+  // of a few rows left over costs nearly what a full one does; and a weight of 2^24 values or
+  // more (GPT-2's 50,257 x 768), which no cache holds, gets chunks of 32 MiB: it is streamed
+  // from memory once per chunk (smaller weights measured faster with 16 MiB).
+  const bool bf16 = precision() == Precision::bf16;
+  const bool large_weight = vocab * width >= size_t{1} << 24;
+  const size_t chunk_elems = size_t{1} << (bf16 && large_weight ? 23 : 22);
+  size_t chunk = std::max<size_t>(chunk_elems / std::max<size_t>(vocab, 1), 16);
+  if (bf16) {
+    const size_t slab_rows = (rows + slabs - 1) / slabs;
+    const size_t chunks = std::max<size_t>((slab_rows + chunk - 1) / chunk, 1);
+    chunk = std::max<size_t>((slab_rows + chunks - 1) / chunks, 1);
+  }
   std::vector<float> dx(grad_x ? rows * width : 0), row_loss(rows, 0.0f);
   SlabGradients slab_grads(slabs, grad_w ? vocab * width : 0, grad_b ? vocab : 0);
   std::vector<uint16_t> weight16;

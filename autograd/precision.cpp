@@ -96,9 +96,12 @@ void pack_rows(const float* x, size_t rows, size_t cols, size_t ld, uint16_t* ou
   }
 }
 
-void pack_bf16(const float* x, size_t rows, size_t cols, size_t ld, std::vector<uint16_t>& out) {
-  out.resize(rows * cols);
-  pack_rows(x, rows, cols, ld, out.data());
+// Rows over the threads (outside a parallel region; inside one, on the calling thread).
+void pack_bf16(const float* x, size_t rows, size_t cols, size_t ld, uint16_t* out) {
+  parallel_for(rows, std::max<size_t>(1, 16384 / std::max<size_t>(cols, 1)),
+               [&](size_t first, size_t last) {
+                 pack_rows(x + first * ld, last - first, cols, ld, out + first * cols);
+               });
 }
 
 const dnnl::engine& engine() {
@@ -162,11 +165,7 @@ Operand pack_operand(const float* x, size_t rows, size_t cols, size_t ld,
 
 Operand pack_operand(const float* x, size_t rows, size_t cols, size_t ld, uint16_t* storage) {
   if (precision() != Precision::bf16) return {x, ld, nullptr};
-  // Rows over the threads (outside a parallel region; inside one, on the calling thread).
-  parallel_for(rows, std::max<size_t>(1, 16384 / std::max<size_t>(cols, 1)),
-               [&](size_t first, size_t last) {
-                 pack_rows(x + first * ld, last - first, cols, ld, storage + first * cols);
-               });
+  pack_bf16(x, rows, cols, ld, storage);
   return {x, ld, storage};
 }
 
@@ -179,11 +178,13 @@ void gemm_bf16(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float a
   const uint16_t* a_bf16 = a.bf16;
   const uint16_t* b_bf16 = b.bf16;
   if (!a_bf16) {
-    pack_bf16(a.f32, trans_a ? k : m, trans_a ? m : k, a.ld, a16);
+    a16.resize(m * k);
+    pack_bf16(a.f32, trans_a ? k : m, trans_a ? m : k, a.ld, a16.data());
     a_bf16 = a16.data();
   }
   if (!b_bf16) {
-    pack_bf16(b.f32, trans_b ? n : k, trans_b ? k : n, b.ld, b16);
+    b16.resize(k * n);
+    pack_bf16(b.f32, trans_b ? n : k, trans_b ? k : n, b.ld, b16.data());
     b_bf16 = b16.data();
   }
   // oneDNN 2.6 takes a product whose C rows are strided (ldc > n: attention's heads inside

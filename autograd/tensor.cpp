@@ -239,6 +239,13 @@ float* Tensor::grad_data() const {
   return t.grad->data();
 }
 
+Tensor::GradTarget Tensor::grad_target() const {
+  auto& t = checked();
+  if (t.grad) return {t.grad->data(), 1.0f};
+  t.grad = Array::from_shape(shape());
+  return {t.grad->data(), 0.0f};
+}
+
 void Tensor::add_to_grad(const float* values, float scale) const {
   auto& t = checked();
   const bool fresh = !t.grad;

@@ -92,6 +92,13 @@ class Tensor {
   const Array& grad() const;  // the dense part; throws if there is none
   // Gradient accumulation goes through const handles: a Tensor is a handle, like shared_ptr.
   float* grad_data() const;  // dense gradient buffer, allocated as zeros on first use
+  // The dense gradient buffer for a product that writes every element, C = A B + beta C: on
+  // first use allocated without the zero fill, with beta 0 (overwrite); later beta 1 (add).
+  struct GradTarget {
+    float* data;
+    float beta;
+  };
+  GradTarget grad_target() const;
   // grad += scale * values (numel() floats). The first contribution is written straight into
   // a new buffer: no zero fill, no second pass (the output layer's [V, C] gradient).
   void add_to_grad(const float* values, float scale) const;

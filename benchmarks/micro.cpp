@@ -5,6 +5,7 @@
 
 #include "apps/startup.hpp"
 #include "autograd/autograd.hpp"
+#include "autograd/precision.hpp"
 #include "nn/nn.hpp"
 #include "optim/optimizer.hpp"
 
@@ -116,13 +117,10 @@ static void BM_cross_entropy(benchmark::State& state) {
 }
 BENCHMARK(BM_cross_entropy)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// The output layer and the loss, forward+backward, 2,048 rows of width 128 over 17,905 words:
-// linear_cross_entropy (chunked, no logits tensor) vs linear then cross_entropy. Args: fused,
-// threads.
-static void BM_output_layer(benchmark::State& state) {
-  const bool fused = state.range(0) == 1;
-  set_threads(state, 1);
-  const size_t rows = 2048, width = 128, vocab = 17905;
+// An output layer and its loss, forward+backward, rows of `width` over `vocab` tokens (no
+// bias): linear_cross_entropy (chunked, no logits tensor), or linear then cross_entropy.
+static void run_output_layer(benchmark::State& state, size_t rows, size_t width, size_t vocab,
+                             bool fused) {
   Generator gen(1);
   Tensor x = randn({rows, width}, gen, 1.0f, true), w = randn({vocab, width}, gen, 0.02f, true);
   std::vector<int32_t> t(rows);
@@ -137,6 +135,13 @@ static void BM_output_layer(benchmark::State& state) {
   const double flops = 6.0 * static_cast<double>(rows * width * vocab);
   state.counters["GFLOP/s"] = benchmark::Counter(
       flops * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+}
+
+// 2,048 rows of width 128 over 17,905 words, fused or not. Args: fused, threads.
+static void BM_output_layer(benchmark::State& state) {
+  const bool fused = state.range(0) == 1;
+  set_threads(state, 1);
+  run_output_layer(state, 2048, 128, 17905, fused);
   state.SetLabel(fused ? "linear_cross_entropy" : "linear + cross_entropy");
 }
 BENCHMARK(BM_output_layer)
@@ -144,6 +149,27 @@ BENCHMARK(BM_output_layer)
     ->Args({0, 1})
     ->Args({1, 2})
     ->Args({0, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// GPT-2 small's output layer, fused: 1,024 rows of width 768 over 50,257 tokens (tied: no
+// bias). Args: precision (0 fp32, 1 bf16), threads. bf16 rows are skipped, with a message, on
+// a CPU without native bf16.
+static void BM_output_layer_gpt2(benchmark::State& state) {
+  const Precision mode = state.range(0) == 1 ? Precision::bf16 : Precision::fp32;
+  if (mode == Precision::bf16 && !cpu_has_native_bf16()) {
+    state.SkipWithError("this CPU has no native bf16");
+    return;
+  }
+  const PrecisionScope scope(mode);
+  set_threads(state, 1);
+  run_output_layer(state, 1024, 768, 50257, true);
+  state.SetLabel(base::name_of(kPrecisionNames, mode));
+}
+BENCHMARK(BM_output_layer_gpt2)
+    ->Args({0, 2})
+    ->Args({1, 1})
+    ->Args({1, 2})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
