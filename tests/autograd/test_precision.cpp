@@ -10,6 +10,7 @@
 // cases are skipped with a message and the refusal is tested instead.
 #include <boost/test/unit_test.hpp>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -177,6 +178,40 @@ BOOST_AUTO_TEST_CASE(packed_operands_give_the_same_bits,
   const std::vector<float> x(6, 1.0f);
   const detail::Operand plain = detail::pack_operand(x.data(), 2, 3, 3, unused);
   BOOST_TEST((plain.f32 == x.data() && plain.ld == 3 && plain.bf16 == nullptr && unused.empty()));
+}
+
+// Rounding to bf16 (pack_operand) against its definition, on every path of the packing loop
+// (blocks of 32 with and without a denormal in them, and a row's tail): nearest even on the
+// top 16 bits, a NaN made quiet, a denormal rounded like any value, not flushed to zero.
+BOOST_AUTO_TEST_CASE(rounding_is_nearest_even_and_keeps_denormals,
+                     *boost::unit_test::precondition(native_bf16())) {
+  auto from_bits = [](uint32_t u) { return std::bit_cast<float>(u); };
+  auto reference = [](float x) {
+    const uint32_t u = std::bit_cast<uint32_t>(x);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>(u >> 16 | 0x40);
+    return static_cast<uint16_t>((u + 0x7fffu + (u >> 16 & 1)) >> 16);
+  };
+  const size_t rows = 3, cols = 100, ld = 103;  // 3 blocks of 32 and a tail of 4 a row
+  std::vector<float> x = random_values(rows * ld, 31);
+  // Row 0, block 1: ties to even (down, up), a denormal of each sign, the largest float (up to
+  // infinity), a signalling NaN, -0; row 1's tail a denormal; row 2 plain values only.
+  const std::vector<std::pair<size_t, float>> specials{
+      {32, from_bits(0x3f808000u)}, {33, from_bits(0x3f818000u)}, {34, 1e-40f}, {35, -3e-39f},
+      {36, from_bits(0x7f7fffffu)}, {37, from_bits(0x7f800001u)}, {38, -0.0f},  {ld + 98, 5e-41f}};
+  for (const auto& [i, v] : specials) x[i] = v;
+  std::vector<uint16_t> out;
+  const PrecisionScope scope(Precision::bf16);
+  detail::pack_operand(x.data(), rows, cols, ld, out);
+  size_t wrong = 0;
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t j = 0; j < cols; ++j) wrong += out[r * cols + j] != reference(x[r * ld + j]);
+  BOOST_TEST(wrong == 0u, wrong << " values rounded otherwise than to nearest even");
+  BOOST_TEST(out[32] == 0x3f80u);  // a tie goes to the even neighbour: down
+  BOOST_TEST(out[33] == 0x3f82u);  // and up
+  BOOST_TEST(out[34] == 0x0001u);  // 1e-40 is 0x000116c2: a denormal stays one
+  BOOST_TEST(out[36] == 0x7f80u);  // the largest float rounds up to infinity
+  BOOST_TEST(out[37] == 0x7fc0u);  // a signalling NaN comes out quiet
+  BOOST_TEST(out[cols + 98] != 0u);
 }
 
 // A product into C rows with room to spare (ldc > n, attention's heads inside [B, T, C] rows)
