@@ -630,6 +630,40 @@ class SlabGradients {
   std::vector<std::vector<float>> slab_db_;
 };
 
+// How the fused head splits its rows over the threads: into slabs, each run by one thread with
+// single-threaded products, and a slab into chunks (the logits a thread holds at once).
+struct RowSplit {
+  size_t slabs, chunk;
+};
+
+RowSplit split_rows(size_t rows, size_t vocab, size_t width, bool bf16) {
+  if (!bf16 || vocab * width < size_t{1} << 24) {
+    // A slab per thread, its weight and bias gradients summed in slab order at the end:
+    // splitting every product over the threads instead makes them wait on each other at every
+    // product and packs the weight once per thread. 16 MiB of logits per thread: larger chunks
+    // pack the weight and pass over its gradient fewer times (the sizes tried:
+    // benchmarks/HISTORY.md). In bf16 mode the rows are spread evenly over a slab's chunks:
+    // each oneDNN product reads the whole weight, so a chunk of a few rows left over costs
+    // nearly what a full one does.
+    const size_t slabs = std::clamp<size_t>(rows / 16, 1, detail::parallel_width());
+    size_t chunk = std::max<size_t>((size_t{1} << 22) / std::max<size_t>(vocab, 1), 16);
+    if (bf16) {
+      const size_t slab_rows = (rows + slabs - 1) / slabs;
+      const size_t chunks = std::max<size_t>((slab_rows + chunk - 1) / chunk, 1);
+      chunk = std::max<size_t>((slab_rows + chunks - 1) / chunks, 1);
+    }
+    return {slabs, chunk};
+  }
+  // bf16 with a weight of 2^24 values or more (GPT-2's 50,257 x 768), which no cache holds: one
+  // slab whose products each run over all the threads, which then stream the weight from
+  // memory once between them rather than once each; 64 MiB of logits per chunk, the rows spread
+  // evenly in multiples of 64 (GPT-2's shape, 1,024 rows: chunks of 256 rows measured fastest,
+  // 128, 147, 192 and 342 slower: benchmarks/HISTORY.md).
+  const size_t max_rows = std::max<size_t>((size_t{1} << 24) / vocab, 64);
+  const size_t chunks = std::max<size_t>((rows + max_rows - 1) / max_rows, 1);
+  return {1, std::max<size_t>(((rows + chunks - 1) / chunks + 63) / 64 * 64, 1)};
+}
+
 }  // namespace
 
 Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor& bias,
@@ -656,27 +690,7 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
   const bool grad_x = grad && x.requires_grad(), grad_w = grad && weight.requires_grad();
   const bool grad_b = grad && bias.defined() && bias.requires_grad();
 
-  // Threads: each gets a contiguous slab of rows and runs its own single-threaded products
-  // on it (BLAS does not split a product again inside a parallel region), with its own logits
-  // chunk and weight-gradient buffer, summed in slab order at the end. Splitting every product
-  // over the threads instead makes them wait on each other at every product and packs the
-  // weight once per thread (benchmarks/HISTORY.md).
-  const size_t slabs = std::clamp<size_t>(rows / 16, 1, detail::parallel_width());
-  // 16 MiB of logits per thread: larger chunks pack the weight and pass over its gradient
-  // fewer times (the sizes tried: benchmarks/HISTORY.md). In bf16 mode the rows are spread
-  // evenly over the slab's chunks, since each oneDNN product reads the whole weight and a chunk
-  // of a few rows left over costs nearly what a full one does; and a weight of 2^24 values or
-  // more (GPT-2's 50,257 x 768), which no cache holds, gets chunks of 32 MiB: it is streamed
-  // from memory once per chunk (smaller weights measured faster with 16 MiB).
-  const bool bf16 = precision() == Precision::bf16;
-  const bool large_weight = vocab * width >= size_t{1} << 24;
-  const size_t chunk_elems = size_t{1} << (bf16 && large_weight ? 23 : 22);
-  size_t chunk = std::max<size_t>(chunk_elems / std::max<size_t>(vocab, 1), 16);
-  if (bf16) {
-    const size_t slab_rows = (rows + slabs - 1) / slabs;
-    const size_t chunks = std::max<size_t>((slab_rows + chunk - 1) / chunk, 1);
-    chunk = std::max<size_t>((slab_rows + chunks - 1) / chunks, 1);
-  }
+  const auto [slabs, chunk] = split_rows(rows, vocab, width, precision() == Precision::bf16);
   std::vector<float> dx(grad_x ? rows * width : 0), row_loss(rows, 0.0f);
   SlabGradients slab_grads(slabs, grad_w ? vocab * width : 0, grad_b ? vocab : 0);
   std::vector<uint16_t> weight16;

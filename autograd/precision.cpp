@@ -144,8 +144,11 @@ const dnnl::engine& engine() {
   return e;
 }
 
-// One primitive per product shape: (trans_a, trans_b, m, n, k, ldc, alpha, beta).
-using Key = std::tuple<bool, bool, size_t, size_t, size_t, size_t, float, float>;
+// One primitive per product shape and thread count: (trans_a, trans_b, m, n, k, ldc, alpha,
+// beta, threads). oneDNN fixes a primitive's split over the threads when it is made, so one
+// made on a single thread (inside a parallel region, or before the count was raised) would
+// run single-threaded ever after.
+using Key = std::tuple<bool, bool, size_t, size_t, size_t, size_t, float, float, size_t>;
 
 struct Product {
   dnnl::matmul matmul;
@@ -158,7 +161,7 @@ const Product& product(const Key& key) {
   static std::map<Key, Product> cache;
   const std::lock_guard lock(mutex);
   if (const auto it = cache.find(key); it != cache.end()) return it->second;
-  const auto [trans_a, trans_b, m, n, k, ldc, alpha, beta] = key;
+  const auto [trans_a, trans_b, m, n, k, ldc, alpha, beta, threads] = key;
   const auto M = static_cast<memory::dim>(m), N = static_cast<memory::dim>(n),
              K = static_cast<memory::dim>(k), LDC = static_cast<memory::dim>(ldc);
   // op(A) is M x K: packed as M x K rows, or (transposed) as K x M rows read column-wise.
@@ -225,11 +228,12 @@ void gemm_bf16(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float a
   // oneDNN 2.6 takes a product whose C rows are strided (ldc > n: attention's heads inside
   // [B, T, C] rows) to its older AVX-512 gemm instead of brgemm. Such a product goes to a dense
   // buffer on brgemm and is then added into C: the same arithmetic, alpha A B + beta C.
-  const Product* p = &product({trans_a, trans_b, m, n, k, ldc, alpha, beta});
+  const size_t threads = parallel_width();
+  const Product* p = &product({trans_a, trans_b, m, n, k, ldc, alpha, beta, threads});
   thread_local std::vector<float> dense;
   float* out = c;
   if (ldc != n && !p->brgemm) {
-    if (const Product& q = product({trans_a, trans_b, m, n, k, n, alpha, 0.0f}); q.brgemm) {
+    if (const Product& q = product({trans_a, trans_b, m, n, k, n, alpha, 0.0f, threads}); q.brgemm) {
       p = &q;
       dense.resize(m * n);
       out = dense.data();

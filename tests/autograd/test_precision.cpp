@@ -321,6 +321,28 @@ BOOST_AUTO_TEST_CASE(fused_output_layer_in_chunks_and_groups,
   set_num_threads(1);
 }
 
+// A weight of 2^24 values or more takes the other split in bf16 mode: one slab whose products
+// run over the threads, chunks in multiples of 64 rows (here 192 and a last one of 108).
+BOOST_AUTO_TEST_CASE(fused_output_layer_with_a_large_weight,
+                     *boost::unit_test::precondition(native_bf16())) {
+  const size_t rows = 300, vocab = 70000, width = 240;
+  const Ids targets({rows}, [&] {
+    std::vector<int32_t> t(rows);
+    for (size_t i = 0; i < rows; ++i) t[i] = static_cast<int32_t>((i * 7919) % vocab);
+    return t;
+  }());
+  auto op = [&](std::vector<Tensor>& x) { return linear_cross_entropy(x[0], x[1], x[2], targets); };
+  const std::vector<Shape> shapes{{rows, width}, {vocab, width}, {vocab}};
+  // 4 (2u + K 2^-24) with K the longest sum, the input gradient's over the vocabulary.
+  const double tolerance = 4 * (std::ldexp(1.0, -7) + vocab * std::ldexp(1.0, -24));
+  for (const int threads : {1, 2}) {
+    set_num_threads(threads);
+    check_normwise(run_op(Precision::bf16, shapes, op), run_op(Precision::fp32, shapes, op),
+                   tolerance, "threads " + std::to_string(threads));
+  }
+  set_num_threads(1);
+}
+
 BOOST_AUTO_TEST_CASE(linear_saves_its_input_in_bf16,
                      *boost::unit_test::precondition(native_bf16())) {
   // In bf16 mode the weight gradient reads the input rounded to bf16, so backward keeps that
