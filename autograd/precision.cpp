@@ -139,6 +139,23 @@ void pack_bf16(const float* x, size_t rows, size_t cols, size_t ld, uint16_t* ou
                });
 }
 
+// C (rows of length ldc) = P (dense m x n) + beta C: a product made in a dense buffer, put into
+// strided rows (attention's heads). AVX-512 where there is bf16 mode, as pack_rows_portable.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "default")))
+#endif
+void add_rows(const float* p, size_t m, size_t n, float beta, float* c, size_t ldc) {
+  for (size_t i = 0; i < m; ++i) {
+    float* __restrict row = c + i * ldc;
+    const float* __restrict product_row = p + i * n;
+    if (beta == 0.0f)
+      std::copy_n(product_row, n, row);
+    else
+#pragma omp simd
+      for (size_t j = 0; j < n; ++j) row[j] = product_row[j] + beta * row[j];
+  }
+}
+
 const dnnl::engine& engine() {
   static const dnnl::engine e(dnnl::engine::kind::cpu, 0);
   return e;
@@ -233,7 +250,8 @@ void gemm_bf16(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float a
   thread_local std::vector<float> dense;
   float* out = c;
   if (ldc != n && !p->brgemm) {
-    if (const Product& q = product({trans_a, trans_b, m, n, k, n, alpha, 0.0f, threads}); q.brgemm) {
+    if (const Product& q = product({trans_a, trans_b, m, n, k, n, alpha, 0.0f, threads});
+        q.brgemm) {
       p = &q;
       dense.resize(m * n);
       out = dense.data();
@@ -249,15 +267,7 @@ void gemm_bf16(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float a
                              {DNNL_ARG_DST, c_mem},
                              {DNNL_ARG_SCRATCHPAD, scratch_mem}});
   stream.wait();
-  if (out != c)
-    for (size_t i = 0; i < m; ++i) {
-      float* row = c + i * ldc;
-      const float* product_row = out + i * n;
-      if (beta == 0.0f)
-        std::copy_n(product_row, n, row);
-      else
-        for (size_t j = 0; j < n; ++j) row[j] = product_row[j] + beta * row[j];
-    }
+  if (out != c) add_rows(out, m, n, beta, c, ldc);
 }
 
 }  // namespace detail
