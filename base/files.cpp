@@ -78,7 +78,7 @@ std::string kind_of(const struct stat& s) {
   if (S_ISFIFO(s.st_mode)) return "a pipe";
   if (S_ISSOCK(s.st_mode)) return "a socket";
   if (S_ISDIR(s.st_mode)) return "a folder";
-  return "not a regular file";
+  return "a special file";  // none of the above (stat follows links)
 }
 
 }  // namespace
