@@ -171,13 +171,14 @@ struct Product {
   dnnl::matmul matmul;
   memory::desc a, b, c, scratchpad;
   bool brgemm;  // on oneDNN's brgemm kernels (AMX or AVX512_BF16), not its older gemm
+  // oneDNN 2.6 takes a product whose C rows are strided (ldc > n: attention's heads inside
+  // [B, T, C] rows) to its older AVX-512 gemm instead of brgemm. Such a product has here the
+  // same product into dense rows (beta 0) on brgemm, which gemm_bf16 runs instead and then adds
+  // into C: the same arithmetic, alpha A B + beta C. Null where not needed or not on brgemm.
+  const Product* dense = nullptr;
 };
 
-const Product& product(const Key& key) {
-  static std::mutex mutex;
-  static std::map<Key, Product> cache;
-  const std::lock_guard lock(mutex);
-  if (const auto it = cache.find(key); it != cache.end()) return it->second;
+Product make_product(const Key& key) {
   const auto [trans_a, trans_b, m, n, k, ldc, alpha, beta, threads] = key;
   const auto M = static_cast<memory::dim>(m), N = static_cast<memory::dim>(n),
              K = static_cast<memory::dim>(k), LDC = static_cast<memory::dim>(ldc);
@@ -200,13 +201,29 @@ const Product& product(const Key& key) {
   try {
     const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), attr, engine());
     const bool brgemm = std::string_view(pd.impl_info_str()).starts_with("brg");
-    return cache.emplace(key, Product{dnnl::matmul(pd), a, b, c, pd.scratchpad_desc(), brgemm})
-        .first->second;
+    return Product{dnnl::matmul(pd), a, b, c, pd.scratchpad_desc(), brgemm};
   } catch (const dnnl::error& e) {
     throw std::runtime_error("bf16 product " + std::to_string(m) + "x" + std::to_string(k) +
                              " by " + std::to_string(k) + "x" + std::to_string(n) +
                              ": oneDNN has no implementation here (" + e.what() + ")");
   }
+}
+
+// Made once per key and kept (std::map keeps the addresses of its elements).
+const Product& product(const Key& key) {
+  static std::mutex mutex;
+  static std::map<Key, Product> cache;
+  const std::lock_guard lock(mutex);
+  if (const auto it = cache.find(key); it != cache.end()) return it->second;
+  Product made = make_product(key);
+  const auto [trans_a, trans_b, m, n, k, ldc, alpha, beta, threads] = key;
+  if (ldc != n && !made.brgemm) {
+    const Key dense_key{trans_a, trans_b, m, n, k, n, alpha, 0.0f, threads};
+    auto it = cache.find(dense_key);
+    if (it == cache.end()) it = cache.emplace(dense_key, make_product(dense_key)).first;
+    if (it->second.brgemm) made.dense = &it->second;
+  }
+  return cache.emplace(key, std::move(made)).first->second;
 }
 
 }  // namespace
@@ -242,20 +259,13 @@ void gemm_bf16(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float a
     pack_bf16(b.f32, trans_b ? n : k, trans_b ? k : n, b.ld, b16.data());
     b_bf16 = b16.data();
   }
-  // oneDNN 2.6 takes a product whose C rows are strided (ldc > n: attention's heads inside
-  // [B, T, C] rows) to its older AVX-512 gemm instead of brgemm. Such a product goes to a dense
-  // buffer on brgemm and is then added into C: the same arithmetic, alpha A B + beta C.
-  const size_t threads = parallel_width();
-  const Product* p = &product({trans_a, trans_b, m, n, k, ldc, alpha, beta, threads});
+  const Product* p = &product({trans_a, trans_b, m, n, k, ldc, alpha, beta, parallel_width()});
   thread_local std::vector<float> dense;
   float* out = c;
-  if (ldc != n && !p->brgemm) {
-    if (const Product& q = product({trans_a, trans_b, m, n, k, n, alpha, 0.0f, threads});
-        q.brgemm) {
-      p = &q;
-      dense.resize(m * n);
-      out = dense.data();
-    }
+  if (p->dense) {  // strided C rows: the dense product on brgemm, then added into C
+    p = p->dense;
+    dense.resize(m * n);
+    out = dense.data();
   }
   memory a_mem(p->a, engine(), const_cast<uint16_t*>(a_bf16));
   memory b_mem(p->b, engine(), const_cast<uint16_t*>(b_bf16));
