@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
     optim::Adam opt(optim::decay_groups(*model, c.weight_decay), {.lr = c.lr}, true);
     const std::unique_ptr<distributed::GradientSync> sync = train::make_gradient_sync(c, *model);
     std::vector<double> seconds, losses;
-    double timed_comm = 0.0, timed_stop_check = 0.0;
+    double timed_comm = 0.0, timed_stop_check = 0.0, timed_clip = 0.0, timed_optimizer = 0.0;
     auto& gemm = detail::gemm_counter;
     // As in Trainer::run: a signal stops the loop after its step, agreed over the ranks (one
     // tiny allreduce per step under mpirun, timed on its own).
@@ -108,7 +108,9 @@ int main(int argc, char** argv) {
       const double comm0 = sync ? sync->stats().comm_seconds : 0.0;
       opt.zero_grad();
       losses.push_back(train::forward_backward(*model, inputs, targets, sync.get()));
+      const auto clip0 = std::chrono::steady_clock::now();
       optim::clip_grad_norm(model->trainable_parameters(), 1.0f);
+      const auto step0 = std::chrono::steady_clock::now();
       opt.step();
       const auto t1 = std::chrono::steady_clock::now();
       if (const int signal = train::agreed_stop_signal()) {
@@ -122,6 +124,8 @@ int main(int argc, char** argv) {
         seconds.push_back(std::chrono::duration<double>(t2 - t0).count());
         timed_comm += sync ? sync->stats().comm_seconds - comm0 : 0.0;
         timed_stop_check += std::chrono::duration<double>(t2 - t1).count();
+        timed_clip += std::chrono::duration<double>(step0 - clip0).count();
+        timed_optimizer += std::chrono::duration<double>(t1 - step0).count();
       }
     }
     const double timed_total = std::accumulate(seconds.begin(), seconds.end(), 0.0);
@@ -146,6 +150,8 @@ int main(int argc, char** argv) {
         // The per-step stop check (a 1-value allreduce under mpirun, a load otherwise),
         // including any wait for the slower rank that it absorbs.
         {"stop_check_fraction", timed_stop_check / timed_total},
+        {"clip_fraction", timed_clip / timed_total},            // gradient clipping
+        {"optimizer_fraction", timed_optimizer / timed_total},  // AdamW's step
         // sgemm over the timed steps, summed over calling threads (blas.hpp): the share of a
         // step at one thread, and sgemm's own FLOP/s on this model's shapes.
         {"gemm_seconds", static_cast<double>(gemm.nanoseconds) * 1e-9},
