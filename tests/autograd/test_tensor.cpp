@@ -63,6 +63,30 @@ BOOST_AUTO_TEST_CASE(ids_validate_their_shape) {
   BOOST_TEST(Ids({2, 2}, {1, 2, 3, 4}).numel() == 4u);
 }
 
+// grad_target: a product's first gradient overwrites a new buffer (beta 0, no zero fill), the
+// next ones add to it (beta 1). Through linear: an input read by two Linears gets the sum of
+// both gradients, as through two separate copies of it.
+BOOST_AUTO_TEST_CASE(grad_target_overwrites_first_then_adds) {
+  Tensor t = Tensor::zeros({3}, true);
+  const auto first = t.grad_target();
+  BOOST_TEST(first.beta == 0.0f);
+  BOOST_TEST(t.has_dense_grad());
+  std::fill(first.data, first.data + 3, 2.0f);
+  const auto second = t.grad_target();
+  BOOST_TEST(second.beta == 1.0f);
+  BOOST_TEST(second.data == first.data);
+
+  Generator gen(12);
+  Tensor x = randn({5, 4}, gen, 1.0f, true), w1 = randn({3, 4}, gen, 0.5f, true),
+         w2 = randn({6, 4}, gen, 0.5f, true);
+  backward(sum(linear(x, w1)) + sum(linear(x, w2) * 2.0f));
+  Tensor a = x.clone().set_requires_grad(true), b = x.clone().set_requires_grad(true);
+  backward(sum(linear(a, w1.clone())) + sum(linear(b, w2.clone()) * 2.0f));
+  for (size_t i = 0; i < x.numel(); ++i)
+    BOOST_TEST(x.grad().data()[i] == a.grad().data()[i] + b.grad().data()[i],
+               boost::test_tools::tolerance(1e-6f));
+}
+
 // A tied matrix used as an embedding (sparse) and as an output projection (dense) gets one
 // gradient: the sum of both uses.
 BOOST_AUTO_TEST_CASE(tied_weight_gets_sum_of_both_uses) {
