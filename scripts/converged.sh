@@ -16,9 +16,10 @@
 #              tied to the features) with the optimisation of scripts/paper_nplm.sh (Adam, the
 #              paper's L2 1e-4, up to 40 epochs, patience 2), validated every 1,000 steps as well
 #              (an epoch is 1,563 steps), so that the curves show convergence within epochs;
-#   bf16       the gpt part's learned and learned-tied runs with --precision bf16 (seeds 1-3),
-#              against whose fp32 runs the report tests bf16's cost in perplexity; needs a CPU
-#              with native bf16 (AVX512_BF16 or AMX), so only --parts bf16 runs it;
+#   bf16       the gpt part's learned and learned-tied runs with --precision bf16 (seeds 1-3;
+#              --seeds 5 adds the two that decide the tied row), against whose fp32 runs the
+#              report tests bf16's cost in perplexity; needs a CPU with native bf16
+#              (AVX512_BF16 or AMX), so only --parts bf16 runs it;
 #   lstm       the five modes for a two-layer LSTM language model of the GPT's width (d_model
 #              and hidden 128, so that it can be tied; context 64 as the truncated
 #              backpropagation length; the gpt part's optimisation but learning rate 1e-2 and up
