@@ -690,7 +690,8 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
   const bool grad_x = grad && x.requires_grad(), grad_w = grad && weight.requires_grad();
   const bool grad_b = grad && bias.defined() && bias.requires_grad();
 
-  const auto [slabs, chunk] = split_rows(rows, vocab, width, precision() == Precision::bf16);
+  const RowSplit split = split_rows(rows, vocab, width, precision() == Precision::bf16);
+  const size_t slabs = split.slabs, chunk = split.chunk;  // captured below: no structured binding
   std::vector<float> dx(grad_x ? rows * width : 0), row_loss(rows, 0.0f);
   SlabGradients slab_grads(slabs, grad_w ? vocab * width : 0, grad_b ? vocab : 0);
   std::vector<uint16_t> weight16;
