@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -155,7 +156,8 @@ TrainConfig TrainConfig::from_json(const json& j) {
   if (!j.is_object()) throw std::invalid_argument("a configuration must be a JSON object");
   TrainConfig c;
   for (const auto& [key, value] : j.items()) {
-    const auto f = std::ranges::find_if(fields(), [&](const Field& f) { return key == f.key; });
+    const auto f =
+        std::ranges::find(fields(), key, [](const Field& f) { return std::string_view(f.key); });
     if (f == fields().end()) throw std::invalid_argument("unknown configuration key '" + key + "'");
     try {
       f->set(c, value);

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <sstream>
 
 #include "experiments/report/format.hpp"
@@ -27,8 +28,7 @@ const char* verdict_text(train::Equivalence e) {
 std::vector<PrecisionRow> precision_rows(const Study& fp32, const Study& bf16) {
   std::vector<PrecisionRow> rows;
   for (const auto& [key, by_seed] : bf16.files) {
-    const auto reference =
-        std::ranges::find_if(fp32.files, [&](const auto& row) { return row.first == key; });
+    const auto reference = std::ranges::find(fp32.files, key, &RunFiles::value_type::first);
     if (reference == fp32.files.end()) continue;
     PrecisionRow row;
     row.mode = key.second;
