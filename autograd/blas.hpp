@@ -31,8 +31,9 @@ inline void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float
                  const Operand& a, const Operand& b, float beta, float* c, size_t ldc) {
   if (m == 0 || n == 0) return;
   if (k == 0) {  // an empty sum; BLAS rejects a zero leading dimension
+    // beta 0 does not read C, as in BLAS: C may be a new buffer (Tensor::grad_target).
     for (size_t i = 0; i < m; ++i)
-      for (size_t j = 0; j < n; ++j) c[i * ldc + j] *= beta;
+      for (size_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0 ? 0.0f : beta * c[i * ldc + j];
     return;
   }
   const bool counted = gemm_counter.on.load(std::memory_order_relaxed);

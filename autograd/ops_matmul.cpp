@@ -1,5 +1,6 @@
 // Matrix products. Every product is one or more cblas_sgemm calls on contiguous row-major
-// buffers; backward passes use beta = 1 so that sgemm itself adds into the gradients.
+// buffers; backward passes let sgemm add into the gradients (beta 1), or write a new gradient
+// buffer outright (beta 0, Tensor::grad_target) where their products cover it once.
 #include "autograd/blas.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/parallel.hpp"
@@ -59,11 +60,14 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
            out.data() + i * m * n);
   }
   if (!needs_grad({&a, &b})) return out;
+  // An operand that is not broadcast gets each of its matrices' gradients from one product.
+  const bool a_once = numel(batch_of(sa)) == numel(batch);
+  const bool b_once = numel(batch_of(sb)) == numel(batch) || fold;
   // dA reads B's values and dB reads A's: keep each only where the other gradient is wanted.
   record(
       "matmul", {a, b}, out,
       [a = b.requires_grad() ? a : a.without_data(), b = a.requires_grad() ? b : b.without_data(),
-       out = out.without_data(), pairs, m, n, k, fold]() mutable {
+       out = out.without_data(), pairs, m, n, k, fold, a_once, b_once]() mutable {
         const float* g = out.grad().data();
         // Folded, both products read all of dC: in bf16 mode it is rounded once for the two.
         thread_local std::vector<uint16_t> g16;
@@ -71,23 +75,23 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
                                        ? detail::pack_operand(g, pairs.size() * m, n, n, g16)
                                        : detail::Operand{g, n};
         if (a.requires_grad()) {  // dA = dC @ B^T
-          float* ga = a.grad_data();
+          const auto [ga, beta] = a_once ? a.grad_target() : Tensor::GradTarget{a.grad_data(), 1};
           if (fold)
             detail::gemm(false, true, pairs.size() * m, k, n, 1.0f, dc,
-                         detail::Operand{b.data(), n}, 1.0f, ga, k);
+                         detail::Operand{b.data(), n}, beta, ga, k);
           else
             for (size_t i = 0; i < pairs.size(); ++i)
-              gemm(false, true, m, k, n, g + i * m * n, b.data() + pairs[i].second, 1.0f,
+              gemm(false, true, m, k, n, g + i * m * n, b.data() + pairs[i].second, beta,
                    ga + pairs[i].first);
         }
         if (b.requires_grad()) {  // dB = A^T @ dC, summed over broadcast batch entries
-          float* gb = b.grad_data();
+          const auto [gb, beta] = b_once ? b.grad_target() : Tensor::GradTarget{b.grad_data(), 1};
           if (fold)
             detail::gemm(true, false, k, n, pairs.size() * m, 1.0f, detail::Operand{a.data(), k},
-                         dc, 1.0f, gb, n);
+                         dc, beta, gb, n);
           else
             for (size_t i = 0; i < pairs.size(); ++i)
-              gemm(true, false, k, n, m, a.data() + pairs[i].first, g + i * m * n, 1.0f,
+              gemm(true, false, k, n, m, a.data() + pairs[i].first, g + i * m * n, beta,
                    gb + pairs[i].second);
         }
       });

@@ -1,6 +1,10 @@
 #include <boost/test/unit_test.hpp>
 
+#include <limits>
+#include <vector>
+
 #include "autograd/autograd.hpp"
+#include "autograd/blas.hpp"
 
 using namespace tg;
 
@@ -85,6 +89,44 @@ BOOST_AUTO_TEST_CASE(grad_target_overwrites_first_then_adds) {
   for (size_t i = 0; i < x.numel(); ++i)
     BOOST_TEST(x.grad().data()[i] == a.grad().data()[i] + b.grad().data()[i],
                boost::test_tools::tolerance(1e-6f));
+}
+
+// The same through matmul: an operand read twice by one product (a @ a), and a broadcast one
+// (one right-hand matrix for a batch of left ones), against separate copies of it.
+BOOST_AUTO_TEST_CASE(matmul_gradient_of_an_operand_read_twice) {
+  Generator gen(13);
+  Tensor a = randn({4, 4}, gen, 1.0f, true);
+  backward(sum(matmul(a, a) * 3.0f));
+  Tensor l = a.clone().set_requires_grad(true), r = a.clone().set_requires_grad(true);
+  backward(sum(matmul(l, r) * 3.0f));
+  for (size_t i = 0; i < a.numel(); ++i)
+    BOOST_TEST(a.grad().data()[i] == l.grad().data()[i] + r.grad().data()[i],
+               boost::test_tools::tolerance(1e-5f));
+
+  Tensor x = randn({3, 2, 4}, gen, 1.0f, true), w = randn({1, 4, 5}, gen, 1.0f, true);
+  backward(sum(matmul(x, w)));
+  Tensor w_sum = Tensor::zeros({4, 5});
+  for (size_t b = 0; b < 3; ++b) {
+    Tensor xb =
+        Tensor::from_vector({2, 4}, std::vector<float>(x.data() + b * 8, x.data() + b * 8 + 8));
+    Tensor wb = reshape(w, {4, 5}).clone().set_requires_grad(true);
+    backward(sum(matmul(xb, wb)));
+    for (size_t i = 0; i < 20; ++i) w_sum.data()[i] += wb.grad().data()[i];
+  }
+  for (size_t i = 0; i < 20; ++i)
+    BOOST_TEST(w.grad().data()[i] == w_sum.data()[i], boost::test_tools::tolerance(1e-5f));
+}
+
+// An empty sum with beta 0 writes zeros without reading C, which may be a new buffer
+// (grad_target): a NaN there must not survive, as NaN * 0 would.
+BOOST_AUTO_TEST_CASE(empty_product_with_beta_zero_does_not_read_its_output) {
+  std::vector<float> c(6, std::numeric_limits<float>::quiet_NaN());
+  const float none = 0;
+  detail::gemm(false, false, 2, 3, 0, 1.0f, &none, 1, &none, 3, 0.0f, c.data(), 3);
+  for (float v : c) BOOST_TEST(v == 0.0f);
+  Tensor a = Tensor::zeros({3, 2}, true), b = Tensor::zeros({2, 0}, true);
+  backward(sum(matmul(a, b)));
+  for (size_t i = 0; i < a.numel(); ++i) BOOST_TEST(a.grad().data()[i] == 0.0f);
 }
 
 // A tied matrix used as an embedding (sparse) and as an output projection (dense) gets one
