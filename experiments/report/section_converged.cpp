@@ -106,17 +106,28 @@ void add_rows(RunFiles& files, const Study& study, const std::string& mode,
     if (key.second == mode) files.push_back({{model, as}, by_seed});
 }
 
-// Per seed both ran, test ppl(tied) / ppl(untied) - 1.
-std::vector<double> relative_effects(const RunFiles& files, const std::string& model) {
+// Per seed both ran, test ppl(tied) / ppl(untied) - 1; and the two rows' mean test
+// perplexities over those seeds.
+std::vector<double> relative_effects(const RunFiles& files, const std::string& model,
+                                     std::pair<double, double>& means) {
   const std::map<size_t, const json*>*tied = nullptr, *untied = nullptr;
   for (const auto& [key, by_seed] : files)
     if (key.first == model) (key.second == kUntiedNoDecay ? untied : tied) = &by_seed;
   std::vector<double> effects;
+  means = {0, 0};
   if (!tied || !untied) return effects;
   for (const auto& [seed, run] : *tied)
-    if (const auto other = untied->find(seed); other != untied->end())
-      effects.push_back(
-          run->at("test_ppl").get<double>() / other->second->at("test_ppl").get<double>() - 1);
+    if (const auto other = untied->find(seed); other != untied->end()) {
+      const double tied_ppl = run->at("test_ppl").get<double>(),
+                   untied_ppl = other->second->at("test_ppl").get<double>();
+      effects.push_back(tied_ppl / untied_ppl - 1);
+      means.first += untied_ppl;
+      means.second += tied_ppl;
+    }
+  if (!effects.empty()) {
+    means.first /= static_cast<double>(effects.size());
+    means.second /= static_cast<double>(effects.size());
+  }
   return effects;
 }
 
@@ -163,8 +174,10 @@ FairTie fair_tie(const Study& gpt, const Study& no_decay, const Study& wider) {
   if (!gpt.summary.is_null() && !no_decay.summary.is_null()) add_width(no_decay, gpt);
   if (!wider.summary.is_null()) add_width(wider, wider);
   tie.rows = compare_rows(files, kUntiedNoDecay);
-  for (const Comparison& c : tie.rows)
-    tie.effects[widths.at(c.key.first)] = relative_effects(files, c.key.first);
+  for (const Comparison& c : tie.rows) {
+    const size_t width = widths.at(c.key.first);
+    tie.effects[width] = relative_effects(files, c.key.first, tie.means[width]);
+  }
   if (tie.effects.size() == 2) {
     const std::vector<double>&narrow = tie.effects.begin()->second,
           &wide = tie.effects.rbegin()->second;
@@ -193,6 +206,7 @@ std::string fair_tie_section(const FairTie& tie) {
     const train::TInterval t = train::t_interval(effects);
     widths +=
         "| d" + std::to_string(width) + " | " + std::to_string(effects.size()) + " | " +
+        fixed(tie.means.at(width).first, 1) + " | " + fixed(tie.means.at(width).second, 1) + " | " +
         signed_percent(t.mean) +
         (effects.size() > 1 ? " (" + signed_percent(t.low) + " to " + signed_percent(t.high) + ")"
                             : "") +
@@ -209,9 +223,10 @@ std::string fair_tie_section(const FairTie& tie) {
                                             : "") +
       ". Seed by seed.\n\n" +
       significance_rows(tie.rows, "untied (" + std::string(kUntiedNoDecay) + ")") +
-      "Tying's effect on test perplexity at each width, seed by seed ppl(tied) / ppl(untied) - 1 "
-      "(mean, 95% t interval):\n\n"
-      "| width | seeds | tying's effect |\n|---|---:|---:|\n" +
+      "Tying's effect on test perplexity at each width: the mean test perplexity of each row "
+      "over the seeds both ran, and seed by seed ppl(tied) / ppl(untied) - 1 (mean, 95% t "
+      "interval):\n\n"
+      "| width | seeds | untied | tied | tying's effect |\n|---|---:|---:|---:|---:|\n" +
       widths + "\n";
   if (tie.by_width.seeds >= 2)
     out += "Does it change with the width? " + width_sentence(tie.by_width) + "\n\n";

@@ -49,7 +49,9 @@ std::string converged_section(const std::filesystem::path& dir,
 struct FairTie {
   std::vector<Comparison> rows;                   // empty without runs
   std::map<size_t, std::vector<double>> effects;  // d_model: relative effect, seed by seed
-  Comparison by_width;                            // seeds 0 until both widths have two
+  // d_model: mean test perplexity of the untied and the tied runs over those seeds
+  std::map<size_t, std::pair<double, double>> means;
+  Comparison by_width;  // seeds 0 until both widths have two
 };
 FairTie fair_tie(const Study& gpt, const Study& no_decay, const Study& wider);
 std::string fair_tie_section(const FairTie& tie);
