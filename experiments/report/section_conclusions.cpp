@@ -128,26 +128,39 @@ std::string best_model_line(const std::vector<ScaleRow>& scale, const Calibratio
 }
 
 // Whether another model's verdicts are the GPT's, mode by mode: do the conclusions hold for it?
-// Only modes both models have decided or tested; "" when they share none.
+// Only modes both models have tested; "" when they share none. Not decided is not a contrary
+// verdict: a mode decided for one model only is listed apart, with both mean differences, so a
+// reader sees whether the undecided one points the same way.
 std::string same_verdicts_as_gpt(const std::string& label, const Study& study, const Study& gpt) {
-  std::string same, different;
+  std::string same, opposite, one_only;
+  const auto add = [](std::string& list, const std::string& item) {
+    list += (list.empty() ? "" : ", ") + item;
+  };
+  const auto difference = [](const Comparison& c) {
+    return std::string(c.per_seed.mean > 0 ? "+" : "") + fixed(c.per_seed.mean, 1);
+  };
   for (const Comparison& c : study.comparisons) {
     const auto theirs = std::ranges::find(gpt.comparisons, c.key.second,
                                           [](const Comparison& g) { return g.key.second; });
     if (theirs == gpt.comparisons.end() || c.verdict == Verdict::one_seed ||
         theirs->verdict == Verdict::one_seed)
       continue;
-    const std::string name = base::name_of(kVerdictNames, c.verdict);
+    const std::string here = base::name_of(kVerdictNames, c.verdict),
+                      there = base::name_of(kVerdictNames, theirs->verdict);
     if (c.verdict == theirs->verdict)
-      same += (same.empty() ? "" : ", ") + c.key.second + " (" + name + ")";
+      add(same, c.key.second + " (" + here + ")");
+    else if (c.verdict != Verdict::not_decided && theirs->verdict != Verdict::not_decided)
+      add(opposite, c.key.second + " (here " + here + ", gpt " + there + ")");
     else
-      different += (different.empty() ? "" : ", ") + c.key.second + " (here " + name + ", gpt " +
-                   base::name_of(kVerdictNames, theirs->verdict) + ")";
+      add(one_only, c.key.second + " (here " + here + " at " + difference(c) + ", gpt " + there +
+                        " at " + difference(*theirs) + ")");
   }
-  if (same.empty() && different.empty()) return "";
-  return "- **Does the GPT's verdict hold for " + label +
-         "?** The same verdict: " + (same.empty() ? "none" : same) +
-         "; another: " + (different.empty() ? "none" : different) + ".\n";
+  if (same.empty() && opposite.empty() && one_only.empty()) return "";
+  const auto or_none = [](const std::string& list) { return list.empty() ? "none" : list; };
+  return "- **Does the GPT's verdict hold for " + label + "?** The same verdict: " + or_none(same) +
+         "; the opposite: " + or_none(opposite) +
+         "; decided for one of the two only (mean test perplexity differences against learned): " +
+         or_none(one_only) + ".\n";
 }
 
 }  // namespace
