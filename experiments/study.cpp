@@ -335,7 +335,8 @@ RunStatus run_status(const train::TrainConfig& c, const std::string& json_path,
                   done.at("test_ppl").get<double>(),
                   done.value("best_epoch", json()).dump().c_str());
     // Nothing else is looked at: a finished run is never trained again.
-    return {RunStatus::Next::done, line};
+    const json cpu = done.value("cpu_s", json());
+    return {RunStatus::Next::done, line, cpu.is_number() ? cpu.get<double>() : 0.0};
   }
   const fs::path checkpoint = checkpoint_path(json_path);
   RunStatus status =
@@ -360,6 +361,21 @@ std::string describe_runs(const std::string& folder,
       << " done, " << resumed << " to resume, " << runs.size() - done - resumed << " to start\n";
   for (const auto& [label, status] : runs)
     out << "  " << label << std::string(width - label.size() + 2, ' ') << status.text << "\n";
+  // CPU time rather than wall time: it leaves out the pauses and the sharing of a core that a
+  // run's wall time may include (a run on several threads counts each thread's).
+  size_t timed = 0;
+  double cpu = 0;
+  for (const auto& [label, status] : runs)
+    if (status.next == RunStatus::Next::done && status.cpu_seconds > 0) {
+      ++timed;
+      cpu += status.cpu_seconds;
+    }
+  if (const size_t left = runs.size() - done; timed > 0 && left > 0) {
+    const double mean = cpu / static_cast<double>(timed);
+    out << "  about " << train::format_duration(mean * static_cast<double>(left))
+        << " of CPU time for the " << left << " not done (the finished runs' mean, "
+        << train::format_duration(mean) << " a run)\n";
+  }
   return out.str();
 }
 

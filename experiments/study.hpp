@@ -54,6 +54,7 @@ struct RunStatus {
   enum class Next { done, resume, train };
   Next next;
   std::string text;
+  double cpu_seconds = 0;  // a finished run's CPU time (its cpu_s); 0 when not recorded
 };
 
 // The status of the run whose JSON is json_path. Reads files only. Throws, as finished_run
@@ -62,7 +63,8 @@ RunStatus run_status(const train::TrainConfig& config, const std::string& json_p
                      const std::string& hooks_key = "");
 
 // A line counting the runs that are done, to resume and to start in `folder`, then each run's
-// label and status, one a line.
+// label and status, one a line, and what the runs not done would cost at the finished runs'
+// mean CPU time.
 std::string describe_runs(const std::string& folder,
                           const std::vector<std::pair<std::string, RunStatus>>& runs);
 

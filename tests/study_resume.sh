@@ -37,12 +37,19 @@ before=$(ls -l --time-style=full-iso "$work/parts")
   die "the dry run failed: $(tail -1 "$work/dry.err")"
 grep -q "^4 runs in $work/parts: 2 done, 1 to resume, 1 to start$" "$work/dry.out" ||
   die "the dry run counted otherwise: $(head -1 "$work/dry.out")"
-dry=$(sed 's/  */ /g' "$work/dry.out" | tail -n +2 | paste -sd,)
+dry=$(sed 's/  */ /g' "$work/dry.out" | sed -n 2,5p | paste -sd,)
 [ "$dry" = " gpt learned seed 1 done: test ppl $(grep -o '"test_ppl": [0-9.]*' "$work/parts/gpt_learned_seed1.json" |
   awk '{printf "%.1f", $2}'), best epoch $(grep -o '"best_epoch": [0-9]*' "$work/parts/gpt_learned_seed1.json" | awk '{print $2}'), gpt finetune-pretrained seed 1 done: test ppl $(
   grep -o '"test_ppl": [0-9.]*' "$work/parts/gpt_finetune-pretrained_seed1.json" | awk '{printf "%.1f", $2}'), best epoch $(
   grep -o '"best_epoch": [0-9]*' "$work/parts/gpt_finetune-pretrained_seed1.json" | awk '{print $2}'), gpt learned seed 2 resumes from gpt_learned_seed2.ckpt, gpt finetune-pretrained seed 2 to train" ] ||
   die "the dry run listed: $dry"
+# And what the two runs not done would cost at the two finished runs' mean CPU time.
+cpu() { grep -o '"cpu_s": [0-9.]*' "$work/parts/gpt_$1_seed1.json" | awk '{print $2}'; }
+estimate=$(awk -v a="$(cpu learned)" -v b="$(cpu finetune-pretrained)" \
+  'BEGIN { m = (a + b) / 2; if (2 * m < 60 && m < 60) printf "about %.1fs of CPU time for the 2 not done (the finished runs'"'"' mean, %.1fs a run)", 2 * m, m }')
+[ -n "$estimate" ] || die "the toy runs took a minute or more of CPU time: the check below expects seconds"
+[ "$(sed -n 6p "$work/dry.out" | sed 's/^ *//')" = "$estimate" ] ||
+  die "the dry run estimated: $(sed -n 6p "$work/dry.out") (expected: $estimate)"
 [ "$(ls -l --time-style=full-iso "$work/parts")" = "$before" ] || die "the dry run changed the study's folder"
 "$bin/exp_embeddings" "${flags[@]}" --out "$work/dry-new" --dry-run >/dev/null 2>&1 || die "a dry run of a new study failed"
 [ ! -e "$work/dry-new" ] || die "a dry run created the study's folder"
