@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <iomanip>
 #include <sstream>
 #include <string>
 
@@ -29,9 +30,10 @@ inline bool parse_number(const std::string& text, bool integer, double& value, s
   return true;
 }
 
+// All the digits a bound has: 16777216, not the stream's default 1.67772e+07.
 inline std::string format_bound(double v) {
   std::ostringstream out;
-  out << v;
+  out << std::setprecision(15) << v;
   return out.str();
 }
 
