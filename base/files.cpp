@@ -139,9 +139,18 @@ void check_writable(const std::string& path, const std::string& what) {
     throw std::invalid_argument(what + " " + path + ": " + dir.string() + " is not a folder");
   if (fs::is_directory(fs::status(target, ec)))
     throw std::invalid_argument(what + " " + path + ": is a folder, not a file name");
-  if (::access(dir.c_str(), W_OK) != 0)
-    throw std::invalid_argument(what + " " + path + ": cannot write in " + dir.string() + ": " +
-                                std::strerror(errno));
+  // A file is created and removed rather than the folder's permissions read: root passes any
+  // permission check, yet cannot create files in /proc or on a read-only file system. The name
+  // is atomic_write's temporary one, which a later write sweeps up if this process is killed.
+  const fs::path probe = dir / (target.filename().string() + ".tmp." + std::to_string(::getpid()));
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0 && errno != EEXIST)
+    throw std::invalid_argument(what + " " + path + ": cannot create a file in " + dir.string() +
+                                ": " + std::strerror(errno));
+  if (fd >= 0) {
+    ::close(fd);
+    ::unlink(probe.c_str());
+  }
 }
 
 namespace {

@@ -18,8 +18,9 @@ namespace tg::base {
 void atomic_write(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 // Throws std::invalid_argument, naming `what` (a flag) and the path, unless a file could be
-// written at `path`: its folder exists and is writable, and it is not itself a folder. For
-// checking outputs before a long run rather than after it. An empty path passes.
+// written at `path`: its folder exists and a file can be created in it (tried: a temporary
+// file made and removed), and it is not itself a folder. For checking outputs before a long
+// run rather than after it. An empty path passes.
 void check_writable(const std::string& path, const std::string& what);
 
 // Throws std::runtime_error naming the path and why it cannot be read as a file ("no such

@@ -229,7 +229,7 @@ for bad in "--epochs -1:--epochs: must be 0 or more, got -1" "--steps -1:--steps
   "--weight-decay -5:--weight-decay: must be 0 or more" "--min-lr-ratio 50:--min-lr-ratio: must be in \[0, 1\]" \
   "--checkpoint-every -3:--checkpoint-every: must be 0 or more" "--eval-every -3:--eval-every: must be 0 or more" \
   "--batch 0:--batch: must be a positive number, got 0" "--dropout 1:--dropout: must be in \[0, 1\)" \
-  "--context 1000000000000:--context: must be in \[1, 1e\+06\]" "--temperature 0:--temperature: must be a positive number" \
+  "--context 1000000000000:--context: must be in \[1, 1000000\]" "--temperature 0:--temperature: must be a positive number" \
   "--threads 1000:--threads 1000 is more than the [0-9]+ cores" "--min-count 100000:--min-count 100000 leaves no word"; do
   flag=${bad%%:*} message=${bad#*:}
   # shellcheck disable=SC2086

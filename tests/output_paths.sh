@@ -49,6 +49,13 @@ refused $? err "--results x.json is the same file as --checkpoint ./x.json: one 
 "$bin/train_lm" --corpus-file corpus.txt "${tiny[@]}" --results y.json --token-nll y.json >/dev/null 2>err
 refused $? err "--results y.json is the same file as --token-nll y.json"
 
+case="train_lm --results in a folder where no file can be made"
+# /proc passes a permission check for root, yet takes no new files: refused before training.
+fresh
+"$bin/train_lm" --corpus-file corpus.txt "${tiny[@]}" --results /proc/run.json >out 2>err
+refused $? err "--results /proc/run.json: cannot create a file in /proc: " corpus.txt
+grep -q "step" out && fail "it trained before refusing: $(tail -1 out)"
+
 case="train_lm --results is the --vectors file"
 fresh
 printf '2 3\ncat 1 2 3\ndog 3 2 1\n' > v.txt && cp v.txt v.txt.orig
