@@ -22,9 +22,35 @@ json load(const fs::path& p) {
   }
 }
 
+namespace {
+
+// A file's errors of shape, named by file and key, before the sections read it: a file edited
+// by hand or written by another program otherwise fails deep inside a section, unnamed.
+void check_shape(const json& file, const fs::path& p) {
+  const auto bad = [&](const std::string& what) {
+    return std::runtime_error(p.string() + ": " + what);
+  };
+  if (!file.is_object()) throw bad("not a JSON object");
+  for (const char* key : {"runs", "rows"})
+    if (file.contains(key) &&
+        (!file.at(key).is_array() ||
+         !std::ranges::all_of(file.at(key), [](const json& v) { return v.is_object(); })))
+      throw bad("\"" + std::string(key) + "\" is " + file.at(key).dump().substr(0, 60) +
+                ", not a list of objects");
+  // null: how JSON writes a NaN.
+  for (const char* key : {"valid_ppl", "test_ppl", "test_ppl_per_word"})
+    if (file.contains(key) && !file.at(key).is_number() && !file.at(key).is_null())
+      throw bad("\"" + std::string(key) + "\" is " + file.at(key).dump().substr(0, 60) +
+                ", not a number");
+}
+
+}  // namespace
+
 json load_summary(const fs::path& p) {
   json summary = load(p);
-  if (summary.is_null() || summary.value("runs", json::array()).empty()) return nullptr;
+  if (summary.is_null()) return nullptr;
+  check_shape(summary, p);
+  if (summary.value("runs", json::array()).empty()) return nullptr;
   check_summary(summary, p);
   return summary;
 }
@@ -50,6 +76,7 @@ void check_summary(const json& summary, const fs::path& p) {
     const std::string name = fs::path(entry.at("file").get<std::string>()).filename().string();
     const json file = load(p.parent_path() / name);
     if (file.is_null()) continue;  // a run file not committed: the summary is all there is
+    check_shape(file, p.parent_path() / name);
     for (const char* key : {"valid_ppl", "test_ppl"})
       if (entry.contains(key) && !same_number(entry.at(key), file.value(key, json())))
         throw disagree(std::string(key) + " of " + name + " is " + entry.at(key).dump() +
@@ -109,8 +136,11 @@ FolderFiles read_folder(const fs::path& folder) {
   if (!fs::is_directory(folder)) return files;
   for (const auto& entry : fs::directory_iterator(folder)) {
     const std::string name = entry.path().filename().string();
-    if (entry.is_regular_file() && entry.path().extension() == ".json" && name != "summary.json")
-      files.emplace(name, load(entry.path()));
+    if (entry.is_regular_file() && entry.path().extension() == ".json" && name != "summary.json") {
+      json file = load(entry.path());
+      check_shape(file, entry.path());
+      files.emplace(name, std::move(file));
+    }
   }
   return files;
 }

@@ -1185,6 +1185,37 @@ BOOST_FIXTURE_TEST_CASE(a_summary_that_disagrees_with_its_run_files_is_refused, 
   refused(summary, learned, "row \"gpt\" \"learned\" has mean test ppl 250.0, its runs 310.0000");
 }
 
+// A results file of the wrong shape (edited by hand, written by another program) is refused
+// by name and key, not as "a results file lacks what the report needs".
+BOOST_FIXTURE_TEST_CASE(a_misshapen_results_file_is_named, ResultsFolder) {
+  fs::create_directories(dir / "embeddings");
+  json learned = run("gpt", "learned", 300, 310);
+  learned["file"] = "gpt_learned_seed1.json";
+  const json summary = {{"rows", experiments::aggregate({learned}, {"model", "mode"}, kMetrics)},
+                        {"runs", json::array({learned})}};
+  const auto refused = [&](const json& summary, const json& file, const std::string& says) {
+    std::ofstream(dir / "embeddings" / "summary.json") << summary.dump();
+    std::ofstream(dir / "embeddings" / "gpt_learned_seed1.json") << file.dump();
+    try {
+      experiments::report::render_report(dir.string(), false);
+    } catch (const std::runtime_error& e) {
+      BOOST_TEST(std::string(e.what()).find(says) != std::string::npos, e.what());
+      return;
+    }
+    BOOST_ERROR("rendered a misshapen file: " + says);
+  };
+  json text_ppl = learned;
+  text_ppl["test_ppl"] = "abc";
+  refused(summary, text_ppl, "gpt_learned_seed1.json: \"test_ppl\" is \"abc\", not a number");
+  refused(summary, json::array({1, 2}), "gpt_learned_seed1.json: not a JSON object");
+  json rows_number = summary;
+  rows_number["rows"] = 5;
+  refused(rows_number, learned, "summary.json: \"rows\" is 5, not a list of objects");
+  json runs_of_numbers = summary;
+  runs_of_numbers["runs"] = json::array({1});
+  refused(runs_of_numbers, learned, "summary.json: \"runs\" is [1], not a list of objects");
+}
+
 BOOST_AUTO_TEST_CASE(the_band_table_gives_each_rows_test_perplexity_by_frequency) {
   // Two seeds of learned (frequent tokens at ppl e^4 and e^4.2, rare at e^6), one of tied
   // without the rare band, one run of an older version without bands at all.
