@@ -1143,6 +1143,8 @@ BOOST_AUTO_TEST_CASE(verdicts_come_from_the_corrected_test_over_seeds) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
+// A summary that disagrees with its run files is refused, and so is a file of the wrong shape
+// (edited by hand, written by another program), by name and key.
 BOOST_FIXTURE_TEST_CASE(a_summary_that_disagrees_with_its_run_files_is_refused, ResultsFolder) {
   fs::create_directories(dir / "embeddings");
   json learned = run("gpt", "learned", 300, 310);
@@ -1154,17 +1156,16 @@ BOOST_FIXTURE_TEST_CASE(a_summary_that_disagrees_with_its_run_files_is_refused, 
     std::ofstream(dir / "embeddings" / "gpt_learned_seed1.json") << file.dump();
     return experiments::report::render_report(dir.string(), false);
   };
-  const auto refused = [&](const json& summary, const json& file, const std::string& says) {
+  const auto refused = [&](const json& summary, const json& file, const std::string& says,
+                           const std::string& why = "summary.json disagrees with its run files: ") {
     try {
       render_with(summary, file);
     } catch (const std::runtime_error& e) {
       const std::string what = e.what();
-      BOOST_TEST(
-          what.find("summary.json disagrees with its run files: " + says) != std::string::npos,
-          what);
+      BOOST_TEST(what.find(why + says) != std::string::npos, what);
       return;
     }
-    BOOST_ERROR("rendered a summary that disagrees with its run files: " + says);
+    BOOST_ERROR("rendered a file it should refuse: " + says);
   };
   BOOST_TEST(render_with(agreeing, learned).find("| gpt | learned |") != std::string::npos);
   // The run file says 320, the summary 310.
@@ -1183,37 +1184,18 @@ BOOST_FIXTURE_TEST_CASE(a_summary_that_disagrees_with_its_run_files_is_refused, 
   json summary = agreeing;
   summary["rows"][0]["test_ppl"]["mean"] = 250.0;
   refused(summary, learned, "row \"gpt\" \"learned\" has mean test ppl 250.0, its runs 310.0000");
-}
 
-// A results file of the wrong shape (edited by hand, written by another program) is refused
-// by name and key, not as "a results file lacks what the report needs".
-BOOST_FIXTURE_TEST_CASE(a_misshapen_results_file_is_named, ResultsFolder) {
-  fs::create_directories(dir / "embeddings");
-  json learned = run("gpt", "learned", 300, 310);
-  learned["file"] = "gpt_learned_seed1.json";
-  const json summary = {{"rows", experiments::aggregate({learned}, {"model", "mode"}, kMetrics)},
-                        {"runs", json::array({learned})}};
-  const auto refused = [&](const json& summary, const json& file, const std::string& says) {
-    std::ofstream(dir / "embeddings" / "summary.json") << summary.dump();
-    std::ofstream(dir / "embeddings" / "gpt_learned_seed1.json") << file.dump();
-    try {
-      experiments::report::render_report(dir.string(), false);
-    } catch (const std::runtime_error& e) {
-      BOOST_TEST(std::string(e.what()).find(says) != std::string::npos, e.what());
-      return;
-    }
-    BOOST_ERROR("rendered a misshapen file: " + says);
-  };
+  // Misshapen files.
   json text_ppl = learned;
   text_ppl["test_ppl"] = "abc";
-  refused(summary, text_ppl, "gpt_learned_seed1.json: \"test_ppl\" is \"abc\", not a number");
-  refused(summary, json::array({1, 2}), "gpt_learned_seed1.json: not a JSON object");
-  json rows_number = summary;
-  rows_number["rows"] = 5;
-  refused(rows_number, learned, "summary.json: \"rows\" is 5, not a list of objects");
-  json runs_of_numbers = summary;
-  runs_of_numbers["runs"] = json::array({1});
-  refused(runs_of_numbers, learned, "summary.json: \"runs\" is [1], not a list of objects");
+  refused(agreeing, text_ppl, "\"test_ppl\" is \"abc\", not a number", "gpt_learned_seed1.json: ");
+  refused(agreeing, json::array({1, 2}), "not a JSON object", "gpt_learned_seed1.json: ");
+  summary = agreeing;
+  summary["rows"] = 5;
+  refused(summary, learned, "\"rows\" is 5, not a list of objects", "summary.json: ");
+  summary = agreeing;
+  summary["runs"] = json::array({1});
+  refused(summary, learned, "\"runs\" is [1], not a list of objects", "summary.json: ");
 }
 
 BOOST_AUTO_TEST_CASE(the_band_table_gives_each_rows_test_perplexity_by_frequency) {
