@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <sstream>
+#include <string_view>
 
 #include "base/enum_names.hpp"
 #include "experiments/report/format.hpp"
@@ -90,13 +91,29 @@ std::map<std::string, double> band_nll(const json& run) {
   return out;
 }
 
+// The bands some run of `files` recorded, in kBands' order: a subword study has no <unk>
+// band, and a column of dashes says nothing.
+std::vector<const char*> recorded_bands(const RunFiles& files) {
+  std::vector<const char*> bands;
+  for (const char* band : kBands)
+    for (const auto& [key, by_seed] : files)
+      if (std::ranges::any_of(by_seed, [&](const auto& seed_run) {
+            const json& run = *seed_run.second;
+            return run.contains("test_bands") && run.at("test_bands").contains(band);
+          })) {
+        bands.push_back(band);
+        break;
+      }
+  return bands;
+}
+
 // One table row: the row's name, its seeds, then each band's cell by `cell` from the band's
 // values ("-" for a band without any).
-std::string band_row(const RowKey& key, size_t seeds,
+std::string band_row(const RowKey& key, size_t seeds, const std::vector<const char*>& bands,
                      const std::map<std::string, std::vector<double>>& by_band,
                      const std::function<std::string(const std::vector<double>&)>& cell) {
   std::string row = "| " + key.first + " | " + key.second + " | " + std::to_string(seeds) + " |";
-  for (const char* band : kBands) {
+  for (const char* band : bands) {
     const auto found = by_band.find(band);
     row += " " + (found == by_band.end() ? std::string("-") : cell(found->second)) + " |";
   }
@@ -106,7 +123,7 @@ std::string band_row(const RowKey& key, size_t seeds,
 }  // namespace
 
 std::string band_table(const RunFiles& files) {
-  const auto& bands = kBands;
+  const std::vector<const char*> bands = recorded_bands(files);
   std::map<std::string, size_t> tokens;  // each band's test tokens (the same for every run)
   std::ostringstream rows;
   for (const auto& [key, by_seed] : files) {
@@ -122,7 +139,7 @@ std::string band_table(const RunFiles& files) {
       }
     }
     if (seeds == 0) continue;
-    rows << band_row(key, seeds, ppl, [](const std::vector<double>& values) {
+    rows << band_row(key, seeds, bands, ppl, [](const std::vector<double>& values) {
       const train::Spread s = train::spread_of(values);
       return fixed(s.mean, 1) + (s.n > 1 ? " ± " + fixed(s.sd, 1) : "");
     });
@@ -134,10 +151,13 @@ std::string band_table(const RunFiles& files) {
         " " + std::string(band) + ": " + thousands(static_cast<double>(tokens[band])) + " tokens |";
     rule += "---:|";
   }
-  return "Test perplexity by how often the target occurs in the training split (mean ± sd over "
-         "the seeds that recorded it; `<unk>`: the words outside the vocabulary, one row of "
-         "the table for all of them):\n\n" +
-         header + "\n" + rule + "\n" + rows.str() + "\n";
+  const bool unk = std::ranges::find(bands, std::string_view("<unk>")) != bands.end();
+  return std::string(
+             "Test perplexity by how often the target occurs in the training split (mean "
+             "± sd over the seeds that recorded it") +
+         (unk ? "; `<unk>`: the words outside the vocabulary, one row of the table for all of them"
+              : "") +
+         "):\n\n" + header + "\n" + rule + "\n" + rows.str() + "\n";
 }
 
 std::vector<BandDifferences> band_differences(const RunFiles& files, const std::string& reference) {
@@ -174,14 +194,15 @@ std::string band_difference_cell(const train::TInterval& i) {
 }
 
 std::string band_difference_table(const RunFiles& files, const std::string& reference) {
+  const std::vector<const char*> bands = recorded_bands(files);
   std::ostringstream rows;
   for (const BandDifferences& row : band_differences(files, reference))
-    rows << band_row(row.key, row.seeds, row.by_band, [](const std::vector<double>& values) {
+    rows << band_row(row.key, row.seeds, bands, row.by_band, [](const std::vector<double>& values) {
       return band_difference_cell(values);
     });
   if (rows.str().empty()) return "";
   std::string header = "| model | embedding | seeds |", rule = "|---|---|---:|";
-  for (const char* band : kBands) {
+  for (const char* band : bands) {
     header += " " + std::string(band) + " |";
     rule += "---:|";
   }

@@ -1216,12 +1216,14 @@ BOOST_AUTO_TEST_CASE(the_band_table_gives_each_rows_test_perplexity_by_frequency
   const std::string learned =
       "| gpt | learned | 2 | " + experiments::report::fixed((std::exp(4.0) + std::exp(4.2)) / 2, 1);
   BOOST_TEST(table.find(learned + " ± ") != std::string::npos, table);
-  BOOST_TEST(table.find("| - | " + experiments::report::fixed(std::exp(6.0), 1) +
-                        " ± 0.0 | - | - |") != std::string::npos,
+  // Only the bands some run recorded have a column: frequent and rare here.
+  BOOST_TEST(table.find(" | " + experiments::report::fixed(std::exp(6.0), 1) + " ± 0.0 |\n") !=
+                 std::string::npos,
              table);
+  BOOST_TEST(table.find("middle") == std::string::npos, table);
   BOOST_TEST(
       table.find("| gpt | learned-tied | 1 | " + experiments::report::fixed(std::exp(3.9), 1) +
-                 " | - | - | - | - |") != std::string::npos,
+                 " | - |\n") != std::string::npos,
       table);
   BOOST_TEST(table.find("frozen-random") == std::string::npos, table);
   BOOST_TEST(table.find("frequent (100+): 1.0k tokens") != std::string::npos, table);
@@ -1232,12 +1234,11 @@ BOOST_AUTO_TEST_CASE(the_band_table_gives_each_rows_test_perplexity_by_frequency
   const experiments::report::RunFiles two = {{{"gpt", "learned"}, {{1, &learned1}, {2, &learned2}}},
                                              {{"gpt", "learned-tied"}, {{1, &tied}, {2, &tied2}}}};
   const std::string one_pair = experiments::report::band_difference_table(files, "learned");
-  BOOST_TEST(
-      one_pair.find("| gpt | learned-tied | 1 | -0.100 | - | - | - | - |") != std::string::npos,
-      one_pair);
+  BOOST_TEST(one_pair.find("| gpt | learned-tied | 1 | -0.100 | - |\n") != std::string::npos,
+             one_pair);
   const std::string paired = experiments::report::band_difference_table(two, "learned");
   // Frequent: -0.1 and -0.4, mean -0.25, sd 0.212, t(0.975, 1) 12.706: -0.25 +- 1.906.
-  BOOST_TEST(paired.find("| gpt | learned-tied | 2 | -0.250 (-2.156 to +1.656) | - | -1.000 |") !=
+  BOOST_TEST(paired.find("| gpt | learned-tied | 2 | -0.250 (-2.156 to +1.656) | -1.000 |\n") !=
                  std::string::npos,
              paired);
   BOOST_TEST(experiments::report::band_difference_table(files, "frozen-pretrained").empty());
