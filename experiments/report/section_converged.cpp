@@ -48,18 +48,28 @@ std::string converged_model(const fs::path& root, const std::string& folder, con
   const fs::path sub = fs::path("converged") / folder;
   const json& summary = study.summary;
   const size_t budget = config_of(summary.at("base_config")).epochs;
-  std::map<RowKey, double> mean_seconds;  // each row's mean training time over its seeds
-  size_t runs = 0, capped = 0;            // runs stopped by the epoch cap, not convergence
+  const bool cpu = all_record_cpu(study.files);
+  // Each row's mean training (or CPU) time over its seeds, and with CPU times its tokens
+  // trained per CPU second.
+  std::map<RowKey, std::pair<double, double>> times;
+  size_t runs = 0, capped = 0;  // runs stopped by the epoch cap, not convergence
   for (const auto& [key, by_seed] : study.files) {
     if (by_seed.empty()) continue;
     std::vector<double> seconds;
+    double tokens = 0;
     for (const auto& [seed, run] : by_seed) {
-      seconds.push_back(training_seconds(*run));
+      seconds.push_back(run_seconds(*run, cpu));
+      tokens += run->value("steps", 0.0) * run->value("tokens_per_step", 0.0);
       ++runs;
       capped += run->contains("stopped_early") && !run->at("stopped_early").get<bool>();
     }
-    mean_seconds[key] = train::spread_of(seconds).mean;
+    const double mean = train::spread_of(seconds).mean;
+    times[key] = {mean, tokens / (mean * static_cast<double>(seconds.size()))};
   }
+  const auto row_times = [&](const json& row) {
+    const auto found = times.find({row.at("model"), row.at("mode")});
+    return found == times.end() ? std::pair<double, double>{0, 0} : found->second;
+  };
   const std::string caps =
       capped == 0 ? ""
                   : " " + std::to_string(capped) + " of the " + std::to_string(runs) +
@@ -67,12 +77,21 @@ std::string converged_model(const fs::path& root, const std::string& folder, con
                         " epochs (cap in the epochs table): not converged by that rule.";
   return "`converged/" + folder + "/`: " + training_setup(summary, first_run_config(study.files)) +
          " A run that used fewer than its " + std::to_string(budget) +
-         " epochs stopped because validation stopped improving." + caps + "\n\n" +
-         comparison_table(summary, "training time (mean)",
-                          [&](const json& row) {
-                            const auto found = mean_seconds.find({row.at("model"), row.at("mode")});
-                            return found == mean_seconds.end() ? 0.0 : found->second;
-                          }) +
+         " epochs stopped because validation stopped improving." + caps +
+         (cpu ? " Times are CPU times (all of a run's threads), which leave out the time a run "
+                "was paused or shared its core."
+              : "") +
+         "\n\n" +
+         comparison_table(
+             summary,
+             cpu ? TimeColumns{"CPU time (mean)", "train tokens per CPU second",
+                               [&](const json& row) { return row_times(row).first; },
+                               [&](const json& row) { return row_times(row).second; }}
+                 : TimeColumns{"training time (mean)", "train tokens/s",
+                               [&](const json& row) { return row_times(row).first; },
+                               [](const json& row) {
+                                 return row.at("train_tokens_per_s").at("mean").get<double>();
+                               }}) +
          "\n" + significance_rows(study.comparisons, "learned") + epochs_table(study.files) + "\n" +
          band_table(study.files) + band_difference_table(study.files, "learned") +
          reruns_sentence(study) +

@@ -17,33 +17,32 @@ namespace tg::experiments::report {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-// The comparison table, its time column given by time_of(row).
-std::string comparison_table(const json& summary, const std::string& time_header,
-                             const std::function<double(const json& row)>& time_of) {
+std::string comparison_table(const json& summary, const TimeColumns& time) {
   std::ostringstream out;
   // Subword tokens: per-word perplexity too, the scale shared with word-level rows.
   const bool per_word = std::ranges::any_of(
       summary.at("rows"), [](const json& r) { return r.contains("test_ppl_per_word"); });
   out << "| model | embedding | trainable params | valid ppl | test ppl | "
-      << (per_word ? "test ppl per word | " : "") << "train ppl | " << time_header
-      << " | train tokens/s | runs |\n"
+      << (per_word ? "test ppl per word | " : "") << "train ppl | " << time.time_header << " | "
+      << time.speed_header << " | runs |\n"
       << "|---|---|---:|---:|---:|" << (per_word ? "---:|" : "") << "---:|---:|---:|---:|\n";
   for (const auto& r : summary.at("rows")) {
     out << "| " << r.at("model").get<std::string>() << " | " << r.at("mode").get<std::string>()
         << " | " << thousands(r.at("trainable_params").at("mean").get<double>()) << " | "
         << mean_spread(r, "valid_ppl") << " | " << mean_spread(r, "test_ppl") << " | "
         << (per_word ? mean_spread(r, "test_ppl_per_word") + " | " : "")
-        << mean_spread(r, "train_ppl") << " | " << duration(time_of(r)) << " | "
-        << fixed(r.at("train_tokens_per_s").at("mean").get<double>(), 0) << " | "
-        << r.at("runs").get<size_t>() << " |\n";
+        << mean_spread(r, "train_ppl") << " | " << duration(time.seconds(r)) << " | "
+        << fixed(time.tokens_per_second(r), 0) << " | " << r.at("runs").get<size_t>() << " |\n";
   }
   return out.str();
 }
 
 std::string embeddings_table(const json& summary) {
-  return comparison_table(summary, "wall time", [](const json& row) {
-    return row.at("wall_s").at("mean").get<double>();
-  });
+  return comparison_table(
+      summary,
+      {"wall time", "train tokens/s",
+       [](const json& row) { return row.at("wall_s").at("mean").get<double>(); },
+       [](const json& row) { return row.at("train_tokens_per_s").at("mean").get<double>(); }});
 }
 
 std::string data_size_table(const json& summary) {
@@ -327,9 +326,10 @@ std::string significance_rows(const std::vector<Comparison>& rows, const std::st
 // files: the training time adds up over the sittings of a resumed run, where wall_s counts
 // the last process only.
 std::string epochs_table(const RunFiles& files) {
+  const bool cpu = all_record_cpu(files);
   std::ostringstream out;
-  out << "| model | embedding | best epoch / epochs run (training time), by seed; cap: "
-         "stopped by its epoch cap, not by early stopping |\n"
+  out << "| model | embedding | best epoch / epochs run (" << (cpu ? "CPU" : "training")
+      << " time), by seed; cap: stopped by its epoch cap, not by early stopping |\n"
       << "|---|---|---|\n";
   for (const auto& [key, by_seed] : files) {
     std::string cell;
@@ -338,8 +338,8 @@ std::string epochs_table(const RunFiles& files) {
       cell += (cell.empty() ? "" : ", ") + std::to_string(run.value("best_epoch", size_t{0})) +
               "/" + std::to_string(run.contains("epochs") ? run.at("epochs").size() : 0);
       std::string notes;
-      if (run.contains("train_seconds") || run.contains("wall_s"))
-        notes = duration(training_seconds(run));
+      if (cpu || run.contains("train_seconds") || run.contains("wall_s"))
+        notes = duration(run_seconds(run, cpu));
       // Ran out of epochs before validation stopped improving: not converged by that rule.
       if (run.contains("stopped_early") && !run.at("stopped_early").get<bool>())
         notes += notes.empty() ? "cap" : ", cap";

@@ -11,9 +11,12 @@
 
 namespace tg::experiments::report {
 
-// The comparison table of a study's summary, its time column given by time_of(row).
-std::string comparison_table(const nlohmann::json& summary, const std::string& time_header,
-                             const std::function<double(const nlohmann::json& row)>& time_of);
+// The comparison table of a study's summary; its time and speed columns, by row of the summary.
+struct TimeColumns {
+  std::string time_header, speed_header;
+  std::function<double(const nlohmann::json&row)> seconds, tokens_per_second;
+};
+std::string comparison_table(const nlohmann::json& summary, const TimeColumns& time);
 std::string embeddings_table(const nlohmann::json& summary);  // exp_embeddings' summary.json
 std::string data_size_table(const nlohmann::json& summary);   // exp_data_size's summary.json
 // Best epoch / epochs run (and training time) of every run, row by row.

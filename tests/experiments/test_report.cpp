@@ -437,6 +437,48 @@ BOOST_FIXTURE_TEST_CASE(report_sets_the_lstm_study_beside_the_gpt_with_its_verdi
   }));
 }
 
+// Runs that record their CPU time are timed by it (a paused run's wall time says nothing of its
+// cost); a study where some run does not keeps the training time.
+BOOST_FIXTURE_TEST_CASE(converged_tables_show_cpu_time_where_every_run_has_it, ResultsFolder) {
+  const fs::path folder = dir / "converged" / "gpt";
+  write_block_study(folder, {{"model", "gpt"}, {"d_model", 128}, {"epochs", 12}},
+                    {{"learned", 0}, {"learned-tied", -0.05}});
+  const auto set_cpu = [&](const std::string& mode, size_t seed, double seconds) {
+    const fs::path file = folder / ("gpt_" + mode + "_seed" + std::to_string(seed) + ".json");
+    json run = json::parse(std::ifstream(file));
+    run["cpu_s"] = seconds;
+    run["train_seconds"] = 10 * seconds;  // paused for most of its sittings
+    run["steps"] = 100;
+    run["tokens_per_step"] = 60;
+    std::ofstream(file) << run.dump();
+  };
+  for (size_t seed = 1; seed <= 3; ++seed) {
+    set_cpu("learned", seed, 60.0 * static_cast<double>(seed));  // 1, 2, 3 min: mean 2 min
+    set_cpu("learned-tied", seed, 300.0);
+  }
+  std::string md = experiments::report::render_report(dir.string(), false);
+  BOOST_TEST(md.find("| CPU time (mean) |") != std::string::npos, md);
+  BOOST_TEST(md.find("Times are CPU times") != std::string::npos, md);
+  const size_t learned_row = md.find("| gpt | learned | 1.50M |");
+  BOOST_TEST_REQUIRE(learned_row != std::string::npos, md);
+  // 6,000 tokens a run: 18,000 in 6 min of CPU, 50 a second.
+  BOOST_TEST(md.find("| CPU time (mean) | train tokens per CPU second |") != std::string::npos, md);
+  BOOST_TEST(md.substr(learned_row, md.find('\n', learned_row) - learned_row)
+                     .find("| 2.0 min | 50 | 3 |") != std::string::npos,
+             md);
+  BOOST_TEST(md.find("best epoch / epochs run (CPU time)") != std::string::npos, md);
+  BOOST_TEST(md.find("| gpt | learned-tied | 0/2 (5.0 min), 0/2 (5.0 min), 0/2 (5.0 min) |") !=
+                 std::string::npos,
+             md);
+  // One run without: the training time, for every run.
+  json run = json::parse(std::ifstream(folder / "gpt_learned_seed1.json"));
+  run.erase("cpu_s");
+  std::ofstream(folder / "gpt_learned_seed1.json") << run.dump();
+  md = experiments::report::render_report(dir.string(), false);
+  BOOST_TEST(md.find("| training time (mean) |") != std::string::npos, md);
+  BOOST_TEST(md.find("| gpt | learned-tied | 0/2 (50.0 min),") != std::string::npos, md);
+}
+
 // Section 1c at two widths: each width's learned-tied against its untied runs without decay on
 // the vocabulary matrices, and Welch's test of tying's effect at d256 against d128's.
 BOOST_FIXTURE_TEST_CASE(report_compares_tying_at_two_widths, ResultsFolder) {
