@@ -171,6 +171,24 @@ def bf16_section(bf16, heading="## bf16 products vs PyTorch autocast"):
     return lines + [""]
 
 
+def tokenizer_lines(tok):
+    lines = [f"{tok['cpu']}, one thread each; tiktoken {tok['tiktoken']} (npm, WebAssembly) under node "
+             f"{tok['node']}; each figure the median of {tok['rounds']} alternating rounds, each round the median "
+             f"of {tok['repeats']} encodings of the whole text in one process (vocabulary loading excluded) "
+             "(`benchmarks/tokenizer_vs_tiktoken.py`).", "",
+             "| text | MB | tokens | tapegrad MB/s | tiktoken MB/s | speed-up | identical ids |",
+             "|---|---:|---:|---:|---:|---:|---|"]
+    for r in tok["texts"]:
+        lines.append(f"| {r['text']} | {r['bytes'] / 1e6:.2f} | {r['tokens']:,} | {r['ours_mb_s']:.1f} | "
+                     f"{r['tiktoken_mb_s']:.1f} | {r['speedup']:.1f}x | {'yes' if r['identical'] else 'NO'} |")
+    lines += ["", "One word of random letters (the merge loop on one long piece):", "",
+              "| word | tapegrad s | tapegrad s/MB | tiktoken s |", "|---:|---:|---:|---:|"]
+    for r in tok["long_words"]:
+        ref = f"{r['tiktoken_s']:.3f}" if "tiktoken_s" in r else "not run (quadratic)"
+        lines.append(f"| {r['kb']:,} KB | {r['ours_s']:.3f} | {r['ours_s'] / r['kb'] * 1024:.3f} | {ref} |")
+    return lines + [""]
+
+
 def main():
     micro, w2v, train = load("micro.json"), load("word2vec.json"), load("train.json")
     mpi = load("mpi_scaling.json")
@@ -264,22 +282,10 @@ def main():
             lines += ["On another machine, same benchmark:", ""]
             lines += open(os.path.join(R, name)).read().splitlines() + [""]
     if tok:
-        lines += ["## GPT-2 tokenizer vs tiktoken", "",
-                  f"{tok['cpu']}, one thread each; tiktoken {tok['tiktoken']} (npm, WebAssembly) under node "
-                  f"{tok['node']}; each figure the median of {tok['rounds']} alternating rounds, each round the median "
-                  f"of {tok['repeats']} encodings of the whole text in one process (vocabulary loading excluded) "
-                  "(`benchmarks/tokenizer_vs_tiktoken.py`).", "",
-                  "| text | MB | tokens | tapegrad MB/s | tiktoken MB/s | speed-up | identical ids |",
-                  "|---|---:|---:|---:|---:|---:|---|"]
-        for r in tok["texts"]:
-            lines.append(f"| {r['text']} | {r['bytes'] / 1e6:.2f} | {r['tokens']:,} | {r['ours_mb_s']:.1f} | "
-                         f"{r['tiktoken_mb_s']:.1f} | {r['speedup']:.1f}x | {'yes' if r['identical'] else 'NO'} |")
-        lines += ["", "One word of random letters (the merge loop on one long piece):", "",
-                  "| word | tapegrad s | tapegrad s/MB | tiktoken s |", "|---:|---:|---:|---:|"]
-        for r in tok["long_words"]:
-            ref = f"{r['tiktoken_s']:.3f}" if "tiktoken_s" in r else "not run (quadratic)"
-            lines.append(f"| {r['kb']:,} KB | {r['ours_s']:.3f} | {r['ours_s'] / r['kb'] * 1024:.3f} | {ref} |")
-        lines.append("")
+        lines += ["## GPT-2 tokenizer vs tiktoken", ""] + tokenizer_lines(tok)
+        # Other machines' runs, kept as tokenizer_<machine>.json.
+        for name in sorted(f for f in os.listdir(R) if f.startswith("tokenizer_") and f.endswith(".json")):
+            lines += ["On another machine, same benchmark:", ""] + tokenizer_lines(load(name))
     if mpi:
         lines += ["## Data parallelism over MPI ranks", "",
                   f"{mpi['mpi']}; the same global batch on 1 rank and on 2 ranks of 1 OpenBLAS thread each "
