@@ -26,6 +26,16 @@ using nlohmann::json;
 
 namespace {
 
+// A probe word as the table names its row. A BPE has a token for the word inside running text,
+// after a space (" cat" is "Ġcat"), and often another for it without one ("cat": the start of a
+// text, or the middle of a word); the first is the word's. A word that is not one token that way
+// (a token's own spelling, "Ġcat", included) is taken as given.
+std::string probe_token(const text::Vocabulary& vocab, const std::string& word) {
+  if (!vocab.bpe()) return word;
+  const std::vector<int32_t> ids = vocab.bpe()->encode(" " + word);
+  return ids.size() == 1 ? vocab.spelling(ids[0]) : word;
+}
+
 // The rows of each frequency band.
 json band_sizes(const std::vector<size_t>& train_count, int32_t unk) {
   json sizes = json::object();
@@ -74,7 +84,9 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
   const experiments::CommonFlags& f = program.flags;
   std::string probes_flag = "cat,dog,king,money,said,Monday";
   size_t k = 5;
-  app.add_option("--probes", probes_flag, "words whose neighbours are shown")
+  app.add_option("--probes", probes_flag,
+                 "words whose neighbours are shown (with a BPE: the word's token after a space, "
+                 "Ġcat, when it is one)")
       ->capture_default_str();
   app.add_option("--neighbours", k, "neighbours per probe word")->capture_default_str();
   return program.run(argc, argv, [&] {
@@ -83,10 +95,12 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
       if (m.embedding != nn::EmbeddingMode::learned)
         throw std::invalid_argument(
             "--modes: exp_lifecycle studies learned tables (learned, learned-tied)");
-    const std::vector<std::string> probes = experiments::split_commas(probes_flag);
     if (!f.dry_run) experiments::make_dirs(f.out);
     const text::LMData data = train::load_data(base.data);
     std::fprintf(stderr, "%s\n", data.description.c_str());
+    std::vector<std::string> probes;
+    for (const std::string& word : experiments::split_commas(probes_flag))
+      probes.push_back(probe_token(data.vocab, word));
     const auto run_file = [&](const train::TrainConfig& c, const experiments::Mode& mode) {
       return f.out + "/" + c.model.name + "_" + mode.name + ".json";
     };
@@ -133,6 +147,18 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
       const std::string label = c.model.name + " " + mode.name;
       const json r =
           experiments::run_one(c, data, label, run_file(c, mode), probe.hooks(), "lifecycle");
+      // A finished run is reused with its own probes' neighbours: other --probes would be
+      // silently ignored.
+      std::string probed;
+      for (const json& p : r.at("lifecycle").value("neighbours", json::array()))
+        probed += (probed.empty() ? "" : ",") + p.value("word", std::string());
+      std::string asked;
+      for (const std::string& p : probes) asked += (asked.empty() ? "" : ",") + p;
+      if (probed != asked)
+        throw std::invalid_argument("--probes " + probes_flag + ": the finished run " +
+                                    run_file(c, mode) + " was probed with " + probed +
+                                    " (the neighbours are found while it trains); give those "
+                                    "--probes, or another --out to train it again");
       runs.push_back(summary_entry(label, mode.tied, data.vocab.size(), r, bands));
       summary["runs"] = runs;
       experiments::write_json(f.out + "/summary.json", summary);
