@@ -149,14 +149,13 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
           experiments::run_one(c, data, label, run_file(c, mode), probe.hooks(), "lifecycle");
       // A finished run is reused with its own probes' neighbours: other --probes would be
       // silently ignored.
-      std::string probed;
+      std::vector<std::string> probed;
       for (const json& p : r.at("lifecycle").value("neighbours", json::array()))
-        probed += (probed.empty() ? "" : ",") + p.value("word", std::string());
-      std::string asked;
-      for (const std::string& p : probes) asked += (asked.empty() ? "" : ",") + p;
-      if (probed != asked)
+        probed.push_back(p.value("word", std::string()));
+      if (probed != probes)
         throw std::invalid_argument("--probes " + probes_flag + ": the finished run " +
-                                    run_file(c, mode) + " was probed with " + probed +
+                                    run_file(c, mode) + " was probed with " +
+                                    experiments::join_commas(probed) +
                                     " (the neighbours are found while it trains); give those "
                                     "--probes, or another --out to train it again");
       runs.push_back(summary_entry(label, mode.tied, data.vocab.size(), r, bands));

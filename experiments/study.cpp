@@ -40,6 +40,12 @@ std::vector<std::string> split_commas(const std::string& list) {
   return parts;
 }
 
+std::string join_commas(const std::vector<std::string>& parts) {
+  std::string list;
+  for (const std::string& part : parts) list += (list.empty() ? "" : ",") + part;
+  return list;
+}
+
 std::string data_path(const std::string& name) {
   return text::evaluation_file(name);
 }

@@ -137,6 +137,7 @@ nlohmann::json aggregate(const std::vector<nlohmann::json>& runs,
                          const std::vector<std::string>& metrics);
 
 std::vector<std::string> split_commas(const std::string& list);  // "a,b" -> {"a", "b"}
+std::string join_commas(const std::vector<std::string>& parts);  // {"a", "b"} -> "a,b"
 std::string data_path(const std::string& name);  // an evaluation set: text::evaluation_file
 void make_dirs(const std::string& dir);
 

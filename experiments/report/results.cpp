@@ -194,18 +194,18 @@ double training_seconds(const json& run) {
   return run.value("train_seconds", run.value("wall_s", 0.0));
 }
 
-bool all_record_cpu(const RunFiles& files) {
+RunClock run_clock(const RunFiles& files) {
   size_t runs = 0;
   for (const auto& [key, by_seed] : files)
     for (const auto& [seed, run] : by_seed) {
-      if (!run->contains("cpu_s") || !run->at("cpu_s").is_number()) return false;
+      if (!run->contains("cpu_s") || !run->at("cpu_s").is_number()) return RunClock::training;
       ++runs;
     }
-  return runs > 0;
+  return runs > 0 ? RunClock::cpu : RunClock::training;
 }
 
-double run_seconds(const json& run, bool cpu) {
-  return cpu ? run.at("cpu_s").get<double>() : training_seconds(run);
+double run_seconds(const json& run, RunClock clock) {
+  return clock == RunClock::cpu ? run.at("cpu_s").get<double>() : training_seconds(run);
 }
 
 }  // namespace tg::experiments::report

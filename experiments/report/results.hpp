@@ -56,11 +56,12 @@ train::TrainConfig config_of(const nlohmann::json& config);
 // A run's training time: train_seconds adds up the sittings of a resumed run, where an older
 // run's wall_s counts the last one only (the oldest have wall_s alone).
 double training_seconds(const nlohmann::json& run);
-// Whether every run of `files` recorded its CPU time (cpu_s, all sittings): the tables then
-// show it rather than the training time, which also counts the time a run was paused or
-// shared its core with another, and so says more of the machine's day than of the run's cost.
-bool all_record_cpu(const RunFiles& files);
-// The time a table shows for a run: its CPU time when `cpu`, else its training time.
-double run_seconds(const nlohmann::json& run, bool cpu);
+// How the tables time a folder's runs: by CPU time (cpu_s, all sittings) where every run
+// records it, else by training time, which also counts the time a run was paused or shared its
+// core with another, and so says more of the machine's day than of the run's cost.
+enum class RunClock { cpu, training };
+RunClock run_clock(const RunFiles& files);
+// The time a table shows for a run by that clock.
+double run_seconds(const nlohmann::json& run, RunClock clock);
 
 }  // namespace tg::experiments::report

@@ -48,27 +48,28 @@ std::string converged_model(const fs::path& root, const std::string& folder, con
   const fs::path sub = fs::path("converged") / folder;
   const json& summary = study.summary;
   const size_t budget = config_of(summary.at("base_config")).epochs;
-  const bool cpu = all_record_cpu(study.files);
-  // Each row's mean training (or CPU) time over its seeds, and with CPU times its tokens
-  // trained per CPU second.
-  std::map<RowKey, std::pair<double, double>> times;
+  const RunClock clock = run_clock(study.files);
+  const bool cpu = clock == RunClock::cpu;
+  // Each row's mean time over its seeds, and by CPU time its tokens trained per CPU second.
+  struct RowTime {
+    double seconds = 0, tokens_per_cpu_s = 0;
+  };
+  std::map<RowKey, RowTime> times;
   size_t runs = 0, capped = 0;  // runs stopped by the epoch cap, not convergence
   for (const auto& [key, by_seed] : study.files) {
     if (by_seed.empty()) continue;
-    std::vector<double> seconds;
-    double tokens = 0;
+    double seconds = 0, tokens = 0;
     for (const auto& [seed, run] : by_seed) {
-      seconds.push_back(run_seconds(*run, cpu));
+      seconds += run_seconds(*run, clock);
       tokens += run->value("steps", 0.0) * run->value("tokens_per_step", 0.0);
       ++runs;
       capped += run->contains("stopped_early") && !run->at("stopped_early").get<bool>();
     }
-    const double mean = train::spread_of(seconds).mean;
-    times[key] = {mean, tokens / (mean * static_cast<double>(seconds.size()))};
+    times[key] = {seconds / static_cast<double>(by_seed.size()), cpu ? tokens / seconds : 0};
   }
-  const auto row_times = [&](const json& row) {
+  const auto row_time = [&](const json& row) {
     const auto found = times.find({row.at("model"), row.at("mode")});
-    return found == times.end() ? std::pair<double, double>{0, 0} : found->second;
+    return found == times.end() ? RowTime{} : found->second;
   };
   const std::string caps =
       capped == 0 ? ""
@@ -85,15 +86,15 @@ std::string converged_model(const fs::path& root, const std::string& folder, con
          comparison_table(
              summary,
              cpu ? TimeColumns{"CPU time (mean)", "train tokens per CPU second",
-                               [&](const json& row) { return row_times(row).first; },
-                               [&](const json& row) { return row_times(row).second; }}
+                               [&](const json& row) { return row_time(row).seconds; },
+                               [&](const json& row) { return row_time(row).tokens_per_cpu_s; }}
                  : TimeColumns{"training time (mean)", "train tokens/s",
-                               [&](const json& row) { return row_times(row).first; },
+                               [&](const json& row) { return row_time(row).seconds; },
                                [](const json& row) {
                                  return row.at("train_tokens_per_s").at("mean").get<double>();
                                }}) +
-         "\n" + significance_rows(study.comparisons, "learned") + epochs_table(study.files) + "\n" +
-         band_table(study.files) + band_difference_table(study.files, "learned") +
+         "\n" + significance_rows(study.comparisons, "learned") + epochs_table(study.files, clock) +
+         "\n" + band_table(study.files) + band_difference_table(study.files, "learned") +
          reruns_sentence(study) +
          (plots ? validation_curves(summary, study.files, root, sub, CurvePanels::with_near_best)
                 : "");
@@ -127,27 +128,25 @@ void add_rows(RunFiles& files, const Study& study, const std::string& mode,
 
 // Per seed both ran, test ppl(tied) / ppl(untied) - 1; and the two rows' mean test
 // perplexities over those seeds.
-std::vector<double> relative_effects(const RunFiles& files, const std::string& model,
-                                     std::pair<double, double>& means) {
+TieAtWidth tie_at_width(const RunFiles& files, const std::string& model) {
   const std::map<size_t, const json*>*tied = nullptr, *untied = nullptr;
   for (const auto& [key, by_seed] : files)
     if (key.first == model) (key.second == kUntiedNoDecay ? untied : tied) = &by_seed;
-  std::vector<double> effects;
-  means = {0, 0};
-  if (!tied || !untied) return effects;
+  TieAtWidth tie;
+  if (!tied || !untied) return tie;
   for (const auto& [seed, run] : *tied)
     if (const auto other = untied->find(seed); other != untied->end()) {
       const double tied_ppl = run->at("test_ppl").get<double>(),
                    untied_ppl = other->second->at("test_ppl").get<double>();
-      effects.push_back(tied_ppl / untied_ppl - 1);
-      means.first += untied_ppl;
-      means.second += tied_ppl;
+      tie.effects.push_back(tied_ppl / untied_ppl - 1);
+      tie.untied_ppl += untied_ppl;
+      tie.tied_ppl += tied_ppl;
     }
-  if (!effects.empty()) {
-    means.first /= static_cast<double>(effects.size());
-    means.second /= static_cast<double>(effects.size());
+  if (!tie.effects.empty()) {
+    tie.untied_ppl /= static_cast<double>(tie.effects.size());
+    tie.tied_ppl /= static_cast<double>(tie.effects.size());
   }
-  return effects;
+  return tie;
 }
 
 // Welch's verdict on tying's effect at two widths, in words.
@@ -193,16 +192,14 @@ FairTie fair_tie(const Study& gpt, const Study& no_decay, const Study& wider) {
   if (!gpt.summary.is_null() && !no_decay.summary.is_null()) add_width(no_decay, gpt);
   if (!wider.summary.is_null()) add_width(wider, wider);
   tie.rows = compare_rows(files, kUntiedNoDecay);
-  for (const Comparison& c : tie.rows) {
-    const size_t width = widths.at(c.key.first);
-    tie.effects[width] = relative_effects(files, c.key.first, tie.means[width]);
-  }
-  if (tie.effects.size() == 2) {
-    const std::vector<double>&narrow = tie.effects.begin()->second,
-          &wide = tie.effects.rbegin()->second;
+  for (const Comparison& c : tie.rows)
+    tie.by_d_model[widths.at(c.key.first)] = tie_at_width(files, c.key.first);
+  if (tie.by_d_model.size() == 2) {
+    const std::vector<double>&narrow = tie.by_d_model.begin()->second.effects,
+          &wide = tie.by_d_model.rbegin()->second.effects;
     Comparison& c = tie.by_width;
-    c.key = {"gpt d" + std::to_string(tie.effects.rbegin()->first) + " against d" +
-                 std::to_string(tie.effects.begin()->first),
+    c.key = {"gpt d" + std::to_string(tie.by_d_model.rbegin()->first) + " against d" +
+                 std::to_string(tie.by_d_model.begin()->first),
              "tying's effect"};
     c.seeds = std::min(narrow.size(), wide.size());
     c.test = train::welch_t_test(wide, narrow);
@@ -221,15 +218,15 @@ FairTie fair_tie(const Study& gpt, const Study& no_decay, const Study& wider) {
 std::string fair_tie_section(const FairTie& tie) {
   if (tie.rows.empty()) return "";
   std::string widths;
-  for (const auto& [width, effects] : tie.effects) {
-    const train::TInterval t = train::t_interval(effects);
-    widths +=
-        "| d" + std::to_string(width) + " | " + std::to_string(effects.size()) + " | " +
-        fixed(tie.means.at(width).first, 1) + " | " + fixed(tie.means.at(width).second, 1) + " | " +
-        signed_percent(t.mean) +
-        (effects.size() > 1 ? " (" + signed_percent(t.low) + " to " + signed_percent(t.high) + ")"
-                            : "") +
-        " |\n";
+  for (const auto& [width, at] : tie.by_d_model) {
+    const train::TInterval t = train::t_interval(at.effects);
+    widths += "| d" + std::to_string(width) + " | " + std::to_string(at.effects.size()) + " | " +
+              fixed(at.untied_ppl, 1) + " | " + fixed(at.tied_ppl, 1) + " | " +
+              signed_percent(t.mean) +
+              (at.effects.size() > 1
+                   ? " (" + signed_percent(t.low) + " to " + signed_percent(t.high) + ")"
+                   : "") +
+              " |\n";
   }
   std::string out =
       "## 1c. Tying with one decay policy\n\n"
@@ -237,9 +234,9 @@ std::string fair_tie_section(const FairTie& tie) {
       "decay either, as for the tied model, whose one table is an embedding: at d128, section 1's "
       "learned-tied runs against `converged/gpt_table_decay_none/` (section 1's GPT, untied, "
       "trained with `--table-decay none`)" +
-      std::string(tie.effects.contains(256) ? "; at d256, `converged/gpt_d256/` (both modes "
-                                              "trained with `--table-decay none`)"
-                                            : "") +
+      std::string(tie.by_d_model.contains(256) ? "; at d256, `converged/gpt_d256/` (both modes "
+                                                 "trained with `--table-decay none`)"
+                                               : "") +
       ". Seed by seed.\n\n" +
       significance_rows(tie.rows, "untied (" + std::string(kUntiedNoDecay) + ")") +
       "Tying's effect on test perplexity at each width: the mean test perplexity of each row "
@@ -314,6 +311,7 @@ std::string converged_data_size(const fs::path& root, const Study& sweep, const 
          "word2vec is trained on the same share, or on the full split for the -full rows. The "
          "100% column is section 1's runs.\n\n" +
          data_size_table(size) + "\n" + significance_rows(sweep.comparisons, "learned") +
-         epochs_table(sweep.files) + "\n" + (plots ? data_size_plot(size, root, sub) : "");
+         epochs_table(sweep.files, run_clock(sweep.files)) + "\n" +
+         (plots ? data_size_plot(size, root, sub) : "");
 }
 }  // namespace tg::experiments::report

@@ -46,12 +46,14 @@ std::string converged_section(const std::filesystem::path& dir,
 // width; Welch's test of d256's effects against d128's (the seeds of two widths are not
 // paired), in Holm's family like the rows; its per_seed.mean is the mean effect at d256 minus
 // the one at d128 (negative: tying helps more at d256) and its interval Welch's 95% t interval.
+struct TieAtWidth {
+  std::vector<double> effects;          // relative effect, seed by seed
+  double untied_ppl = 0, tied_ppl = 0;  // mean test perplexity of each over those seeds
+};
 struct FairTie {
-  std::vector<Comparison> rows;                   // empty without runs
-  std::map<size_t, std::vector<double>> effects;  // d_model: relative effect, seed by seed
-  // d_model: mean test perplexity of the untied and the tied runs over those seeds
-  std::map<size_t, std::pair<double, double>> means;
-  Comparison by_width;  // seeds 0 until both widths have two
+  std::vector<Comparison> rows;             // empty without runs
+  std::map<size_t, TieAtWidth> by_d_model;  // the widths with runs of both
+  Comparison by_width;                      // seeds 0 until both widths have two
 };
 FairTie fair_tie(const Study& gpt, const Study& no_decay, const Study& wider);
 std::string fair_tie_section(const FairTie& tie);

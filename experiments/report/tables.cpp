@@ -325,8 +325,8 @@ std::string significance_rows(const std::vector<Comparison>& rows, const std::st
 // "best epoch/epochs run (training time)" for each seed of each row, from the runs' own
 // files: the training time adds up over the sittings of a resumed run, where wall_s counts
 // the last process only.
-std::string epochs_table(const RunFiles& files) {
-  const bool cpu = all_record_cpu(files);
+std::string epochs_table(const RunFiles& files, RunClock clock) {
+  const bool cpu = clock == RunClock::cpu;
   std::ostringstream out;
   out << "| model | embedding | best epoch / epochs run (" << (cpu ? "CPU" : "training")
       << " time), by seed; cap: stopped by its epoch cap, not by early stopping |\n"
@@ -339,7 +339,7 @@ std::string epochs_table(const RunFiles& files) {
               "/" + std::to_string(run.contains("epochs") ? run.at("epochs").size() : 0);
       std::string notes;
       if (cpu || run.contains("train_seconds") || run.contains("wall_s"))
-        notes = duration(run_seconds(run, cpu));
+        notes = duration(run_seconds(run, clock));
       // Ran out of epochs before validation stopped improving: not converged by that rule.
       if (run.contains("stopped_early") && !run.at("stopped_early").get<bool>())
         notes += notes.empty() ? "cap" : ", cap";

@@ -19,8 +19,8 @@ struct TimeColumns {
 std::string comparison_table(const nlohmann::json& summary, const TimeColumns& time);
 std::string embeddings_table(const nlohmann::json& summary);  // exp_embeddings' summary.json
 std::string data_size_table(const nlohmann::json& summary);   // exp_data_size's summary.json
-// Best epoch / epochs run (and training time) of every run, row by row.
-std::string epochs_table(const RunFiles& files);
+// Best epoch / epochs run (and the time by `clock`) of every run, row by row.
+std::string epochs_table(const RunFiles& files, RunClock clock);
 
 // Test perplexity by frequency band of the target (the runs' test_bands), row by row: mean ±
 // sample standard deviation over the seeds that recorded it; "" when no run did.
