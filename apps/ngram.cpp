@@ -20,6 +20,7 @@
 #include "apps/validators.hpp"
 #include "base/build_info.hpp"
 #include "base/files.hpp"
+#include "text/bpe.hpp"
 #include "text/ngram.hpp"
 #include "train/trainer.hpp"
 
@@ -142,8 +143,9 @@ int tg::apps::ngram_main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   return apps::guarded_main("ngram", [&] {
     const base::FileFlag outputs[] = {{"--results", results}};
-    const base::FileFlag inputs[] = {{"--corpus-file", data_options.corpus_file},
-                                     {"--mix-with", mix_with}};
+    std::vector<base::FileFlag> inputs = text::tokenizer_inputs(data_options.tokenizer);
+    inputs.insert(inputs.end(),
+                  {{"--corpus-file", data_options.corpus_file}, {"--mix-with", mix_with}});
     base::check_outputs(outputs, inputs);
     std::fprintf(stderr, "ngram %s\n", apps::describe_flags(app).c_str());
     const text::LMData data = train::load_data(data_options);

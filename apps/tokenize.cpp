@@ -38,6 +38,15 @@ std::string read_input(const Args& a) {
   return text::read_file(a.input);
 }
 
+// Refuses, before any work, an --output that cannot be written or would replace what the
+// command reads: its --input or the tokenizer's files.
+void check_output(const Args& a) {
+  const base::FileFlag outputs[] = {{"--output", a.output}};
+  std::vector<base::FileFlag> inputs = text::tokenizer_inputs(a.tokenizer);
+  inputs.push_back({"--input", a.input});
+  base::check_outputs(outputs, inputs);
+}
+
 // Writes to --output atomically, or to standard output when it is not given.
 void write_output(const Args& a, const std::function<void(std::ostream&)>& write) {
   if (a.output.empty()) {
@@ -58,6 +67,7 @@ void add_common(CLI::App* sub, Args& a, const char* input_help, bool output = tr
 }
 
 int encode(const Args& a) {
+  check_output(a);
   const text::BytePairEncoding bpe = text::load_bpe(a.tokenizer);
   const std::vector<int32_t> ids = bpe.encode(read_input(a));
   write_output(a, [&](std::ostream& out) {
@@ -68,6 +78,7 @@ int encode(const Args& a) {
 }
 
 int decode(const Args& a) {
+  check_output(a);
   const text::BytePairEncoding bpe = text::load_bpe(a.tokenizer);
   std::istringstream in(read_input(a));
   std::vector<int32_t> ids;
@@ -94,13 +105,21 @@ int decode(const Args& a) {
 }
 
 int train(const Args& a) {
+  // The folder and its two files are checked before training, which can take minutes.
+  const std::filesystem::path dir = a.output;
+  if (std::filesystem::exists(dir) && !std::filesystem::is_directory(dir))
+    throw std::invalid_argument("--output " + a.output +
+                                ": not a folder (the vocabulary is two files, written into it)");
+  std::filesystem::create_directories(dir);
+  const base::FileFlag outputs[] = {{"--output", (dir / "encoder.json").string()},
+                                    {"--output", (dir / "vocab.bpe").string()}};
+  const base::FileFlag inputs[] = {{"--input", a.input}};
+  base::check_outputs(outputs, inputs);
   const std::string text = read_input(a);
   const auto start = std::chrono::steady_clock::now();
   const text::BytePairEncoding bpe = text::BytePairEncoding::train(text, a.train);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::filesystem::create_directories(a.output);
-  const std::filesystem::path dir = a.output;
   bpe.save((dir / "encoder.json").string(), (dir / "vocab.bpe").string());
   std::fprintf(stderr, "trained %zu tokens (%zu merges) on %zu bytes in %.1f s: %s\n", bpe.size(),
                bpe.merges(), text.size(), seconds, a.output.c_str());

@@ -95,7 +95,8 @@ int train_vectors(TrainArgs a) {
                o.min_count, o.alpha > 0 ? o.alpha : (o.cbow ? 0.05 : 0.025), a.cbow, a.binary,
                o.threads, static_cast<unsigned long long>(o.seed), a.tokenizer.c_str());
   const base::FileFlag outputs[] = {{"--output", a.output}};
-  const base::FileFlag inputs[] = {{"--input", a.input}};
+  std::vector<base::FileFlag> inputs = text::tokenizer_inputs(a.tokenizer);
+  inputs.push_back({"--input", a.input});
   base::check_outputs(outputs, inputs);
   text::Tokens tokens = text::read_plain_file(a.input);
   if (tokens.empty()) throw std::runtime_error(a.input + ": no tokens");

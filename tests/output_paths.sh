@@ -76,6 +76,32 @@ fresh
 "$bin/word2vec" train --input corpus.txt --output corpus.txt --size 8 --iter 1 >/dev/null 2>err
 refused $? err "--output corpus.txt is the same file as --input corpus.txt" corpus.txt
 
+case="tokenize --output is its input"
+fresh
+for command in encode decode; do
+  "$bin/tokenize" $command --tokenizer gpt2 --input corpus.txt --output corpus.txt >/dev/null 2>err
+  refused $? err "--output corpus.txt is the same file as --input corpus.txt" corpus.txt
+done
+"$bin/tokenize" train --input corpus.txt --vocab-size 300 --output . >/dev/null 2>err || fail "$(tail -1 err)"
+cp encoder.json encoder.json.orig && cp vocab.bpe vocab.bpe.orig
+"$bin/tokenize" train --input vocab.bpe --vocab-size 300 --output . >/dev/null 2>err
+refused $? err "--output ./vocab.bpe is the same file as --input vocab.bpe" vocab.bpe encoder.json
+"$bin/tokenize" train --input corpus.txt --output corpus.txt >/dev/null 2>err
+refused $? err "--output corpus.txt: not a folder" corpus.txt
+
+case="an output that is a file of the --tokenizer is refused, in every program that reads one"
+fresh
+"$bin/tokenize" encode --tokenizer . --input corpus.txt --output vocab.bpe >/dev/null 2>err
+refused $? err "--output vocab.bpe is the same file as --tokenizer ./vocab.bpe" vocab.bpe
+"$bin/tokenize" encode --tokenizer encoder.json --input corpus.txt --output encoder.json >/dev/null 2>err
+refused $? err "--output encoder.json is the same file as --tokenizer encoder.json" encoder.json
+"$bin/train_lm" --corpus-file corpus.txt "${tiny[@]}" --tokenizer . --results vocab.bpe >/dev/null 2>err
+refused $? err "--results vocab.bpe is the same file as --tokenizer ./vocab.bpe" vocab.bpe
+"$bin/ngram" --corpus-file corpus.txt --order 3 --tokenizer . --results encoder.json >/dev/null 2>err
+refused $? err "--results encoder.json is the same file as --tokenizer ./encoder.json" encoder.json
+"$bin/word2vec" train --input corpus.txt --tokenizer . --output vocab.bpe --size 8 --iter 1 >/dev/null 2>err
+refused $? err "--output vocab.bpe is the same file as --tokenizer ./vocab.bpe" vocab.bpe
+
 case="an output that is a device or a pipe is refused, not replaced"
 fresh
 for dev in /dev/null /dev/stdout; do

@@ -11,6 +11,7 @@
 #include <queue>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -601,27 +602,43 @@ std::string gpt2_dir_or_fetch() {
   return dir;
 }
 
+namespace {
+
+// The encoder.json and vocab.bpe a folder or an encoder.json names ({} when it names neither).
+std::pair<std::filesystem::path, std::filesystem::path> local_bpe_files(const std::string& name) {
+  namespace fs = std::filesystem;
+  if (fs::is_directory(name))
+    return {fs::path(name) / "encoder.json", fs::path(name) / "vocab.bpe"};
+  if (fs::is_regular_file(name)) return {name, fs::path(name).parent_path() / "vocab.bpe"};
+  return {};
+}
+
+}  // namespace
+
 BytePairEncoding load_bpe(const std::string& name) {
   namespace fs = std::filesystem;
-  fs::path dir;
-  std::string encoder = "encoder.json";
+  fs::path encoder, vocab;
   if (name == "gpt2") {
-    dir = gpt2_dir_or_fetch();
-  } else if (fs::is_directory(name)) {
-    dir = name;
-  } else if (fs::is_regular_file(name)) {
-    dir = fs::path(name).parent_path();
-    encoder = fs::path(name).filename().string();
+    const fs::path dir = gpt2_dir_or_fetch();
+    encoder = dir / "encoder.json", vocab = dir / "vocab.bpe";
   } else {
+    std::tie(encoder, vocab) = local_bpe_files(name);
+  }
+  if (encoder.empty())
     throw std::invalid_argument("tokenizer '" + name +
                                 "': not gpt2, a folder with encoder.json and vocab.bpe, or an "
                                 "encoder.json file");
-  }
-  const fs::path vocab = dir / "vocab.bpe";
-  for (const fs::path& file : {dir / encoder, vocab})
+  for (const fs::path& file : {encoder, vocab})
     if (!fs::is_regular_file(file))
       throw std::invalid_argument("tokenizer '" + name + "': no " + file.string());
-  return BytePairEncoding::load((dir / encoder).string(), vocab.string());
+  return BytePairEncoding::load(encoder.string(), vocab.string());
+}
+
+std::vector<base::FileFlag> tokenizer_inputs(const std::string& name) {
+  if (name == "word" || name == "gpt2") return {};
+  const auto [encoder, vocab] = local_bpe_files(name);
+  if (encoder.empty()) return {};
+  return {{"--tokenizer", encoder.string()}, {"--tokenizer", vocab.string()}};
 }
 
 std::string words_as_text(const Tokens& words) {

@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/files.hpp"
 #include "text/corpus.hpp"
 
 namespace tg::text {
@@ -134,6 +135,12 @@ std::string gpt2_dir_or_fetch();
 // folder holding encoder.json and vocab.bpe, or the path of an encoder.json with its vocab.bpe
 // beside it. Throws naming what is missing.
 BytePairEncoding load_bpe(const std::string& name);
+
+// The files a --tokenizer of the user's reads, as inputs that no output may replace
+// (base::check_outputs): a folder's encoder.json and vocab.bpe, or an encoder.json and the
+// vocab.bpe beside it. None for "word" and "gpt2" (GPT-2's cached files are checked by hash
+// at every load and fetched again), nor for a path that is neither (load_bpe names it).
+std::vector<base::FileFlag> tokenizer_inputs(const std::string& name);
 
 // A word-level corpus as text for a byte-level tokenizer: its words joined by single spaces.
 std::string words_as_text(const Tokens& words);

@@ -9,6 +9,7 @@
 
 #include "base/files.hpp"
 #include "distributed/distributed.hpp"
+#include "text/bpe.hpp"
 #include "train/models.hpp"
 
 namespace tg::train {
@@ -200,8 +201,10 @@ void TrainConfig::validate() const {
 void TrainConfig::check_files() const {
   const base::FileFlag outputs[] = {
       {"--results", results}, {"--checkpoint", checkpoint}, {"--token-nll", token_nll}};
-  const base::FileFlag inputs[] = {
-      {"--corpus-file", data.corpus_file}, {"--vectors", model.vectors}, {"--resume", resume}};
+  std::vector<base::FileFlag> inputs = text::tokenizer_inputs(data.tokenizer);
+  inputs.insert(
+      inputs.end(),
+      {{"--corpus-file", data.corpus_file}, {"--vectors", model.vectors}, {"--resume", resume}});
   const std::pair<std::string, std::string> resumed_in_place[] = {{"--checkpoint", "--resume"}};
   base::check_outputs(outputs, inputs, resumed_in_place);
 }
