@@ -33,7 +33,9 @@
 #   gpt2       the five modes for the gpt part's GPT reading GPT-2's 50,257 byte-level BPE
 #              tokens (--tokenizer gpt2; word2vec trained on the same tokens), seeds 1-3;
 #   bpe8k      learned and learned-tied in a byte-level BPE of 8,192 tokens trained on Brown's
-#              training split (tokenize train, into bpe8k/), seeds 1-3;
+#              training split (tokenize train, into bpe8k/), seeds 1-3; then learned with
+#              --table-decay none into gpt_bpe8k_table_decay_none/, tying's partner under one
+#              decay policy (section 1c);
 #   lifecycle-gpt2  the life cycle of the gpt2 part's learned and learned-tied tables (seed 1):
 #              which of the 50,257 rows ever get a gradient, what happens to the others, and
 #              the under-trained tokens found from the tables alone.
@@ -144,8 +146,10 @@ if wanted bpe8k; then
   if [ -f "$vocab/encoder.json" ]; then
     "$bin/exp_embeddings" "${dry_run[@]}" "${gpt[@]}" --tokenizer "$vocab" \
       --modes learned,learned-tied --seeds "${seeds:-3}" --out "$out/gpt_bpe8k"
+    "$bin/exp_embeddings" "${dry_run[@]}" "${gpt[@]}" --tokenizer "$vocab" \
+      --modes learned --table-decay none --seeds "${seeds:-3}" --out "$out/gpt_bpe8k_table_decay_none"
   else
-    echo "$out/gpt_bpe8k: every run to train (after its vocabulary, $vocab)"
+    echo "$out/gpt_bpe8k, $out/gpt_bpe8k_table_decay_none: every run to train (after the vocabulary, $vocab)"
   fi
 fi
 if wanted lifecycle-gpt2; then

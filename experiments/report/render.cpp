@@ -51,8 +51,7 @@ std::string render(const std::string& results_dir, bool plots) {
   supplement_bands(converged.front().study, band_reruns);  // kConvergedStudies starts with gpt
   const Study& gpt = study_of(converged, "gpt");
   Study sweep = load_study(dir / "converged" / "data_size", StudyRows::by_share);
-  const Study no_decay = load_study(dir / "converged" / "gpt_table_decay_none");
-  FairTie tie = fair_tie(gpt, no_decay, load_study(dir / "converged" / "gpt_d256"));
+  FairTie tie = fair_tie(dir / "converged", converged);
   const std::vector<PrecisionRow> bf16 =
       precision_rows(gpt, load_study(dir / "converged" / "gpt_bf16"));
   // One family for Holm's correction: every comparison the conclusions draw on.

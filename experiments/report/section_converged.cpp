@@ -128,11 +128,12 @@ void add_rows(RunFiles& files, const Study& study, const std::string& mode,
 
 // Per seed both ran, test ppl(tied) / ppl(untied) - 1; and the two rows' mean test
 // perplexities over those seeds.
-TieAtWidth tie_at_width(const RunFiles& files, const std::string& model) {
+TieEffect tie_effect(const RunFiles& files, const TiePairing& pairing) {
   const std::map<size_t, const json*>*tied = nullptr, *untied = nullptr;
   for (const auto& [key, by_seed] : files)
-    if (key.first == model) (key.second == kUntiedNoDecay ? untied : tied) = &by_seed;
-  TieAtWidth tie;
+    if (key.first == pairing.model) (key.second == kUntiedNoDecay ? untied : tied) = &by_seed;
+  TieEffect tie;
+  tie.pairing = &pairing;
   if (!tied || !untied) return tie;
   for (const auto& [seed, run] : *tied)
     if (const auto other = untied->find(seed); other != untied->end()) {
@@ -147,6 +148,23 @@ TieAtWidth tie_at_width(const RunFiles& files, const std::string& model) {
     tie.tied_ppl /= static_cast<double>(tie.effects.size());
   }
   return tie;
+}
+
+// Welch's test of tying's effect at d256 against d128 (the seeds of two widths are not paired).
+Comparison width_comparison(const std::vector<double>& narrow, const std::vector<double>& wide) {
+  Comparison c;
+  c.key = {"gpt d256 against d128", "tying's effect"};
+  c.seeds = std::min(narrow.size(), wide.size());
+  c.test = train::welch_t_test(wide, narrow);
+  c.per_seed.mean = train::spread_of(wide).mean - train::spread_of(narrow).mean;
+  // Welch's interval: the difference of the means plus or minus t * its standard error.
+  const double half =
+      c.test.t == 0 || !std::isfinite(c.test.t)
+          ? 0
+          : std::fabs(c.per_seed.mean / c.test.t) * train::student_t_critical(0.05, c.test.df);
+  c.interval.low = c.per_seed.mean - half;
+  c.interval.high = c.per_seed.mean + half;
+  return c;
 }
 
 // Welch's verdict on tying's effect at two widths, in words.
@@ -177,73 +195,60 @@ std::string fair_tie_conclusion(const FairTie& tie) {
   return out;
 }
 
-FairTie fair_tie(const Study& gpt, const Study& no_decay, const Study& wider) {
-  FairTie tie;
-  RunFiles files;
-  std::map<std::string, size_t> widths;  // the rows' model names ("gpt d128"), their d_model
-  // The untied runs without decay and the tied ones of one width, as model "gpt d<width>".
-  const auto add_width = [&](const Study& untied, const Study& tied) {
-    const size_t width = config_of(untied.summary.at("base_config")).model.d_model;
-    const std::string model = "gpt d" + std::to_string(width);
-    widths[model] = width;
-    add_rows(files, untied, "learned", model, kUntiedNoDecay);
-    add_rows(files, tied, "learned-tied", model, "learned-tied");
+FairTie fair_tie(const fs::path& converged_dir, const std::vector<ConvergedStudy>& converged) {
+  // Section 1's studies as loaded (with their supplemented bands); the others read here.
+  std::map<std::string, Study> read;
+  const auto study = [&](const std::string& folder) -> const Study& {
+    if (const Study& s = study_of(converged, folder); !s.summary.is_null()) return s;
+    if (!read.contains(folder)) read.emplace(folder, load_study(converged_dir / folder));
+    return read.at(folder);
   };
-  if (!gpt.summary.is_null() && !no_decay.summary.is_null()) add_width(no_decay, gpt);
-  if (!wider.summary.is_null()) add_width(wider, wider);
-  tie.rows = compare_rows(files, kUntiedNoDecay);
-  for (const Comparison& c : tie.rows)
-    tie.by_d_model[widths.at(c.key.first)] = tie_at_width(files, c.key.first);
-  if (tie.by_d_model.size() == 2) {
-    const std::vector<double>&narrow = tie.by_d_model.begin()->second.effects,
-          &wide = tie.by_d_model.rbegin()->second.effects;
-    Comparison& c = tie.by_width;
-    c.key = {"gpt d" + std::to_string(tie.by_d_model.rbegin()->first) + " against d" +
-                 std::to_string(tie.by_d_model.begin()->first),
-             "tying's effect"};
-    c.seeds = std::min(narrow.size(), wide.size());
-    c.test = train::welch_t_test(wide, narrow);
-    c.per_seed.mean = train::spread_of(wide).mean - train::spread_of(narrow).mean;
-    // Welch's interval: the difference of the means plus or minus t * its standard error.
-    const double half =
-        c.test.t == 0 || !std::isfinite(c.test.t)
-            ? 0
-            : std::fabs(c.per_seed.mean / c.test.t) * train::student_t_critical(0.05, c.test.df);
-    c.interval.low = c.per_seed.mean - half;
-    c.interval.high = c.per_seed.mean + half;
+  RunFiles files;
+  for (const TiePairing& p : kTiePairings) {
+    const Study &tied = study(p.tied), &untied = study(p.untied);
+    if (tied.summary.is_null() || untied.summary.is_null()) continue;
+    add_rows(files, untied, "learned", p.model, kUntiedNoDecay);
+    add_rows(files, tied, "learned-tied", p.model, "learned-tied");
   }
+  FairTie tie;
+  tie.rows = compare_rows(files, kUntiedNoDecay);
+  for (const TiePairing& p : kTiePairings)
+    if (std::ranges::find(tie.rows, p.model, [](const Comparison& c) { return c.key.first; }) !=
+        tie.rows.end())
+      tie.pairings.push_back(tie_effect(files, p));
+  const auto effects_of = [&](std::string_view model) -> const std::vector<double>* {
+    for (const TieEffect& e : tie.pairings)
+      if (e.pairing->model == model) return &e.effects;
+    return nullptr;
+  };
+  if (const auto* narrow = effects_of("gpt d128"), *wide = effects_of("gpt d256"); narrow && wide)
+    tie.by_width = width_comparison(*narrow, *wide);
   return tie;
 }
 
 std::string fair_tie_section(const FairTie& tie) {
   if (tie.rows.empty()) return "";
-  std::string widths;
-  for (const auto& [width, at] : tie.by_d_model) {
-    const train::TInterval t = train::t_interval(at.effects);
-    widths += "| d" + std::to_string(width) + " | " + std::to_string(at.effects.size()) + " | " +
-              fixed(at.untied_ppl, 1) + " | " + fixed(at.tied_ppl, 1) + " | " +
-              signed_percent(t.mean) +
-              (at.effects.size() > 1
-                   ? " (" + signed_percent(t.low) + " to " + signed_percent(t.high) + ")"
-                   : "") +
-              " |\n";
+  std::string sources, models;
+  for (const TieEffect& e : tie.pairings) {
+    sources += (sources.empty() ? "" : "; ") + std::string(e.pairing->source);
+    const train::TInterval t = train::t_interval(e.effects);
+    models +=
+        "| " + std::string(e.pairing->model) + " | " + std::to_string(e.effects.size()) + " | " +
+        fixed(e.untied_ppl, 1) + " | " + fixed(e.tied_ppl, 1) + " | " + signed_percent(t.mean) +
+        (e.effects.size() > 1 ? " (" + signed_percent(t.low) + " to " + signed_percent(t.high) + ")"
+                              : "") +
+        " |\n";
   }
   std::string out =
       "## 1c. Tying with one decay policy\n\n"
       "Learned-tied against the untied GPT whose token table and output matrix have no weight "
-      "decay either, as for the tied model, whose one table is an embedding: at d128, section 1's "
-      "learned-tied runs against `converged/gpt_table_decay_none/` (section 1's GPT, untied, "
-      "trained with `--table-decay none`)" +
-      std::string(tie.by_d_model.contains(256) ? "; at d256, `converged/gpt_d256/` (both modes "
-                                                 "trained with `--table-decay none`)"
-                                               : "") +
-      ". Seed by seed.\n\n" +
+      "decay either, as for the tied model, whose one table is an embedding: " +
+      sources + ". Seed by seed.\n\n" +
       significance_rows(tie.rows, "untied (" + std::string(kUntiedNoDecay) + ")") +
-      "Tying's effect on test perplexity at each width: the mean test perplexity of each row "
-      "over the seeds both ran, and seed by seed ppl(tied) / ppl(untied) - 1 (mean, 95% t "
-      "interval):\n\n"
-      "| width | seeds | untied | tied | tying's effect |\n|---|---:|---:|---:|---:|\n" +
-      widths + "\n";
+      "Tying's effect on test perplexity, row by row: the mean test perplexity of each over the "
+      "seeds both ran, and seed by seed ppl(tied) / ppl(untied) - 1 (mean, 95% t interval):\n\n"
+      "| model | seeds | untied | tied | tying's effect |\n|---|---:|---:|---:|---:|\n" +
+      models + "\n";
   if (tie.by_width.seeds >= 2)
     out += "Does it change with the width? " + width_sentence(tie.by_width) + "\n\n";
   return out;

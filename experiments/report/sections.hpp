@@ -38,24 +38,42 @@ std::string one_scale_section(const std::vector<ScaleRow>& rows, const Calibrati
 // The five modes trained to early stopping (scripts/converged.sh), model by model.
 std::string converged_section(const std::filesystem::path& dir,
                               const std::vector<ConvergedStudy>& converged, bool plots);
-// Tying with one decay policy, at each width: learned-tied against the untied GPT whose
-// vocabulary matrices have no weight decay either (d128: section 1's tied runs against
-// converged/gpt_table_decay_none; d256: converged/gpt_d256, both modes trained with
-// --table-decay none), paired by seed, rows named "gpt d128" and "gpt d256". And whether
-// tying's effect changes with the width: per seed, test ppl(tied) / ppl(untied) - 1 at each
-// width; Welch's test of d256's effects against d128's (the seeds of two widths are not
-// paired), in Holm's family like the rows; its per_seed.mean is the mean effect at d256 minus
-// the one at d128 (negative: tying helps more at d256) and its interval Welch's 95% t interval.
-struct TieAtWidth {
+// Tying with one decay policy: learned-tied against the untied GPT whose vocabulary matrices
+// have no weight decay either, paired by seed, one row per pairing of kTiePairings with runs.
+// And whether tying's effect changes with the width: per seed, test ppl(tied) / ppl(untied) - 1
+// at each width; Welch's test of d256's effects against d128's (the seeds of two widths are
+// not paired), in Holm's family like the rows; its per_seed.mean is the mean effect at d256
+// minus the one at d128 (negative: tying helps more at d256) and its interval Welch's 95% t
+// interval.
+struct TiePairing {
+  const char* model;   // the row's name
+  const char* tied;    // converged/<tied>: its learned-tied runs
+  const char* untied;  // converged/<untied>: its learned runs, trained with --table-decay none
+  const char* source;  // where the runs are, in the section's words
+};
+inline constexpr TiePairing kTiePairings[] = {
+    {"gpt d128", "gpt", "gpt_table_decay_none",
+     "at d128, section 1's learned-tied runs against `converged/gpt_table_decay_none/` (section "
+     "1's GPT, untied, trained with `--table-decay none`)"},
+    {"gpt d256", "gpt_d256", "gpt_d256",
+     "at d256, `converged/gpt_d256/` (both modes trained with `--table-decay none`)"},
+    {"gpt d128, Brown BPE 8,192", "gpt_bpe8k", "gpt_bpe8k_table_decay_none",
+     "in a byte-level BPE of 8,192 tokens trained on Brown, section 1's learned-tied runs of "
+     "`converged/gpt_bpe8k/` against `converged/gpt_bpe8k_table_decay_none/` (untied, trained "
+     "with `--table-decay none`)"}};
+struct TieEffect {
+  const TiePairing* pairing = nullptr;
   std::vector<double> effects;          // relative effect, seed by seed
   double untied_ppl = 0, tied_ppl = 0;  // mean test perplexity of each over those seeds
 };
 struct FairTie {
-  std::vector<Comparison> rows;             // empty without runs
-  std::map<size_t, TieAtWidth> by_d_model;  // the widths with runs of both
-  Comparison by_width;                      // seeds 0 until both widths have two
+  std::vector<Comparison> rows;     // empty without runs
+  std::vector<TieEffect> pairings;  // those with runs of both, in kTiePairings' order
+  Comparison by_width;              // seeds 0 until both widths have two
 };
-FairTie fair_tie(const Study& gpt, const Study& no_decay, const Study& wider);
+// The pairings' studies from converged_dir; section 1's (`converged`) as they were loaded.
+FairTie fair_tie(const std::filesystem::path& converged_dir,
+                 const std::vector<ConvergedStudy>& converged);
 std::string fair_tie_section(const FairTie& tie);
 // The conclusions' lines on it ("" without rows).
 std::string fair_tie_conclusion(const FairTie& tie);

@@ -491,12 +491,21 @@ BOOST_FIXTURE_TEST_CASE(report_compares_tying_at_two_widths, ResultsFolder) {
   write_block_study(dir / "converged" / "gpt_table_decay_none", d128, {{"learned", 0}});
   write_block_study(dir / "converged" / "gpt_d256", d256, {{"learned", 0}, {"learned-tied", -0.02}},
                     0.5);
+  // And in a Brown BPE: section 1's learned-tied runs of gpt_bpe8k against its untied runs
+  // without decay, a row of its own that leaves the width comparison to the word-level GPTs.
+  write_block_study(dir / "converged" / "gpt_bpe8k", d128, {{"learned", 0}, {"learned-tied", -0.1}},
+                    0.5);
+  write_block_study(dir / "converged" / "gpt_bpe8k_table_decay_none", d128, {{"learned", 0}});
   const std::string md = experiments::report::render_report(dir.string(), false);
   const size_t section = md.find("## 1c. Tying with one decay policy");
   BOOST_TEST_REQUIRE(section != std::string::npos, md);
   BOOST_TEST(md.find("| gpt d128 | learned-tied | ", section) != std::string::npos, md);
   BOOST_TEST(md.find("| gpt d256 | learned-tied | ", section) != std::string::npos, md);
+  BOOST_TEST(md.find("| gpt d128, Brown BPE 8,192 | learned-tied | ", section) != std::string::npos,
+             md);
   BOOST_TEST(md.find("`converged/gpt_d256/`", section) != std::string::npos, md);
+  BOOST_TEST(
+      md.find("against `converged/gpt_bpe8k_table_decay_none/`", section) != std::string::npos, md);
   // Per seed exp(-0.06 + 0.5 n_s) - 1 and exp(-0.02 + 0.5 n_s) - 1 for the noise n_s.
   std::vector<double> narrow, wide;
   for (double n : {0.004, -0.005, 0.001}) {
@@ -510,11 +519,16 @@ BOOST_FIXTURE_TEST_CASE(report_compares_tying_at_two_widths, ResultsFolder) {
   for (size_t k = 0; k < 100; ++k) sines += std::sin(static_cast<double>(k));
   const double untied = std::exp(5.7 + 0.2 * sines / 100);
   char row[96];
-  std::snprintf(row, sizeof row, "| d128 | 3 | %.1f | %.1f | %.2f%% (", untied,
+  std::snprintf(row, sizeof row, "| gpt d128 | 3 | %.1f | %.1f | %.2f%% (", untied,
                 untied * (1 + mean(narrow)), 100 * mean(narrow));
   BOOST_TEST(md.find(row, section) != std::string::npos, row << "\n" << md);
-  std::snprintf(row, sizeof row, "| d256 | 3 | %.1f | %.1f | %.2f%% (", untied,
+  std::snprintf(row, sizeof row, "| gpt d256 | 3 | %.1f | %.1f | %.2f%% (", untied,
                 untied * (1 + mean(wide)), 100 * mean(wide));
+  BOOST_TEST(md.find(row, section) != std::string::npos, row << "\n" << md);
+  std::vector<double> bpe;
+  for (double n : {0.004, -0.005, 0.001}) bpe.push_back(std::exp(-0.1 + 0.5 * n) - 1);
+  std::snprintf(row, sizeof row, "| gpt d128, Brown BPE 8,192 | 3 | %.1f | %.1f | %.2f%% (", untied,
+                untied * (1 + mean(bpe)), 100 * mean(bpe));
   BOOST_TEST(md.find(row, section) != std::string::npos, row << "\n" << md);
   // The effects differ by 3.9 points with a seed sd of 0.2: decided, tying helps less at d256.
   const train::TTest welch = train::welch_t_test(wide, narrow);
