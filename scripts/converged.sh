@@ -36,6 +36,8 @@
 #              training split (tokenize train, into bpe8k/), seeds 1-3; then learned with
 #              --table-decay none into gpt_bpe8k_table_decay_none/, tying's partner under one
 #              decay policy (section 1c);
+#   gpt2-decay-none  the gpt2 part's learned with --table-decay none (seeds 1-3), into
+#              gpt2_table_decay_none/: tying's partner under one decay policy (section 1c);
 #   lifecycle-gpt2  the life cycle of the gpt2 part's learned and learned-tied tables (seed 1):
 #              which of the 50,257 rows ever get a gradient, what happens to the others, and
 #              the under-trained tokens found from the tables alone.
@@ -56,7 +58,7 @@
 # its checkpoint, train, and which process is training it now), training nothing.
 #   scripts/converged.sh [--bin DIR] [--out DIR] [--threads N] [--seeds N] [--dry-run]
 #                        [--parts gpt,data-size,lifecycle,nplm,bf16,lstm,lazy-adam,d256,gpt2,
-#                                 bpe8k,lifecycle-gpt2,bands]
+#                                 bpe8k,gpt2-decay-none,lifecycle-gpt2,bands]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$here/build/bin
@@ -77,10 +79,11 @@ parse_study_options "$@"
 IFS=, read -ra part_list <<< "$parts"
 for part in "${part_list[@]}"; do
   case "$part" in
-    gpt | data-size | lifecycle | nplm | bf16 | lstm | lazy-adam | d256 | gpt2 | bpe8k | lifecycle-gpt2 | bands) ;;
+    gpt | data-size | lifecycle | nplm | bf16 | lstm | lazy-adam | d256 | gpt2 | bpe8k | gpt2-decay-none | \
+      lifecycle-gpt2 | bands) ;;
     *)
       echo "converged.sh: --parts: unknown part '$part' (use gpt, data-size, lifecycle, nplm, bf16, lstm," \
-        "lazy-adam, d256, gpt2, bpe8k, lifecycle-gpt2, bands)" >&2
+        "lazy-adam, d256, gpt2, bpe8k, gpt2-decay-none, lifecycle-gpt2, bands)" >&2
       exit 2
       ;;
   esac
@@ -151,6 +154,10 @@ if wanted bpe8k; then
   else
     echo "$out/gpt_bpe8k, $out/gpt_bpe8k_table_decay_none: every run to train (after the vocabulary, $vocab)"
   fi
+fi
+if wanted gpt2-decay-none; then
+  "$bin/exp_embeddings" "${dry_run[@]}" "${gpt[@]}" --tokenizer gpt2 --modes learned --table-decay none \
+    --seeds "${seeds:-3}" --out "$out/gpt2_table_decay_none"
 fi
 if wanted lifecycle-gpt2; then
   study_folder "$out/lifecycle_gpt2"

@@ -60,7 +60,10 @@ inline constexpr TiePairing kTiePairings[] = {
     {"gpt d128, Brown BPE 8,192", "gpt_bpe8k", "gpt_bpe8k_table_decay_none",
      "in a byte-level BPE of 8,192 tokens trained on Brown, section 1's learned-tied runs of "
      "`converged/gpt_bpe8k/` against `converged/gpt_bpe8k_table_decay_none/` (untied, trained "
-     "with `--table-decay none`)"}};
+     "with `--table-decay none`)"},
+    {"gpt d128, GPT-2 BPE 50,257", "gpt2", "gpt2_table_decay_none",
+     "in GPT-2's 50,257 tokens, section 1's learned-tied runs of `converged/gpt2/` against "
+     "`converged/gpt2_table_decay_none/` (untied, trained with `--table-decay none`)"}};
 struct TieEffect {
   const TiePairing* pairing = nullptr;
   std::vector<double> effects;          // relative effect, seed by seed
