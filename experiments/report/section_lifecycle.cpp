@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <functional>
 #include <sstream>
 
 #include "experiments/report/format.hpp"
@@ -62,10 +63,57 @@ std::string table_census(const json& t) {
   return out.str();
 }
 
+// The runs' censuses side by side, when two or more runs measured one: which rows a table's
+// training ever reaches, and what becomes of the others, untied and tied.
+std::string census_comparison(const json& runs) {
+  std::vector<const json*> with;
+  for (const auto& run : runs)
+    if (!run.value("table", json()).is_null()) with.push_back(&run);
+  if (with.size() < 2) return "";
+  std::ostringstream out;
+  out << "The tables' rows in each run (the tied table is also the output matrix, whose softmax "
+         "gives every row a gradient at every step):\n\n|";
+  for (const json* run : with) out << " | " << run->at("name").get<std::string>();
+  out << " |\n|---|";
+  for (size_t i = 0; i < with.size(); ++i) out << "---:|";
+  out << "\n";
+  const auto row = [&](const char* what, const std::function<std::string(const json&)>& cell) {
+    out << "| " << what << " |";
+    for (const json* run : with) out << " " << cell(run->at("table")) << " |";
+    out << "\n";
+  };
+  const auto count = [](const json& t, const char* key) {
+    return t.at(key).is_null() ? std::string("-") : std::to_string(t.at(key).get<size_t>());
+  };
+  row("rows", [&](const json& t) { return count(t, "rows"); });
+  row("rows given a gradient at some step",
+      [&](const json& t) { return count(t, "rows_with_gradient"); });
+  row("rows the training split never has", [&](const json& t) { return count(t, "unseen_rows"); });
+  row("of those, bitwise as initialised",
+      [&](const json& t) { return count(t, "unseen_rows_unchanged"); });
+  row("their mean cosine drift from initialisation",
+      [](const json& t) { return fixed(t.at("unseen_rows_drift").get<double>(), 3); });
+  row("their median input-row norm", [](const json& t) {
+    for (const auto& b : t.at("norms_by_count"))
+      if (b.at("max_count").get<size_t>() == 0)
+        return fixed(b.at("input_norm").at("median").get<double>(), 3);
+    return std::string("-");
+  });
+  row("under-trained search: ROC AUC for them", [](const json& t) {
+    const json& u = t.at("under_trained");
+    return u.is_null() ? std::string("-") : fixed(u.at("auc_output_cosine").get<double>(), 3);
+  });
+  out << "| test perplexity |";
+  for (const json* run : with) out << " " << fixed(run->at("test_ppl").get<double>(), 1) << " |";
+  out << "\n\n";
+  return out.str();
+}
+
 }  // namespace
 
 std::string lifecycle_section(const json& s) {
   std::ostringstream out;
+  out << census_comparison(s.at("runs"));
   for (const auto& run : s.at("runs")) {
     const std::string name = run.at("name").get<std::string>();
     out << "#### " << name << "\n\n";

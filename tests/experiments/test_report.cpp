@@ -859,39 +859,49 @@ BOOST_FIXTURE_TEST_CASE(report_puts_the_converged_life_cycle_before_the_short_on
   BOOST_TEST(md.find("What the tables learn", first + 1) == std::string::npos, md);
 }
 
+// A run's table census (LifecycleProbe::census) of 100 rows, 61 of them in training: the
+// never-seen rows' median input norm `unseen_norm`, the rest 0.09; the under-trained search's
+// ROC AUC `auc`, 28 of the 39 never-seen rows among 30 flagged, and Ġzebra.
+json table_census(size_t with_gradient, size_t unchanged, double drift, double unseen_norm,
+                  double auc) {
+  const json unseen = {{"q1", unseen_norm - 0.01},
+                       {"median", unseen_norm},
+                       {"q3", unseen_norm + 0.01}},
+             seen = {{"q1", 0.08}, {"median", 0.09}, {"q3", 0.1}};
+  return {{"rows", 100},
+          {"rows_with_gradient", with_gradient},
+          {"rows_in_training", 61},
+          {"unseen_rows", 39},
+          {"unseen_rows_unchanged", unchanged},
+          {"unseen_rows_drift", drift},
+          {"norms_by_count",
+           {{{"min_count", 0},
+             {"max_count", 0},
+             {"rows", 39},
+             {"input_norm", unseen},
+             {"output_norm", unseen}},
+            {{"min_count", 4},
+             {"max_count", 15},
+             {"rows", 61},
+             {"input_norm", seen},
+             {"output_norm", seen}}}},
+          {"under_trained",
+           {{"reference", 3},
+            {"threshold", 0.2},
+            {"flagged", 30},
+            {"flagged_unseen", 28},
+            {"precision", 28.0 / 30},
+            {"recall", 28.0 / 39},
+            {"auc_output_cosine", auc},
+            {"auc_low_input_norm", 0.6},
+            {"flagged_seen", {{{"token", "Ġzebra"}, {"count", 4}, {"score", 0.3}}}}}}};
+}
+
 // A run with the table's census: its counts, the norms by training count (a table, and a plot
 // where gnuplot is installed) and the under-trained token search.
 BOOST_FIXTURE_TEST_CASE(report_shows_the_census_of_a_table, ResultsFolder) {
   json summary = life_cycle_summary(2, 0.1);
-  const json norm = {{"q1", 0.08}, {"median", 0.09}, {"q3", 0.1}};
-  summary["runs"][0]["table"] = {
-      {"rows", 100},
-      {"rows_with_gradient", 60},
-      {"rows_in_training", 61},
-      {"unseen_rows", 39},
-      {"unseen_rows_unchanged", 39},
-      {"unseen_rows_drift", 0.0},
-      {"norms_by_count",
-       {{{"min_count", 0},
-         {"max_count", 0},
-         {"rows", 39},
-         {"input_norm", norm},
-         {"output_norm", norm}},
-        {{"min_count", 4},
-         {"max_count", 15},
-         {"rows", 61},
-         {"input_norm", norm},
-         {"output_norm", norm}}}},
-      {"under_trained",
-       {{"reference", 3},
-        {"threshold", 0.2},
-        {"flagged", 30},
-        {"flagged_unseen", 28},
-        {"precision", 28.0 / 30},
-        {"recall", 28.0 / 39},
-        {"auc_output_cosine", 0.91},
-        {"auc_low_input_norm", 0.6},
-        {"flagged_seen", {{{"token", "Ġzebra"}, {"count", 4}, {"score", 0.3}}}}}}};
+  summary["runs"][0]["table"] = table_census(60, 39, 0.0, 0.09, 0.91);
   fs::create_directories(dir / "lifecycle");
   std::ofstream(dir / "lifecycle" / "summary.json") << summary.dump();
   const bool plots = experiments::report::have_gnuplot();
@@ -912,6 +922,32 @@ BOOST_FIXTURE_TEST_CASE(report_shows_the_census_of_a_table, ResultsFolder) {
     BOOST_TEST(fs::exists(dir / "lifecycle" / "norms.png"), md);
   else
     BOOST_TEST_MESSAGE("gnuplot absent: the norms plot is not drawn");
+  // One run alone gets no side-by-side table.
+  BOOST_TEST(md.find("The tables' rows in each run") == std::string::npos, md);
+}
+
+// Two runs with their census: side by side, untied and tied (whose softmax reaches every row).
+BOOST_FIXTURE_TEST_CASE(report_sets_two_censuses_side_by_side, ResultsFolder) {
+  json summary = life_cycle_summary(2, 0.1);
+  summary["runs"][0]["table"] = table_census(61, 39, 0.0, 0.225, 0.786);
+  json tied = summary["runs"][0];
+  tied["name"] = "gpt learned-tied", tied["tied"] = true, tied["test_ppl"] = 270.5;
+  tied["table"] = table_census(100, 0, 0.412, 0.08, 0.93);
+  summary["runs"].push_back(tied);
+  fs::create_directories(dir / "lifecycle");
+  std::ofstream(dir / "lifecycle" / "summary.json") << summary.dump();
+  const std::string md = experiments::report::render_report(dir.string(), false);
+  const size_t table = md.find("The tables' rows in each run");
+  BOOST_TEST_REQUIRE(table != std::string::npos, md);
+  for (const char* row : {"| | gpt learned | gpt learned-tied |\n",
+                          "| rows given a gradient at some step | 61 | 100 |\n",
+                          "| rows the training split never has | 39 | 39 |\n",
+                          "| of those, bitwise as initialised | 39 | 0 |\n",
+                          "| their mean cosine drift from initialisation | 0.000 | 0.412 |\n",
+                          "| their median input-row norm | 0.225 | 0.080 |\n",
+                          "| under-trained search: ROC AUC for them | 0.786 | 0.930 |\n",
+                          "| test perplexity | 280.0 | 270.5 |\n"})
+    BOOST_TEST(md.find(row, table) != std::string::npos, row << "\n" << md);
 }
 
 // Alone, the short life cycle is still labelled short, with its budget, and says that the
