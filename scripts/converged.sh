@@ -60,6 +60,9 @@
 #                        [--parts gpt,data-size,lifecycle,nplm,bf16,lstm,lazy-adam,d256,gpt2,
 #                                 bpe8k,gpt2-decay-none,lifecycle-gpt2,bands]
 set -euo pipefail
+# The rest is one block, which bash reads whole before running it: editing this file while
+# a study runs (for hours) cannot change what the running invocation does next.
+{
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$here/build/bin
 out=$here/results/converged
@@ -166,3 +169,5 @@ fi
 if wanted bands; then
   "$bin/exp_embeddings" "${dry_run[@]}" "${gpt[@]}" --modes learned,learned-tied --seed 2 --seeds 3 --out "$out/gpt_bands"
 fi
+exit
+}

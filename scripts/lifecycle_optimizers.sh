@@ -7,6 +7,9 @@
 #   scripts/lifecycle_optimizers.sh [--bin DIR] [--out DIR] [--threads N]
 # Results: one folder per optimizer under --out (default results/lifecycle_optimizers).
 set -euo pipefail
+# The rest is one block, which bash reads whole before running it: editing this file while
+# a study runs (for hours) cannot change what the running invocation does next.
+{
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$here/build/bin
 out=$here/results/lifecycle_optimizers
@@ -29,3 +32,5 @@ for run in "${runs[@]}"; do
   lock_study_folder "$out/$name"
   "$bin/exp_lifecycle" "${gpt[@]}" "${flags[@]}" --out "$out/$name"
 done
+exit
+}

@@ -10,6 +10,9 @@
 #   mlp9 5,100,30,no (276)  mlp1 5,50,60,yes (268)  mlp5 5,50,30,yes (279)
 #   mlp7 3,50,30,yes (293)  mlp3 5,0,60,yes (310; h=0 is not built: see docs)
 set -euo pipefail
+# The rest is one block, which bash reads whole before running it: editing this file while
+# a study runs (for hours) cannot change what the running invocation does next.
+{
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$here/build/bin
 out=$here/results/paper_nplm
@@ -62,3 +65,5 @@ for row in "${rows[@]}"; do
     "$bin/ngram" --smoothing jelinek-mercer --order 3 --mix-with "$tokens" --results "$mixture"
   fi
 done
+exit
+}

@@ -19,6 +19,9 @@
 # --full and --target train data-parallel over one MPI rank per core when mpirun is installed
 # (scripts/setup.sh installs it); --quick stays one process with one OpenBLAS thread per core.
 set -euo pipefail
+# The rest is one block, which bash reads whole before running it: editing this file while
+# a study runs (for hours) cannot change what the running invocation does next.
+{
 cd "$(dirname "$0")/.."
 profile=quick
 case "${1:-}" in
@@ -139,3 +142,5 @@ if [ -z "$table" ]; then
   exit 1
 fi
 echo "$table"
+exit
+}
