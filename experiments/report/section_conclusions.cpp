@@ -170,18 +170,8 @@ std::string tying_by_band(const std::vector<ConvergedStudy>& converged) {
   for (const auto& [folder, label, study] : converged)
     for (const BandDifferences& row : band_differences(study.files, "learned")) {
       if (row.key.second != "learned-tied" || row.seeds < 2) continue;
-      std::string cells, lower, higher;
-      for (const char* band : kBands) {
-        const auto found = row.by_band.find(band);
-        if (found == row.by_band.end()) continue;
-        const train::TInterval i = train::t_interval(found->second);
-        cells += (cells.empty() ? "" : ", ") + std::string(band) + " " + band_difference_cell(i);
-        if (i.high < 0) lower += (lower.empty() ? "" : ", ") + std::string(band);
-        if (i.low > 0) higher += (higher.empty() ? "" : ", ") + std::string(band);
-      }
-      lines += "  - " + label + " (" + std::to_string(row.seeds) + " seeds): " + cells +
-               "; lower in: " + (lower.empty() ? "none" : lower) +
-               "; higher in: " + (higher.empty() ? "none" : higher) + "\n";
+      lines += "  - " + label + " (" + std::to_string(row.seeds) +
+               " seeds): " + band_verdicts(row) + "\n";
     }
   if (lines.empty()) return "";
   return "- **Where tying gains, by band** (section 1): test loss per token of the target's "

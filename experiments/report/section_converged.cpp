@@ -192,30 +192,34 @@ std::string fair_tie_conclusion(const FairTie& tie) {
       verdict_lines(tie.rows, true);
   if (tie.by_width.seeds >= 2)
     out += "  - does tying's effect change with the width? " + width_sentence(tie.by_width) + "\n";
+  for (const BandDifferences& row : band_differences(tie.files, kUntiedNoDecay))
+    if (row.seeds >= 2)
+      out += "  - by band, " + row.key.first + " (" + std::to_string(row.seeds) +
+             " seeds; tied minus untied, nats, 95% t intervals not corrected across the bands): " +
+             band_verdicts(row) + "\n";
   return out;
 }
 
 FairTie fair_tie(const fs::path& converged_dir, const std::vector<ConvergedStudy>& converged) {
+  FairTie tie;
   // Section 1's studies as loaded (with their supplemented bands); the others read here.
-  std::map<std::string, Study> read;
   const auto study = [&](const std::string& folder) -> const Study& {
     if (const Study& s = study_of(converged, folder); !s.summary.is_null()) return s;
-    if (!read.contains(folder)) read.emplace(folder, load_study(converged_dir / folder));
-    return read.at(folder);
+    if (!tie.studies.contains(folder))
+      tie.studies.emplace(folder, load_study(converged_dir / folder));
+    return tie.studies.at(folder);
   };
-  RunFiles files;
   for (const TiePairing& p : kTiePairings) {
     const Study &tied = study(p.tied), &untied = study(p.untied);
     if (tied.summary.is_null() || untied.summary.is_null()) continue;
-    add_rows(files, untied, "learned", p.model, kUntiedNoDecay);
-    add_rows(files, tied, "learned-tied", p.model, "learned-tied");
+    add_rows(tie.files, untied, "learned", p.model, kUntiedNoDecay);
+    add_rows(tie.files, tied, "learned-tied", p.model, "learned-tied");
   }
-  FairTie tie;
-  tie.rows = compare_rows(files, kUntiedNoDecay);
+  tie.rows = compare_rows(tie.files, kUntiedNoDecay);
   for (const TiePairing& p : kTiePairings)
     if (std::ranges::find(tie.rows, p.model, [](const Comparison& c) { return c.key.first; }) !=
         tie.rows.end())
-      tie.pairings.push_back(tie_effect(files, p));
+      tie.pairings.push_back(tie_effect(tie.files, p));
   const auto effects_of = [&](std::string_view model) -> const std::vector<double>* {
     for (const TieEffect& e : tie.pairings)
       if (e.pairing->model == model) return &e.effects;
@@ -251,7 +255,10 @@ std::string fair_tie_section(const FairTie& tie) {
       models + "\n";
   if (tie.by_width.seeds >= 2)
     out += "Does it change with the width? " + width_sentence(tie.by_width) + "\n\n";
-  return out;
+  // Whether tying's cost on tokens never seen in training (section 1's band table) outlives
+  // the decay policy.
+  return out + band_difference_table(tie.files, kUntiedNoDecay,
+                                     "By how often the target occurs in the training split");
 }
 namespace {
 

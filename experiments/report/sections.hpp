@@ -73,6 +73,10 @@ struct FairTie {
   std::vector<Comparison> rows;     // empty without runs
   std::vector<TieEffect> pairings;  // those with runs of both, in kTiePairings' order
   Comparison by_width;              // seeds 0 until both widths have two
+  // The pairings' runs, as rows of model `pairing.model`, and the studies that hold the files
+  // of those not in section 1 (a map: its nodes stay put when a FairTie moves).
+  RunFiles files;
+  std::map<std::string, Study> studies;
 };
 // The pairings' studies from converged_dir; section 1's (`converged`) as they were loaded.
 FairTie fair_tie(const std::filesystem::path& converged_dir,

@@ -160,12 +160,13 @@ std::string band_table(const RunFiles& files) {
 }
 
 std::vector<BandDifferences> band_differences(const RunFiles& files, const std::string& reference) {
-  const auto ref =
-      std::ranges::find_if(files, [&](const auto& row) { return row.first.second == reference; });
-  if (ref == files.end()) return {};
   std::vector<BandDifferences> out;
   for (const auto& [key, by_seed] : files) {
-    if (key.second == reference || key.first != ref->first.first) continue;
+    if (key.second == reference) continue;
+    const auto ref = std::ranges::find_if(files, [&](const auto& row) {
+      return row.first.first == key.first && row.first.second == reference;
+    });
+    if (ref == files.end()) continue;
     BandDifferences row{key, 0, {}};
     for (const auto& [seed, run] : by_seed) {
       const auto other = ref->second.find(seed);
@@ -192,7 +193,22 @@ std::string band_difference_cell(const train::TInterval& i) {
          (i.n > 1 ? " (" + signed_fixed(i.low) + " to " + signed_fixed(i.high) + ")" : "");
 }
 
-std::string band_difference_table(const RunFiles& files, const std::string& reference) {
+std::string band_verdicts(const BandDifferences& row) {
+  std::string cells, lower, higher;
+  for (const char* band : kBands) {
+    const auto found = row.by_band.find(band);
+    if (found == row.by_band.end()) continue;
+    const train::TInterval i = train::t_interval(found->second);
+    cells += (cells.empty() ? "" : ", ") + std::string(band) + " " + band_difference_cell(i);
+    if (i.high < 0) lower += (lower.empty() ? "" : ", ") + std::string(band);
+    if (i.low > 0) higher += (higher.empty() ? "" : ", ") + std::string(band);
+  }
+  return cells + "; lower in: " + (lower.empty() ? "none" : lower) +
+         "; higher in: " + (higher.empty() ? "none" : higher);
+}
+
+std::string band_difference_table(const RunFiles& files, const std::string& reference,
+                                  std::string_view opening) {
   const std::vector<const char*> bands = recorded_bands(files);
   std::ostringstream rows;
   for (const BandDifferences& row : band_differences(files, reference))
@@ -205,7 +221,7 @@ std::string band_difference_table(const RunFiles& files, const std::string& refe
     header += " " + std::string(band) + " |";
     rule += "---:|";
   }
-  return "The same, each row against " + reference +
+  return std::string(opening) + ", each row against " + reference +
          " embeddings seed by seed (the seeds both recorded): the mean difference in test loss "
          "per token of the band (nats; negative: the row predicts the band better) and, from "
          "two seeds on, its 95% t interval over the seeds. Where a row gains or loses, frequent "

@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "experiments/report/analysis.hpp"
@@ -36,13 +37,19 @@ struct BandDifferences {
   size_t seeds = 0;
   std::map<std::string, std::vector<double>> by_band;
 };
-// Every row of `files` but the reference's, paired with it; rows without a pair left out.
+// Every row of `files` but the references, paired with the reference row of its model; rows
+// without a pair left out.
 std::vector<BandDifferences> band_differences(const RunFiles& files, const std::string& reference);
 // "-0.080 (-0.118 to -0.041)": the mean difference and, from two seeds on, its 95% t interval.
 std::string band_difference_cell(const train::TInterval& interval);
 std::string band_difference_cell(const std::vector<double>& differences);
-// band_differences as a table; "" when no pair did.
-std::string band_difference_table(const RunFiles& files, const std::string& reference);
+// "frequent (100+) -0.080 (-0.118 to -0.041), ...; lower in: frequent (100+); higher in: none":
+// a band is lower or higher when its interval excludes zero (not corrected across the bands).
+std::string band_verdicts(const BandDifferences& row);
+// band_differences as a table, introduced by "<opening>, each row against <reference> ..."
+// (after the band table, "The same"); "" when no pair did.
+std::string band_difference_table(const RunFiles& files, const std::string& reference,
+                                  std::string_view opening = "The same");
 
 // How long a study's runs trained, as its base configuration says: "2 epochs", "300 steps";
 // "" without one.

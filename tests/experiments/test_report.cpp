@@ -548,6 +548,46 @@ BOOST_FIXTURE_TEST_CASE(report_compares_tying_at_two_widths, ResultsFolder) {
   BOOST_TEST(md.find("  - gpt d256, learned-tied: -") < section, md);
 }
 
+// Section 1c by band: tied against untied without decay, paired by seed, in the section's
+// table and, from two seeds on, in the conclusions.
+BOOST_FIXTURE_TEST_CASE(tying_with_one_decay_policy_by_band, ResultsFolder) {
+  const json d128 = {{"model", "gpt"}, {"d_model", 128}, {"epochs", 12}};
+  write_block_study(dir / "converged" / "gpt", d128, {{"learned", 0}, {"learned-tied", -0.06}},
+                    0.5);
+  write_block_study(dir / "converged" / "gpt_table_decay_none", d128, {{"learned", 0}});
+  // Seed s's frequent tokens at 4 nats (untied) and 3.9 + 0.01 s (tied); unseen ones at 9 and
+  // 10 + 0.1 s: tied minus untied -0.08 and +1.2 on average, both intervals clear of zero.
+  const auto add_bands = [&](const std::string& folder, const std::string& mode, bool tied) {
+    for (size_t seed = 1; seed <= 3; ++seed) {
+      const fs::path file =
+          dir / "converged" / folder / ("gpt_" + mode + "_seed" + std::to_string(seed) + ".json");
+      json run = json::parse(std::ifstream(file));
+      const double s = static_cast<double>(seed);
+      run["test_bands"] = {
+          {"frequent (100+)",
+           {{"tokens", 1000}, {"nll_sum", 1000 * (tied ? 3.9 + 0.01 * s : 4.0)}}},
+          {"unseen", {{"tokens", 10}, {"nll_sum", 10 * (tied ? 10.0 + 0.1 * s : 9.0)}}}};
+      std::ofstream(file) << run.dump();
+    }
+  };
+  add_bands("gpt", "learned-tied", true);
+  add_bands("gpt_table_decay_none", "learned", false);
+  const std::string md = experiments::report::render_report(dir.string(), false);
+  const size_t section = md.find("## 1c. Tying with one decay policy");
+  BOOST_TEST_REQUIRE(section != std::string::npos, md);
+  BOOST_TEST(md.find("By how often the target occurs in the training split, each row against "
+                     "learned, no table decay embeddings",
+                     section) != std::string::npos,
+             md);
+  BOOST_TEST(md.find("| gpt d128 | learned-tied | 3 | -0.080 (", section) != std::string::npos, md);
+  const size_t line = md.find("  - by band, gpt d128 (3 seeds; tied minus untied");
+  BOOST_TEST_REQUIRE(line != std::string::npos, md);
+  BOOST_TEST(line < section, md);
+  BOOST_TEST(md.substr(line, md.find('\n', line) - line)
+                 .ends_with("; lower in: frequent (100+); higher in: unseen"),
+             md);
+}
+
 // Section 3c: LazyAdam's learned runs against AdamW's, seed by seed in Holm's family, with each
 // one's rare-row drift at its best epoch; and 3d, the life cycle in GPT-2's tokens.
 BOOST_FIXTURE_TEST_CASE(report_sets_lazy_adam_against_adamw_and_the_gpt2_life_cycle,
@@ -1334,6 +1374,19 @@ BOOST_AUTO_TEST_CASE(the_band_table_gives_each_rows_test_perplexity_by_frequency
                  std::string::npos,
              paired);
   BOOST_TEST(experiments::report::band_difference_table(files, "frozen-pretrained").empty());
+  // Several models: each row against its own model's reference, whichever comes first.
+  const json wide_learned = bands(4.5, 6.0), wide_tied = bands(4.0, 6.0);
+  const experiments::report::RunFiles models = {{{"gpt d128", "learned"}, {{1, &learned1}}},
+                                                {{"gpt d128", "learned-tied"}, {{1, &tied}}},
+                                                {{"gpt d256", "learned-tied"}, {{1, &wide_tied}}},
+                                                {{"gpt d256", "learned"}, {{1, &wide_learned}}}};
+  const std::string both =
+      experiments::report::band_difference_table(models, "learned", "Per width");
+  BOOST_TEST(both.starts_with("Per width, each row against learned embeddings"), both);
+  BOOST_TEST(both.find("| gpt d128 | learned-tied | 1 | -0.100 | - |\n") != std::string::npos,
+             both);
+  BOOST_TEST(both.find("| gpt d256 | learned-tied | 1 | -0.500 | 0.000 |\n") != std::string::npos,
+             both);
 }
 
 // The conclusions say where tying gains by band only from two paired seeds on, and name a
