@@ -70,8 +70,9 @@ std::string render(const std::string& results_dir, bool plots) {
   const std::string compute_table = compute_section(dir, paper, compute);
   const std::vector<ScaleRow> scale = scale_rows(ngram, paper, converged);
   const std::vector<OptimizerRows> optimizers = optimizer_rows(dir / "lifecycle_optimizers");
+  const json gpt2_life = load_summary(dir / "converged" / "lifecycle_gpt2" / "summary.json");
   md << conclusions_section(calibration, paper, scale, converged, sweep, tie, bf16, converged_life,
-                            optimizers, lazy, compute)
+                            gpt2_life, optimizers, lazy, compute)
      << calibration_section(ngram) << paper_nplm_section(paper, calibration)
      << one_scale_section(scale, calibration) << converged_section(dir, converged, plots)
      << fair_tie_section(tie) << precision_section(bf16);
@@ -84,8 +85,7 @@ std::string render(const std::string& results_dir, bool plots) {
      << short_data_size_section(size, !converged_size.empty(), dir, plots)
      << converged_lifecycle_section(converged_life, dir, plots)
      << optimizer_rows_section(optimizers) << lazy_adam_section(lazy)
-     << gpt2_lifecycle_section(load_summary(dir / "converged" / "lifecycle_gpt2" / "summary.json"),
-                               dir, plots)
+     << gpt2_lifecycle_section(gpt2_life, dir, plots)
      << short_lifecycle_section(life, !converged_life.is_null(), dir, plots);
   md << compute_table;
   const std::string text = md.str();

@@ -187,7 +187,7 @@ std::string conclusions_section(const Calibration& calibration, const FolderFile
                                 const std::vector<ScaleRow>& scale,
                                 const std::vector<ConvergedStudy>& converged, const Study& sweep,
                                 const FairTie& tie, const std::vector<PrecisionRow>& bf16,
-                                const json& converged_life,
+                                const json& converged_life, const json& gpt2_life,
                                 const std::vector<OptimizerRows>& optimizers, const LazyAdam& lazy,
                                 const Compute& compute) {
   std::ostringstream out;
@@ -208,7 +208,7 @@ std::string conclusions_section(const Calibration& calibration, const FolderFile
            "share:\n"
         << verdict_lines(sweep.comparisons, true);
   out << life_cycle_conclusion(converged_life) << optimizer_rows_conclusion(optimizers)
-      << lazy_adam_conclusion(lazy);
+      << lazy_adam_conclusion(lazy) << census_conclusion(gpt2_life);
   if (out.str().empty()) return "";
   if (compute.runs > 0)
     out << "- **Compute.** " << compute.runs << " runs, " << duration(compute.train_seconds)

@@ -13,6 +13,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A low norm's ROC AUC as a detector; below one half the ranking is the other way round (a
+// tied table's never-seen rows grow the largest norms), which the reader is told outright.
+std::string norm_auc(double auc) {
+  return fixed(auc, 3) +
+         (auc < 0.5 ? ", the other way round: a high norm finds them with " + fixed(1 - auc, 3)
+                    : "");
+}
+
 // What became of the table's rows (LifecycleProbe::census), if the run measured it.
 std::string table_census(const json& t) {
   if (t.is_null()) return "";
@@ -48,7 +56,7 @@ std::string table_census(const json& t) {
       << " unreachable tokens' rows (centred, first principal component removed). As a detector "
          "of the tokens the training split never has: ROC AUC "
       << fixed(u.at("auc_output_cosine").get<double>(), 3)
-      << " (a low input-row norm: " << fixed(u.at("auc_low_input_norm").get<double>(), 3)
+      << " (a low input-row norm: " << norm_auc(u.at("auc_low_input_norm").get<double>())
       << "). At the reference's 10th "
       << "percentile it flags " << u.at("flagged").get<size_t>() << " tokens, "
       << u.at("flagged_unseen").get<size_t>() << " of them unseen (recall "
@@ -167,6 +175,36 @@ std::string lifecycle_section(const json& s) {
     out << "word2vec vectors on the same training tokens: WordSim-353 Spearman "
         << score(s.at("word2vec_wordsim")) << ".\n";
   return out.str();
+}
+
+std::string census_conclusion(const json& life) {
+  if (life.is_null() || !life.contains("runs")) return "";
+  std::string lines;
+  for (const auto& run : life.at("runs")) {
+    const json t = run.value("table", json());
+    if (t.is_null() || t.at("rows_with_gradient").is_null()) continue;
+    const size_t rows = t.at("rows").get<size_t>(), unseen = t.at("unseen_rows").get<size_t>();
+    const size_t unchanged = t.at("unseen_rows_unchanged").get<size_t>();
+    std::string norm;
+    for (const auto& b : t.at("norms_by_count"))
+      if (b.at("max_count").get<size_t>() == 0)
+        norm = ", median input-row norm " + fixed(b.at("input_norm").at("median").get<double>(), 3);
+    lines += "  - " + run.at("name").get<std::string>() + ": " +
+             std::to_string(t.at("rows_with_gradient").get<size_t>()) + " of " +
+             std::to_string(rows) + " rows given a gradient; of the " + std::to_string(unseen) +
+             " never in training, " +
+             (unchanged == unseen ? std::string("all") : std::to_string(unchanged)) +
+             " bitwise as initialised (mean drift " +
+             fixed(t.at("unseen_rows_drift").get<double>(), 3) + norm + ")";
+    if (const json& u = t.at("under_trained"); !u.is_null())
+      lines += "; the under-trained search finds them with ROC AUC " +
+               fixed(u.at("auc_output_cosine").get<double>(), 3);
+    lines += "\n";
+  }
+  if (lines.empty()) return "";
+  return "- **GPT-2's 50,257-row table** (section 3d, one seed), the rows training reaches and "
+         "what becomes of the others:\n" +
+         lines;
 }
 
 // What the converged life cycle measured, one line per run: how word-like the rows of each

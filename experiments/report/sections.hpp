@@ -108,6 +108,9 @@ std::string converged_data_size(const std::filesystem::path& root, const Study& 
 // section_lifecycle.cpp
 std::string lifecycle_section(const nlohmann::json& summary);  // exp_lifecycle's summary.json
 std::string life_cycle_conclusion(const nlohmann::json& life);
+// The conclusions' lines on a life cycle's table census (converged/lifecycle_gpt2): per run,
+// the rows given a gradient, what became of the never-seen ones, the under-trained search.
+std::string census_conclusion(const nlohmann::json& life);
 // Which rows a step changes under each optimizer (lifecycle_optimizers/<name>/, one exp_lifecycle
 // run each): shares of the input table's rows, per step on average and in the last step.
 struct OptimizerRows {
@@ -152,6 +155,7 @@ std::string conclusions_section(const Calibration& calibration, const FolderFile
                                 const std::vector<ConvergedStudy>& converged, const Study& sweep,
                                 const FairTie& tie, const std::vector<PrecisionRow>& bf16,
                                 const nlohmann::json& converged_life,
+                                const nlohmann::json& gpt2_life,
                                 const std::vector<OptimizerRows>& optimizers, const LazyAdam& lazy,
                                 const Compute& compute);
 

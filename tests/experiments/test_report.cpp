@@ -973,12 +973,18 @@ BOOST_FIXTURE_TEST_CASE(report_sets_two_censuses_side_by_side, ResultsFolder) {
   json tied = summary["runs"][0];
   tied["name"] = "gpt learned-tied", tied["tied"] = true, tied["test_ppl"] = 270.5;
   tied["table"] = table_census(100, 0, 0.412, 0.08, 0.93);
+  tied["table"]["under_trained"]["auc_low_input_norm"] = 0.02;
   summary["runs"].push_back(tied);
-  fs::create_directories(dir / "lifecycle");
-  std::ofstream(dir / "lifecycle" / "summary.json") << summary.dump();
+  // In GPT-2's tokens (section 3d), whose census the conclusions sum up too.
+  fs::create_directories(dir / "converged" / "lifecycle_gpt2");
+  std::ofstream(dir / "converged" / "lifecycle_gpt2" / "summary.json") << summary.dump();
   const std::string md = experiments::report::render_report(dir.string(), false);
   const size_t table = md.find("The tables' rows in each run");
   BOOST_TEST_REQUIRE(table != std::string::npos, md);
+  // The tied table's never-seen rows have the largest norms: a low norm ranks them last.
+  BOOST_TEST(md.find("ROC AUC 0.930 (a low input-row norm: 0.020, the other way round: a high "
+                     "norm finds them with 0.980)") != std::string::npos,
+             md);
   for (const char* row : {"| | gpt learned | gpt learned-tied |\n",
                           "| rows given a gradient at some step | 61 | 100 |\n",
                           "| rows the training split never has | 39 | 39 |\n",
@@ -988,6 +994,18 @@ BOOST_FIXTURE_TEST_CASE(report_sets_two_censuses_side_by_side, ResultsFolder) {
                           "| under-trained search: ROC AUC for them | 0.786 | 0.930 |\n",
                           "| test perplexity | 280.0 | 270.5 |\n"})
     BOOST_TEST(md.find(row, table) != std::string::npos, row << "\n" << md);
+  const size_t conclusion = md.find("- **GPT-2's 50,257-row table** (section 3d, one seed)");
+  BOOST_TEST_REQUIRE(conclusion != std::string::npos, md);
+  BOOST_TEST(conclusion < md.find("## 3d."), md);
+  BOOST_TEST(md.find("  - gpt learned: 61 of 100 rows given a gradient; of the 39 never in "
+                     "training, all bitwise as initialised (mean drift 0.000, median input-row "
+                     "norm 0.225); the under-trained search finds them with ROC AUC 0.786\n",
+                     conclusion) != std::string::npos,
+             md);
+  BOOST_TEST(md.find("  - gpt learned-tied: 100 of 100 rows given a gradient; of the 39 never in "
+                     "training, 0 bitwise as initialised (mean drift 0.412",
+                     conclusion) != std::string::npos,
+             md);
 }
 
 // Alone, the short life cycle is still labelled short, with its budget, and says that the
