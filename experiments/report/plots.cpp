@@ -157,7 +157,7 @@ std::string validation_curves(const json& emb, const RunFiles& files, const fs::
       emb.contains("base_config") ? config_of(emb.at("base_config")).valid_limit : 0;
   const std::string measured =
       (limit > 0 ? "first " + thousands(static_cast<double>(limit)) + " tokens; " : "") +
-      "mean, sd over seeds";
+      "mean, sd over the seeds that ran each epoch";
   std::ostringstream script;
   script << "set xlabel 'epochs'\nset xtics " << tick_step(last) << "\n";
   const auto zoom = panels == CurvePanels::with_near_best ? near_best_range(means) : std::nullopt;
