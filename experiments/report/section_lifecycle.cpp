@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <sstream>
 
 #include "experiments/report/format.hpp"
@@ -71,6 +72,14 @@ std::string table_census(const json& t) {
   return out.str();
 }
 
+// The median input-row norm of the rows the training split never has (the count-0 band of a
+// census), if it has any.
+std::optional<double> unseen_input_norm(const json& t) {
+  for (const auto& b : t.at("norms_by_count"))
+    if (b.at("max_count").get<size_t>() == 0) return b.at("input_norm").at("median").get<double>();
+  return std::nullopt;
+}
+
 // The runs' censuses side by side, when two or more runs measured one: which rows a table's
 // training ever reaches, and what becomes of the others, untied and tied.
 std::string census_comparison(const json& runs) {
@@ -102,10 +111,8 @@ std::string census_comparison(const json& runs) {
   row("their mean cosine drift from initialisation",
       [](const json& t) { return fixed(t.at("unseen_rows_drift").get<double>(), 3); });
   row("their median input-row norm", [](const json& t) {
-    for (const auto& b : t.at("norms_by_count"))
-      if (b.at("max_count").get<size_t>() == 0)
-        return fixed(b.at("input_norm").at("median").get<double>(), 3);
-    return std::string("-");
+    const std::optional<double> norm = unseen_input_norm(t);
+    return norm ? fixed(*norm, 3) : std::string("-");
   });
   row("under-trained search: ROC AUC for them", [](const json& t) {
     const json& u = t.at("under_trained");
@@ -185,17 +192,14 @@ std::string census_conclusion(const json& life) {
     if (t.is_null() || t.at("rows_with_gradient").is_null()) continue;
     const size_t rows = t.at("rows").get<size_t>(), unseen = t.at("unseen_rows").get<size_t>();
     const size_t unchanged = t.at("unseen_rows_unchanged").get<size_t>();
-    std::string norm;
-    for (const auto& b : t.at("norms_by_count"))
-      if (b.at("max_count").get<size_t>() == 0)
-        norm = ", median input-row norm " + fixed(b.at("input_norm").at("median").get<double>(), 3);
-    lines += "  - " + run.at("name").get<std::string>() + ": " +
-             std::to_string(t.at("rows_with_gradient").get<size_t>()) + " of " +
-             std::to_string(rows) + " rows given a gradient; of the " + std::to_string(unseen) +
-             " never in training, " +
-             (unchanged == unseen ? std::string("all") : std::to_string(unchanged)) +
-             " bitwise as initialised (mean drift " +
-             fixed(t.at("unseen_rows_drift").get<double>(), 3) + norm + ")";
+    const std::optional<double> norm = unseen_input_norm(t);
+    lines +=
+        "  - " + run.at("name").get<std::string>() + ": " +
+        std::to_string(t.at("rows_with_gradient").get<size_t>()) + " of " + std::to_string(rows) +
+        " rows given a gradient; of the " + std::to_string(unseen) + " never in training, " +
+        (unchanged == unseen ? std::string("all") : std::to_string(unchanged)) +
+        " bitwise as initialised (mean drift " + fixed(t.at("unseen_rows_drift").get<double>(), 3) +
+        (norm ? ", median input-row norm " + fixed(*norm, 3) : "") + ")";
     if (const json& u = t.at("under_trained"); !u.is_null())
       lines += "; the under-trained search finds them with ROC AUC " +
                fixed(u.at("auc_output_cosine").get<double>(), 3);
