@@ -47,6 +47,9 @@ std::vector<Comparison> compare_rows(const RunFiles& files, const std::string& r
 // Holm's correction over the whole family, then each verdict: better or worse when the
 // corrected p is below kAlpha, not decided otherwise, one seed when there is nothing to test.
 void decide(const std::vector<Comparison*>& family);
+// The report's sections whose comparisons form that family (render.cpp gathers them), as its
+// method sentence names them.
+inline constexpr const char* kHolmFamily = "sections 1, 1c, 2 and 3c";
 
 // A converged study's folder, read and compared once for its section, the conclusions and
 // the Compute section.

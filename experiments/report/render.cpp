@@ -54,7 +54,8 @@ std::string render(const std::string& results_dir, bool plots) {
   FairTie tie = fair_tie(dir / "converged", converged);
   const std::vector<PrecisionRow> bf16 =
       precision_rows(gpt, load_study(dir / "converged" / "gpt_bf16"));
-  // One family for Holm's correction: every comparison the conclusions draw on.
+  // One family for Holm's correction: every comparison the conclusions draw on (kHolmFamily
+  // names their sections).
   std::vector<Comparison*> family;
   for (ConvergedStudy& model : converged)
     for (Comparison& c : model.study.comparisons) family.push_back(&c);

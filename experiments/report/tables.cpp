@@ -302,10 +302,12 @@ std::string training_setup(const json& summary, const json& run_config) {
 
 // The verdicts' method, in the words the tables and the conclusions use.
 std::string method_sentence() {
-  return "A row is better or worse only when a paired t-test of the per-seed differences, with "
-         "Holm's correction across every comparison of sections 1, 1c and 2 (family-wise error "
-         "5%), "
-         "says so; otherwise it is not decided, and a row with one seed is not tested.";
+  return std::string(
+             "A row is better or worse only when a paired t-test of the per-seed "
+             "differences, with Holm's correction across every comparison of ") +
+         kHolmFamily +
+         " (family-wise error 5%), says so; otherwise it is not decided, and a row with one seed "
+         "is not tested.";
 }
 
 std::string significance_rows(const std::vector<Comparison>& rows, const std::string& reference) {

@@ -610,6 +610,10 @@ BOOST_FIXTURE_TEST_CASE(report_sets_lazy_adam_against_adamw_and_the_gpt2_life_cy
   const std::string md = experiments::report::render_report(dir.string(), false);
   const size_t section = md.find("## 3c. AdamW against LazyAdam at convergence");
   BOOST_TEST_REQUIRE(section != std::string::npos, md);
+  // Its comparisons join Holm's family, and the method sentence says so.
+  BOOST_TEST(md.find("Holm's correction across every comparison of sections 1, 1c, 2 and 3c",
+                     section) != std::string::npos,
+             md);
   const size_t row = md.find("| gpt | learned, lazy-adam | ", section);
   BOOST_TEST_REQUIRE(row != std::string::npos, md);
   BOOST_TEST(md.substr(row, md.find('\n', row) - row).ends_with("| worse |"), md);
