@@ -105,21 +105,40 @@ int decode(const Args& a) {
 }
 
 int train(const Args& a) {
-  // The folder and its two files are checked before training, which can take minutes.
-  const std::filesystem::path dir = a.output;
-  if (std::filesystem::exists(dir) && !std::filesystem::is_directory(dir))
+  // The folder and its two files are checked before training, which can take minutes. A
+  // folder that does not exist yet is made only once the vocabulary is ready, so that a
+  // refused or failed run leaves nothing behind; until then the deepest folder on its path
+  // that does exist must take a new file.
+  namespace fs = std::filesystem;
+  const fs::path dir = a.output;
+  if (fs::exists(dir) && !fs::is_directory(dir))
     throw std::invalid_argument("--output " + a.output +
                                 ": not a folder (the vocabulary is two files, written into it)");
-  std::filesystem::create_directories(dir);
   const base::FileFlag outputs[] = {{"--output", (dir / "encoder.json").string()},
                                     {"--output", (dir / "vocab.bpe").string()}};
   const base::FileFlag inputs[] = {{"--input", a.input}};
-  base::check_outputs(outputs, inputs);
+  if (fs::is_directory(dir)) {
+    base::check_outputs(outputs, inputs);
+  } else {
+    fs::path existing = dir.parent_path();
+    while (!existing.empty() && !fs::exists(existing)) existing = existing.parent_path();
+    if (existing.empty()) existing = ".";
+    if (!fs::is_directory(existing))
+      throw std::invalid_argument("--output " + a.output + ": " + existing.string() +
+                                  " is not a folder, so no folder can be made in it");
+    base::check_writable((existing / "encoder.json").string(),
+                         "--output " + a.output + ": no folder can be made, as a file");
+  }
   const std::string text = read_input(a);
   const auto start = std::chrono::steady_clock::now();
   const text::BytePairEncoding bpe = text::BytePairEncoding::train(text, a.train);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::error_code made;
+  fs::create_directories(dir, made);
+  if (made)
+    throw std::runtime_error("--output " + a.output +
+                             ": cannot make the folder: " + made.message());
   bpe.save((dir / "encoder.json").string(), (dir / "vocab.bpe").string());
   std::fprintf(stderr, "trained %zu tokens (%zu merges) on %zu bytes in %.1f s: %s\n", bpe.size(),
                bpe.merges(), text.size(), seconds, a.output.c_str());

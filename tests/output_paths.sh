@@ -89,6 +89,16 @@ refused $? err "--output ./vocab.bpe is the same file as --input vocab.bpe" voca
 "$bin/tokenize" train --input corpus.txt --output corpus.txt >/dev/null 2>err
 refused $? err "--output corpus.txt: not a folder" corpus.txt
 
+case="tokenize train makes its --output folder only when the vocabulary is ready"
+fresh
+"$bin/tokenize" train --input missing.txt --vocab-size 300 --output new/bpe >/dev/null 2>err
+refused $? err "missing.txt" corpus.txt
+[ ! -e new ] || fail "a refused run left the folder new/ behind"
+"$bin/tokenize" train --input corpus.txt --vocab-size 300 --output corpus.txt/bpe >/dev/null 2>err
+refused $? err "--output corpus.txt/bpe: corpus.txt is not a folder" corpus.txt
+"$bin/tokenize" train --input corpus.txt --vocab-size 300 --output new/bpe >/dev/null 2>err || fail "$(tail -1 err)"
+[ -s new/bpe/encoder.json ] && [ -s new/bpe/vocab.bpe ] && ok || fail "new/bpe lacks its two files"
+
 case="an output that is a file of the --tokenizer is refused, in every program that reads one"
 fresh
 "$bin/tokenize" encode --tokenizer . --input corpus.txt --output vocab.bpe >/dev/null 2>err
