@@ -14,9 +14,21 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Where section 1c compares tying in `folder`'s model under one decay policy, or why it does
+// not yet.
+std::string fair_tie_pointer(const std::string& folder, const FairTie& tie) {
+  for (const TieEffect& e : tie.pairings)
+    if (e.pairing->tied == folder) return "section 1c compares tying under one policy";
+  for (const TiePairing& p : kTiePairings)
+    if (p.tied == folder)
+      return "section 1c will compare tying under one policy once `converged/" +
+             std::string(p.untied) + "/` has runs";
+  return "section 1c has no pairing for this model";
+}
+
 // What tying costs in parameters, beside its verdict: the input table doubles as the output
 // matrix, so one vocabulary x d_model table is trained instead of two.
-std::string tying_cost(const json& summary) {
+std::string tying_cost(const json& summary, const std::string& folder, const FairTie& tie) {
   const auto params_of = [&](const std::string& mode) {
     for (const auto& r : summary.at("rows"))
       if (r.at("mode") == mode) return r.at("trainable_params").at("mean").get<double>();
@@ -33,9 +45,8 @@ std::string tying_cost(const json& summary) {
          " (" + fixed(100 * (1 - tied / untied), 0) + "% fewer)" +
          (confounded
               ? "; the comparison is confounded: the untied output matrix has weight decay " +
-                    fixed(c.weight_decay, 2) +
-                    ", the tied table none (--table-decay output; section 1c compares tying under "
-                    "one policy)"
+                    fixed(c.weight_decay, 2) + ", the tied table none (--table-decay output; " +
+                    fair_tie_pointer(folder, tie) + ")"
               : "") +
          "\n";
 }
@@ -198,7 +209,7 @@ std::string conclusions_section(const Calibration& calibration, const FolderFile
     if (!study.comparisons.empty())
       out << "- **" << label << " at convergence**, test perplexity against learned embeddings "
           << "(section 1, `converged/" << folder << "/`):\n"
-          << verdict_lines(study.comparisons) << tying_cost(study.summary);
+          << verdict_lines(study.comparisons) << tying_cost(study.summary, folder, tie);
   for (const auto& [folder, label, study] : converged)
     if (folder != "gpt") out << same_verdicts_as_gpt(label, study, gpt);
   out << tying_by_band(converged) << fair_tie_conclusion(tie);

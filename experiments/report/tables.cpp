@@ -221,8 +221,8 @@ std::string band_difference_table(const RunFiles& files, const std::string& refe
     header += " " + std::string(band) + " |";
     rule += "---:|";
   }
-  return std::string(opening) + ", each row against " + reference +
-         " embeddings seed by seed (the seeds both recorded): the mean difference in test loss "
+  return std::string(opening) + ", each row against its model's `" + reference +
+         "` row seed by seed (the seeds both recorded): the mean difference in test loss "
          "per token of the band (nats; negative: the row predicts the band better) and, from "
          "two seeds on, its 95% t interval over the seeds. Where a row gains or loses, frequent "
          "tokens or rare ones; a perplexity ratio is e to the difference:\n\n" +

@@ -46,7 +46,8 @@ std::string band_difference_cell(const std::vector<double>& differences);
 // "frequent (100+) -0.080 (-0.118 to -0.041), ...; lower in: frequent (100+); higher in: none":
 // a band is lower or higher when its interval excludes zero (not corrected across the bands).
 std::string band_verdicts(const BandDifferences& row);
-// band_differences as a table, introduced by "<opening>, each row against <reference> ..."
+// band_differences as a table, introduced by "<opening>, each row against its model's
+// `<reference>` row ..."
 // (after the band table, "The same"); "" when no pair did.
 std::string band_difference_table(const RunFiles& files, const std::string& reference,
                                   std::string_view opening = "The same");
