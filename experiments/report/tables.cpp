@@ -163,9 +163,9 @@ std::vector<BandDifferences> band_differences(const RunFiles& files, const std::
   std::vector<BandDifferences> out;
   for (const auto& [key, by_seed] : files) {
     if (key.second == reference) continue;
-    const auto ref = std::ranges::find_if(files, [&](const auto& row) {
-      return row.first.first == key.first && row.first.second == reference;
-    });
+    const RowKey reference_key{key.first, reference};
+    const auto ref =
+        std::ranges::find(files, reference_key, [](const auto& row) { return row.first; });
     if (ref == files.end()) continue;
     BandDifferences row{key, 0, {}};
     for (const auto& [seed, run] : by_seed) {
