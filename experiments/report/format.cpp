@@ -20,6 +20,12 @@ std::string thousands(double v) {
   return fixed(v, 0);
 }
 
+std::string grouped(size_t n) {
+  std::string digits = std::to_string(n);
+  for (size_t at = digits.size(); at > 3; at -= 3) digits.insert(at - 3, ",");
+  return digits;
+}
+
 std::string duration(double s) {
   if (s >= 2 * 3600) return fixed(s / 3600, 1) + " h";
   return s >= 90 ? fixed(s / 60, 1) + " min" : fixed(s, 0) + " s";

@@ -8,6 +8,7 @@ namespace tg::experiments::report {
 
 std::string fixed(double v, int decimals);  // "3.14"
 std::string thousands(double v);            // "950", "40.0k", "1.20M"
+std::string grouped(size_t n);              // 50257 -> "50,257": an exact count
 std::string duration(double seconds);       // "45 s", "12.5 min", "3.5 h"
 std::string p_value(double p);              // "0.004", "<0.001"
 std::string signed_percent(double share);   // 0.0123 -> "+1.23%", -0.004 -> "-0.40%"

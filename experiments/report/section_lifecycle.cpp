@@ -100,7 +100,7 @@ std::string census_comparison(const json& runs) {
     out << "\n";
   };
   const auto count = [](const json& t, const char* key) {
-    return t.at(key).is_null() ? std::string("-") : std::to_string(t.at(key).get<size_t>());
+    return t.at(key).is_null() ? std::string("-") : grouped(t.at(key).get<size_t>());
   };
   row("rows", [&](const json& t) { return count(t, "rows"); });
   row("rows given a gradient at some step",
@@ -193,13 +193,13 @@ std::string census_conclusion(const json& life) {
     const size_t rows = t.at("rows").get<size_t>(), unseen = t.at("unseen_rows").get<size_t>();
     const size_t unchanged = t.at("unseen_rows_unchanged").get<size_t>();
     const std::optional<double> norm = unseen_input_norm(t);
-    lines +=
-        "  - " + run.at("name").get<std::string>() + ": " +
-        std::to_string(t.at("rows_with_gradient").get<size_t>()) + " of " + std::to_string(rows) +
-        " rows given a gradient; of the " + std::to_string(unseen) + " never in training, " +
-        (unchanged == unseen ? std::string("all") : std::to_string(unchanged)) +
-        " bitwise as initialised (mean drift " + fixed(t.at("unseen_rows_drift").get<double>(), 3) +
-        (norm ? ", median input-row norm " + fixed(*norm, 3) : "") + ")";
+    lines += "  - " + run.at("name").get<std::string>() + ": " +
+             grouped(t.at("rows_with_gradient").get<size_t>()) + " of " + grouped(rows) +
+             " rows given a gradient; of the " + grouped(unseen) + " never in training, " +
+             (unchanged == unseen ? std::string("all") : grouped(unchanged)) +
+             " bitwise as initialised (mean drift " +
+             fixed(t.at("unseen_rows_drift").get<double>(), 3) +
+             (norm ? ", median input-row norm " + fixed(*norm, 3) : "") + ")";
     if (const json& u = t.at("under_trained"); !u.is_null())
       lines += "; the under-trained search finds them with ROC AUC " +
                fixed(u.at("auc_output_cosine").get<double>(), 3);

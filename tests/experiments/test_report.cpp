@@ -111,6 +111,16 @@ void write_block_study(const fs::path& runs, const json& base,
 
 BOOST_AUTO_TEST_SUITE(experiments_report)
 
+// Exact counts in prose and tables: digits in groups of three.
+BOOST_AUTO_TEST_CASE(counts_are_written_in_groups_of_three_digits) {
+  using experiments::report::grouped;
+  BOOST_TEST(grouped(0) == "0");
+  BOOST_TEST(grouped(999) == "999");
+  BOOST_TEST(grouped(1000) == "1,000");
+  BOOST_TEST(grouped(50257) == "50,257");
+  BOOST_TEST(grouped(1234567) == "1,234,567");
+}
+
 BOOST_AUTO_TEST_CASE(aggregate_mean_and_sample_std) {
   const json rows =
       experiments::aggregate({run("gpt", "learned", 300, 310), run("gpt", "learned", 310, 314),
