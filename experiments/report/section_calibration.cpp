@@ -19,7 +19,7 @@ namespace {
 std::string tokens_of(const json& run) {
   if (!run.contains("tokenizer")) return "words";
   const json& t = run.at("tokenizer");
-  return t.at("name").get<std::string>() + " BPE, " + std::to_string(t.at("tokens").get<size_t>()) +
+  return t.at("name").get<std::string>() + " BPE, " + grouped(t.at("tokens").get<size_t>()) +
          " tokens";
 }
 

@@ -779,7 +779,7 @@ BOOST_FIXTURE_TEST_CASE(one_table_ranks_every_model_on_the_papers_scale, Results
       "252 |",
       "| Bengio et al.'s mlp9 (n 5, h 100, m 30) | words | 1 | 284.3 | 272.9 to 276.0 | 276 |",
       "| kneser-ney 5-gram | words | - | 330.6 | 317.4 to 321.0 | 321 |",
-      "| kneser-ney 3-gram | gpt2 BPE, 50257 tokens | - | 345.0 | 331.2 to 335.0 |  |",
+      "| kneser-ney 3-gram | gpt2 BPE, 50,257 tokens | - | 345.0 | 331.2 to 335.0 |  |",
       "| jelinek-mercer 3-gram | words | - | 350.0 | 336.0 to 339.8 | 336 |"};
   size_t at = md.find("## All models on one scale");
   BOOST_TEST_REQUIRE(at != std::string::npos, md);
