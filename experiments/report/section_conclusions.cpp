@@ -51,9 +51,10 @@ std::string tying_cost(const json& summary, const std::string& folder, const Fai
          "\n";
 }
 
-// The GPT's verdicts regrouped by how much data it saw, for the study's question: which
-// embeddings beat learned ones, and when. A one-seed verdict is not yet a decision.
-std::string in_short(const Study& gpt, const Study& sweep) {
+// The GPT's verdicts regrouped by how much data it saw, and by what it reads, for the
+// study's question: which embeddings beat learned ones, and when. A one-seed verdict is not yet
+// a decision.
+std::string in_short(const std::vector<ConvergedStudy>& converged, const Study& sweep) {
   std::vector<std::pair<std::string, std::vector<const Comparison*>>> shares;
   const auto add = [&](const std::string& share, const Comparison& c) {
     auto at = std::ranges::find(shares, share, [](const auto& s) { return s.first; });
@@ -62,8 +63,13 @@ std::string in_short(const Study& gpt, const Study& sweep) {
   };
   for (const Comparison& c : sweep.comparisons)
     if (c.key.first.starts_with("gpt ")) add(c.key.first.substr(4) + " of the training split", c);
-  for (const Comparison& c : gpt.comparisons)
-    if (c.key.first == "gpt") add("the whole training split", c);
+  // The GPT's studies in converged order, words first, a subword one named by what its label
+  // says it reads ("gpt in GPT-2's 50,257 tokens").
+  for (const auto& [folder, label, study] : converged) {
+    const std::string reads = folder == "gpt" ? "" : ", " + label.substr(label.find(' ') + 1);
+    for (const Comparison& c : study.comparisons)
+      if (c.key.first == "gpt") add("the whole training split" + reads, c);
+  }
   if (shares.empty()) return "";
   std::string out =
       "- **In short** (GPT; each embedding mode against learned embeddings, the language model "
@@ -203,7 +209,7 @@ std::string conclusions_section(const Calibration& calibration, const FolderFile
                                 const Compute& compute) {
   std::ostringstream out;
   const Study& gpt = study_of(converged, "gpt");
-  out << in_short(gpt, sweep) << calibration_lines(calibration, paper)
+  out << in_short(converged, sweep) << calibration_lines(calibration, paper)
       << best_model_line(scale, calibration);
   for (const auto& [folder, label, study] : converged)
     if (!study.comparisons.empty())

@@ -437,6 +437,15 @@ BOOST_FIXTURE_TEST_CASE(report_sets_the_lstm_study_beside_the_gpt_with_its_verdi
   const size_t per_word = md.find("| test ppl | test ppl per word | train ppl |", bpe);
   BOOST_TEST(per_word < md.find("## 2."), md);
   BOOST_TEST(md.find("test ppl per word") > bpe, "only the subword table has the column");
+  // In short, after the words, the verdicts in GPT-2's tokens.
+  const size_t in_words = md.find(
+      "  - the whole training split: better: learned-tied, "
+      "frozen-pretrained; worse: frozen-random");
+  BOOST_TEST_REQUIRE(in_words != std::string::npos, md);
+  BOOST_TEST(md.find("  - the whole training split, in GPT-2's 50,257 tokens: better: "
+                     "learned-tied\n",
+                     in_words) < md.find("- **gpt at convergence**"),
+             md);
   BOOST_TEST(md.find("- **gpt in GPT-2's 50,257 tokens at convergence**, test perplexity against "
                      "learned embeddings (section 1, `converged/gpt2/`):") < md.find("## 1."),
              md);
