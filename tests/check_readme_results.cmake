@@ -1,6 +1,7 @@
-# Fails unless every number in the last column of README's Results table appears in
-# results/REPORT.md, which the report program renders from the run files: a README figure that
-# no longer matches the results (or was never in them) is caught here.
+# Fails unless every number in README's Results tables (every cell but a row's first; headers
+# and rules skipped) appears in results/REPORT.md, which the report program renders from the
+# run files: a README figure that no longer matches the results (or was never in them) is
+# caught here.
 #   cmake -DDOC=README.md -DREPORT=results/REPORT.md -P check_readme_results.cmake
 file(READ "${DOC}" doc)
 file(READ "${REPORT}" report)
@@ -10,26 +11,35 @@ string(REPLACE ";" "," report "${report}")
 string(REGEX MATCH "\n## Results\n(.*)" section "${doc}")
 string(REGEX REPLACE "\n## .*" "" section "${CMAKE_MATCH_1}")
 string(REGEX MATCHALL "\n\\|[^\n]*" rows "${section}")
+list(LENGTH rows count)
 set(checked 0)
 set(missing "")
-foreach(row IN LISTS rows)
-  if(row MATCHES "---")
+set(index 0)
+while(index LESS count)
+  list(GET rows ${index} row)
+  math(EXPR index "${index} + 1")
+  set(next "")
+  if(index LESS count)
+    list(GET rows ${index} next)
+  endif()
+  # A rule, or the header above one.
+  if(row MATCHES "---" OR next MATCHES "---")
     continue()
   endif()
-  string(REGEX MATCH "\\|([^|]*)\\|[ ]*$" _ "${row}")
-  string(REGEX MATCHALL "[0-9]+(\\.[0-9]+)?" numbers "${CMAKE_MATCH_1}")
+  string(REGEX REPLACE "^\n\\|[^|]*\\|" "" cells "${row}")
+  string(REGEX MATCHALL "[0-9]+(\\.[0-9]+)?" numbers "${cells}")
   foreach(number IN LISTS numbers)
     string(REPLACE "." "\\." pattern "${number}")
-    if(NOT report MATCHES "[^0-9.]${pattern}[^0-9]")
+    if(NOT report MATCHES "[^0-9.]${pattern}([^0-9.]|\\.[^0-9])")
       string(APPEND missing "\n  ${number} in${row}")
     endif()
     math(EXPR checked "${checked} + 1")
   endforeach()
-endforeach()
+endwhile()
 if(checked EQUAL 0)
   message(FATAL_ERROR "${DOC}: no Results table with figures found")
 endif()
 if(NOT missing STREQUAL "")
   message(FATAL_ERROR "${DOC}'s Results table has figures that ${REPORT} does not:${missing}")
 endif()
-message(STATUS "${DOC}: all ${checked} figures of the Results table are in ${REPORT}")
+message(STATUS "${DOC}: all ${checked} figures of the Results tables are in ${REPORT}")
