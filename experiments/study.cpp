@@ -122,14 +122,17 @@ std::string token_fingerprint(const text::LMData& data) {
 // it was watched (--eval-every) do not change a single-process result (test
 // same_numbers_whatever_the_evaluation_frequency). The pretrained vectors are the study's own
 // (pretrain_word2vec checks their options and tokens), named by their file: a study folder
-// moved or cloned elsewhere keeps its finished runs. A corpus file is named by its file too:
-// its tokens are checked by the data's fingerprint when the run comes (read_finished).
+// moved or cloned elsewhere keeps its finished runs. A corpus file and a BPE's folder are named
+// by their last component too: their tokens are checked by the data's fingerprint when the run
+// comes (read_finished).
 std::string settings_differences(const json& done, const train::TrainConfig& now) {
   if (!done.is_object()) return "\n  the run records no settings";
   train::TrainConfig there = train::TrainConfig::from_json(done), here = now;
   const train::TrainConfig defaults;
   const auto name_only = [](const std::string& path) {
-    return std::filesystem::path(path).filename().string();
+    std::filesystem::path p(path);
+    if (!p.has_filename()) p = p.parent_path();  // a folder written "my-bpe/"
+    return p.filename().string();
   };
   for (train::TrainConfig* c : {&there, &here}) {
     c->threads = defaults.threads;
@@ -138,6 +141,7 @@ std::string settings_differences(const json& done, const train::TrainConfig& now
     c->eval_every = defaults.eval_every;
     c->model.vectors = name_only(c->model.vectors);
     c->data.corpus_file = name_only(c->data.corpus_file);
+    c->data.tokenizer = name_only(c->data.tokenizer);
   }
   return train::config_differences(there.to_json(), here.to_json(), "there", "here");
 }

@@ -242,4 +242,32 @@ latin_life[${#latin_life[@]}-3]=$'cat,caf\xe9'  # --probes
 "$bin/exp_lifecycle" "${latin_life[@]}" --steps 2 --modes learned --out "$work/latin1" >/dev/null 2>"$work/latin1.err" ||
   die "the life cycle of a corpus that is not UTF-8 failed: $(tail -1 "$work/latin1.err")"
 grep -q $'"word": "caf\xef\xbf\xbd"' "$work/latin1/summary.json" || die "the probe that is not UTF-8 is not in the summary"
+# A BPE of one's own moves with its study: a study whose BPE folder is elsewhere under the same
+# name (a clone) keeps its finished runs (checked by the data's fingerprint), and a checkpoint
+# resumes wherever its BPE's files now are (checked by their hash); another BPE is refused,
+# naming both hashes and both folders.
+mkdir -p "$work/clone_a"
+"$bin/tokenize" train --input "$toy" --vocab-size 300 --output "$work/clone_a/bpe/" 2>/dev/null || die "tokenize train failed"
+tiny_bpe=(--corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 --warmup 2)
+study_bpe=("${tiny_bpe[@]}" --epochs 1 --models gpt --modes learned --seeds 1)
+"$bin/exp_embeddings" "${study_bpe[@]}" --tokenizer "$work/clone_a/bpe/" --out "$work/bpe_study" >/dev/null 2>"$work/bpe.err" ||
+  die "the study in a BPE failed: $(tail -1 "$work/bpe.err")"
+mv "$work/clone_a" "$work/clone_b"
+"$bin/exp_embeddings" "${study_bpe[@]}" --tokenizer "$work/clone_b/bpe" --out "$work/bpe_study" >/dev/null 2>"$work/bpe_moved.err" ||
+  die "the study with its BPE moved failed: $(tail -3 "$work/bpe_moved.err")"
+grep -q "done, skipped" "$work/bpe_moved.err" || die "the moved BPE did not reuse the finished run"
+"$bin/train_lm" "${tiny_bpe[@]}" --tokenizer "$work/clone_b/bpe" --steps 2 --checkpoint "$work/bpe.ckpt" >/dev/null 2>"$work/bpe_ckpt.err" ||
+  die "train_lm in a BPE failed: $(tail -1 "$work/bpe_ckpt.err")"
+mv "$work/clone_b/bpe" "$work/renamed_bpe"
+"$bin/train_lm" "${tiny_bpe[@]}" --tokenizer "$work/renamed_bpe" --steps 3 --resume "$work/bpe.ckpt" >/dev/null 2>"$work/bpe_resume.err" ||
+  die "the checkpoint did not resume with its BPE moved: $(tail -3 "$work/bpe_resume.err")"
+grep -q "resumed from $work/bpe.ckpt at step 2" "$work/bpe_resume.err" || die "no resume: $(tail -3 "$work/bpe_resume.err")"
+"$bin/tokenize" train --input "$toy" --vocab-size 280 --output "$work/bpe_other" 2>/dev/null || die "tokenize train failed"
+if "$bin/train_lm" "${tiny_bpe[@]}" --tokenizer "$work/bpe_other" --steps 3 --resume "$work/bpe.ckpt" >/dev/null 2>"$work/bpe_other.err"; then
+  die "a checkpoint resumed in another BPE"
+fi
+grep -Eq "^  tokenizer hash: [0-9a-f]+ in the checkpoint, [0-9a-f]+ in this run" "$work/bpe_other.err" ||
+  die "the refusal does not name both hashes: $(cat "$work/bpe_other.err")"
+grep -q "^  tokenizer: \"$work/clone_b/bpe\" in the checkpoint, \"$work/bpe_other\" in this run" "$work/bpe_other.err" ||
+  die "the refusal does not name both tokenizers: $(cat "$work/bpe_other.err")"
 echo "study_resume: the resumed study equals the uninterrupted one (4 runs and the life cycle, bit for bit)"

@@ -123,7 +123,8 @@ const std::vector<Field>& fields() {
                   }}),
       data_field(plain("split", true, TG_MEMBER(data.split))),
       // A resume with another tokenizer is refused naming both (the data's fingerprint, which
-      // covers every token's bytes and the stream, would refuse it too).
+      // covers every token's bytes and the stream, would refuse it too); the same BPE's files
+      // found elsewhere resume (Trainer::check_resumable knows them by their hash).
       data_field(plain("tokenizer", true, TG_MEMBER(data.tokenizer))),
       data_field(plain("min_count", true, TG_MEMBER(data.min_count))),
       data_field(

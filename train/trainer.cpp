@@ -509,10 +509,12 @@ void Trainer::load_checkpoint(const std::string& path) {
 void Trainer::check_resumable(const std::string& path,
                               const std::map<std::string, std::string>& meta) const {
   std::string mismatches;
+  bool same_bpe = false;
   if (const auto recorded = meta.find("tokenizer_hash"); recorded != meta.end()) {
     const text::BytePairEncoding* bpe = data_.vocab.bpe();
     const std::string here = bpe ? bpe->hash() : "none (word-level)";
-    if (recorded->second != here)
+    same_bpe = recorded->second == here;
+    if (!same_bpe)
       mismatches += "\n  tokenizer hash: " + recorded->second + " in the checkpoint, " + here +
                     " in this run (the BPE's tokens or merges differ)";
   }
@@ -520,12 +522,15 @@ void Trainer::check_resumable(const std::string& path,
     mismatches += data_difference(meta.at("data_fingerprint"), fingerprint_, "in the checkpoint",
                                   "in this run");
   if (meta.count("config")) {
-    const json recorded = json::parse(meta.at("config"), nullptr, false);
+    json recorded = json::parse(meta.at("config"), nullptr, false);
     try {
       (void)TrainConfig::from_json(recorded);  // an unknown key or a foreign value: refused
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(path + ": its configuration cannot be read: " + e.what());
     }
+    // A BPE is its files, checked by their hash: wherever they are now (a study folder moved
+    // or cloned elsewhere), the run resumes.
+    if (same_bpe && recorded.is_object()) recorded["tokenizer"] = c_.data.tokenizer;
     mismatches += config_differences(recorded, c_.to_json(), "in the checkpoint", "in this run",
                                      resume_keys());
   }
