@@ -1,6 +1,7 @@
 #include "experiments/report/format.hpp"
 
 #include <cstdio>
+#include <filesystem>
 
 namespace tg::experiments::report {
 
@@ -37,6 +38,12 @@ std::string p_value(double p) {
 
 std::string score(const nlohmann::json& value) {
   return value.is_number() ? fixed(value.get<double>(), 3) : "n/a";
+}
+
+std::string tokenizer_name(const std::string& tokenizer) {
+  std::filesystem::path p(tokenizer);
+  if (!p.has_filename()) p = p.parent_path();
+  return p.filename().string();
 }
 
 std::string mean_spread(const nlohmann::json& row, const std::string& metric, int decimals) {

@@ -19,8 +19,8 @@ namespace {
 std::string tokens_of(const json& run) {
   if (!run.contains("tokenizer")) return "words";
   const json& t = run.at("tokenizer");
-  return t.at("name").get<std::string>() + " BPE, " + grouped(t.at("tokens").get<size_t>()) +
-         " tokens";
+  return tokenizer_name(t.at("name").get<std::string>()) + " BPE, " +
+         grouped(t.at("tokens").get<size_t>()) + " tokens";
 }
 
 }  // namespace

@@ -284,7 +284,7 @@ std::string training_setup(const json& summary, const json& run_config) {
   if (tokenizer == "gpt2")
     out << ", reading GPT-2's byte-level BPE tokens";
   else if (tokenizer != "word")
-    out << ", reading the byte-level BPE tokens of `" << tokenizer << "`";
+    out << ", reading the byte-level BPE tokens of `" << tokenizer_name(tokenizer) << "`";
   out << ", batch " << c.batch << ", " << base::name_of(train::kOptimizerNames, c.optimizer)
       << " lr " << c.lr;
   if (c.weight_decay > 0) out << ", weight decay " << c.weight_decay;
