@@ -104,36 +104,42 @@ int decode(const Args& a) {
   return 0;
 }
 
-int train(const Args& a) {
-  // The folder and its two files are checked before training, which can take minutes. A
-  // folder that does not exist yet is made only once the vocabulary is ready, so that a
-  // refused or failed run leaves nothing behind; until then the deepest folder on its path
-  // that does exist must take a new file.
+// Refuses, before training (which can take minutes), an --output folder its two files cannot
+// be written into. A folder that does not exist yet is made only once the vocabulary is ready,
+// so that a refused or failed run leaves nothing behind; until then the deepest folder on its
+// path that does exist must take a new file.
+void check_vocabulary_folder(const Args& a) {
   namespace fs = std::filesystem;
   const fs::path dir = a.output;
   if (fs::exists(dir) && !fs::is_directory(dir))
     throw std::invalid_argument("--output " + a.output +
                                 ": not a folder (the vocabulary is two files, written into it)");
-  const base::FileFlag outputs[] = {{"--output", (dir / "encoder.json").string()},
-                                    {"--output", (dir / "vocab.bpe").string()}};
-  const base::FileFlag inputs[] = {{"--input", a.input}};
   if (fs::is_directory(dir)) {
+    const base::FileFlag outputs[] = {{"--output", (dir / "encoder.json").string()},
+                                      {"--output", (dir / "vocab.bpe").string()}};
+    const base::FileFlag inputs[] = {{"--input", a.input}};
     base::check_outputs(outputs, inputs);
-  } else {
-    fs::path existing = dir.parent_path();
-    while (!existing.empty() && !fs::exists(existing)) existing = existing.parent_path();
-    if (existing.empty()) existing = ".";
-    if (!fs::is_directory(existing))
-      throw std::invalid_argument("--output " + a.output + ": " + existing.string() +
-                                  " is not a folder, so no folder can be made in it");
-    base::check_writable((existing / "encoder.json").string(),
-                         "--output " + a.output + ": no folder can be made, as a file");
+    return;
   }
+  fs::path existing = dir.parent_path();
+  while (!existing.empty() && !fs::exists(existing)) existing = existing.parent_path();
+  if (existing.empty()) existing = ".";
+  if (!fs::is_directory(existing))
+    throw std::invalid_argument("--output " + a.output + ": " + existing.string() +
+                                " is not a folder, so no folder can be made in it");
+  base::check_writable((existing / "encoder.json").string(),
+                       "--output " + a.output + ": no folder can be made, as a file");
+}
+
+int train(const Args& a) {
+  namespace fs = std::filesystem;
+  check_vocabulary_folder(a);
   const std::string text = read_input(a);
   const auto start = std::chrono::steady_clock::now();
   const text::BytePairEncoding bpe = text::BytePairEncoding::train(text, a.train);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const fs::path dir = a.output;
   std::error_code made;
   fs::create_directories(dir, made);
   if (made)
