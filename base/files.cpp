@@ -96,6 +96,12 @@ void require_regular_file(const std::string& path) {
   throw std::runtime_error(path + ": " + kind_of(s) + ", not a regular file: give a file");
 }
 
+std::string last_path_component(const std::string& path) {
+  std::filesystem::path p(path);
+  if (!p.has_filename()) p = p.parent_path();
+  return p.filename().string();
+}
+
 void check_outputs(std::span<const FileFlag> outputs, std::span<const FileFlag> inputs,
                    std::span<const std::pair<std::string, std::string>> allowed) {
   const auto may_share = [&](const std::string& x, const std::string& y) {

@@ -28,6 +28,11 @@ void check_writable(const std::string& path, const std::string& what);
 // file. A device or a pipe has no end to read to (/dev/zero) nor a size to check against.
 void require_regular_file(const std::string& path);
 
+// The last component of a path, a trailing separator ignored: "/a/b/bpe8k/" -> "bpe8k",
+// "gpt2" -> "gpt2". How a study names the files it was given, so that a folder moved or cloned
+// elsewhere is the same study.
+std::string last_path_component(const std::string& path);
+
 // A file a program was given, by its flag: {"--results", "run.json"}. An empty path is unused.
 struct FileFlag {
   std::string flag, path;

@@ -129,19 +129,14 @@ std::string settings_differences(const json& done, const train::TrainConfig& now
   if (!done.is_object()) return "\n  the run records no settings";
   train::TrainConfig there = train::TrainConfig::from_json(done), here = now;
   const train::TrainConfig defaults;
-  const auto name_only = [](const std::string& path) {
-    std::filesystem::path p(path);
-    if (!p.has_filename()) p = p.parent_path();  // a folder written "my-bpe/"
-    return p.filename().string();
-  };
   for (train::TrainConfig* c : {&there, &here}) {
     c->threads = defaults.threads;
     c->comm_overlap = defaults.comm_overlap;
     c->bucket_mb = defaults.bucket_mb;
     c->eval_every = defaults.eval_every;
-    c->model.vectors = name_only(c->model.vectors);
-    c->data.corpus_file = name_only(c->data.corpus_file);
-    c->data.tokenizer = name_only(c->data.tokenizer);
+    c->model.vectors = base::last_path_component(c->model.vectors);
+    c->data.corpus_file = base::last_path_component(c->data.corpus_file);
+    c->data.tokenizer = base::last_path_component(c->data.tokenizer);
   }
   return train::config_differences(there.to_json(), here.to_json(), "there", "here");
 }

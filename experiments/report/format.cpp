@@ -1,7 +1,6 @@
 #include "experiments/report/format.hpp"
 
 #include <cstdio>
-#include <filesystem>
 
 namespace tg::experiments::report {
 
@@ -38,12 +37,6 @@ std::string p_value(double p) {
 
 std::string score(const nlohmann::json& value) {
   return value.is_number() ? fixed(value.get<double>(), 3) : "n/a";
-}
-
-std::string tokenizer_name(const std::string& tokenizer) {
-  std::filesystem::path p(tokenizer);
-  if (!p.has_filename()) p = p.parent_path();
-  return p.filename().string();
 }
 
 std::string mean_spread(const nlohmann::json& row, const std::string& metric, int decimals) {

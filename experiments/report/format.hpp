@@ -17,11 +17,6 @@ std::string signed_percent(double share);   // 0.0123 -> "+1.23%", -0.004 -> "-0
 // too few word pairs known).
 std::string score(const nlohmann::json& value);
 
-// A --tokenizer as the report names it: "gpt2" and "word" as they are, a BPE's folder or file
-// by its last path component ("/home/me/results/bpe8k/" -> "bpe8k"), so that REPORT.md does
-// not depend on where the study ran.
-std::string tokenizer_name(const std::string& tokenizer);
-
 // A summary row's metric as "312.4 ± 3.1" (mean ± sample standard deviation; one run:
 // "312.4"); "-" if the row has no such metric.
 std::string mean_spread(const nlohmann::json& row, const std::string& metric, int decimals = 1);

@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "apps/ngram_config.hpp"
+#include "base/files.hpp"
 #include "experiments/report/format.hpp"
 #include "experiments/report/paper.hpp"
 #include "experiments/report/sections.hpp"
@@ -19,7 +20,7 @@ namespace {
 std::string tokens_of(const json& run) {
   if (!run.contains("tokenizer")) return "words";
   const json& t = run.at("tokenizer");
-  return tokenizer_name(t.at("name").get<std::string>()) + " BPE, " +
+  return base::last_path_component(t.at("name").get<std::string>()) + " BPE, " +
          grouped(t.at("tokens").get<size_t>()) + " tokens";
 }
 

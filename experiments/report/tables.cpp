@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "base/enum_names.hpp"
+#include "base/files.hpp"
 #include "experiments/report/format.hpp"
 #include "train/significance.hpp"
 
@@ -284,7 +285,9 @@ std::string training_setup(const json& summary, const json& run_config) {
   if (tokenizer == "gpt2")
     out << ", reading GPT-2's byte-level BPE tokens";
   else if (tokenizer != "word")
-    out << ", reading the byte-level BPE tokens of `" << tokenizer_name(tokenizer) << "`";
+    // By its folder's name, not the machine's path: REPORT.md does not depend on where it ran.
+    out << ", reading the byte-level BPE tokens of `" << base::last_path_component(tokenizer)
+        << "`";
   out << ", batch " << c.batch << ", " << base::name_of(train::kOptimizerNames, c.optimizer)
       << " lr " << c.lr;
   if (c.weight_decay > 0) out << ", weight decay " << c.weight_decay;

@@ -146,4 +146,14 @@ BOOST_AUTO_TEST_CASE(atomic_write_keeps_the_old_file_when_writing_fails) {
                     std::runtime_error);
 }
 
+// A study names the files it was given by their last component (a folder moved elsewhere is
+// the same study); the built-in names stay.
+BOOST_AUTO_TEST_CASE(a_path_is_named_by_its_last_component) {
+  BOOST_TEST(base::last_path_component("gpt2") == "gpt2");
+  BOOST_TEST(base::last_path_component("/work/results/converged/gpt_bpe8k/bpe8k") == "bpe8k");
+  BOOST_TEST(base::last_path_component("my-bpe/") == "my-bpe");
+  BOOST_TEST(base::last_path_component("data/corpus.txt") == "corpus.txt");
+  BOOST_TEST(base::last_path_component("").empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -121,15 +121,6 @@ BOOST_AUTO_TEST_CASE(counts_are_written_in_groups_of_three_digits) {
   BOOST_TEST(grouped(1234567) == "1,234,567");
 }
 
-// A BPE's folder is named without the machine's path; the built-in names stay.
-BOOST_AUTO_TEST_CASE(a_tokenizer_is_named_without_its_path) {
-  using experiments::report::tokenizer_name;
-  BOOST_TEST(tokenizer_name("gpt2") == "gpt2");
-  BOOST_TEST(tokenizer_name("word") == "word");
-  BOOST_TEST(tokenizer_name("/work/results/converged/gpt_bpe8k/bpe8k") == "bpe8k");
-  BOOST_TEST(tokenizer_name("my-bpe/") == "my-bpe");
-}
-
 BOOST_AUTO_TEST_CASE(aggregate_mean_and_sample_std) {
   const json rows =
       experiments::aggregate({run("gpt", "learned", 300, 310), run("gpt", "learned", 310, 314),
