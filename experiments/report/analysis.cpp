@@ -126,8 +126,10 @@ void supplement_bands(Study& study, const Study& reruns) {
 
 std::vector<ConvergedStudy> load_converged(const fs::path& converged_dir) {
   std::vector<ConvergedStudy> studies;
-  for (const auto& [folder, label] : kConvergedStudies)
-    studies.push_back({folder, label, load_study(converged_dir / folder)});
+  for (const auto& [folder, model, reads] : kConvergedStudies) {
+    const std::string label = *reads ? std::string(model) + " in " + reads : model;
+    studies.push_back({folder, reads, label, load_study(converged_dir / folder)});
+  }
   return studies;
 }
 

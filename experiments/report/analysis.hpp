@@ -91,19 +91,21 @@ inline constexpr double kRerunTolerance = 1e-3;
 // order (kConvergedStudies); a study without its folder has a null summary.
 struct ConvergedStudy {
   std::string folder;
+  std::string reads;  // what the model reads when not words ("GPT-2's 50,257 tokens"), else ""
   std::string label;  // the model, and what it reads when not words
   Study study;
 };
 struct ConvergedFolder {
   const char* folder;
-  const char* label;
+  const char* model;
+  const char* reads;
 };
 inline constexpr ConvergedFolder kConvergedStudies[] = {
-    {"gpt", "gpt"},
-    {"nplm", "nplm"},
-    {"lstm", "lstm"},
-    {"gpt2", "gpt in GPT-2's 50,257 tokens"},
-    {"gpt_bpe8k", "gpt in a Brown BPE of 8,192 tokens"}};
+    {"gpt", "gpt", ""},
+    {"nplm", "nplm", ""},
+    {"lstm", "lstm", ""},
+    {"gpt2", "gpt", "GPT-2's 50,257 tokens"},
+    {"gpt_bpe8k", "gpt", "a Brown BPE of 8,192 tokens"}};
 std::vector<ConvergedStudy> load_converged(const std::filesystem::path& converged_dir);
 // The study in converged/<folder> (an empty one when it is not among them).
 const Study& study_of(const std::vector<ConvergedStudy>& studies, const std::string& folder);

@@ -169,7 +169,7 @@ std::vector<ScaleRow> scale_rows(const FolderFiles& ngram, const FolderFiles& pa
     rows.push_back(scale_row(name, runs, p.test));
     rows.push_back(scale_row(name + " + trigram mixture", mixtures, p.mixture_test));
   }
-  for (const auto& [folder, label, study] : converged) {
+  for (const auto& [folder, reads, label, study] : converged) {
     if (study.summary.is_null()) continue;
     // The model's width and context as far as its configuration names them.
     const train::ModelConfig m = config_of(study.summary.at("base_config")).model;

@@ -63,13 +63,11 @@ std::string in_short(const std::vector<ConvergedStudy>& converged, const Study& 
   };
   for (const Comparison& c : sweep.comparisons)
     if (c.key.first.starts_with("gpt ")) add(c.key.first.substr(4) + " of the training split", c);
-  // The GPT's studies in converged order, words first, a subword one named by what its label
-  // says it reads ("gpt in GPT-2's 50,257 tokens").
-  for (const auto& [folder, label, study] : converged) {
-    const std::string reads = folder == "gpt" ? "" : ", " + label.substr(label.find(' ') + 1);
-    for (const Comparison& c : study.comparisons)
-      if (c.key.first == "gpt") add("the whole training split" + reads, c);
-  }
+  // The GPT's studies in converged order, words first, a subword one named by what it reads.
+  for (const ConvergedStudy& s : converged)
+    for (const Comparison& c : s.study.comparisons)
+      if (c.key.first == "gpt")
+        add("the whole training split" + (s.reads.empty() ? "" : ", in " + s.reads), c);
   if (shares.empty()) return "";
   std::string out =
       "- **In short** (GPT; each embedding mode against learned embeddings, the language model "
@@ -184,7 +182,7 @@ std::string same_verdicts_as_gpt(const std::string& label, const Study& study, c
 
 std::string tying_by_band(const std::vector<ConvergedStudy>& converged) {
   std::string lines;
-  for (const auto& [folder, label, study] : converged)
+  for (const auto& [folder, reads, label, study] : converged)
     for (const BandDifferences& row : band_differences(study.files, "learned")) {
       if (row.key.second != "learned-tied" || row.seeds < 2) continue;
       lines += "  - " + label + " (" + std::to_string(row.seeds) +
@@ -211,12 +209,12 @@ std::string conclusions_section(const Calibration& calibration, const FolderFile
   const Study& gpt = study_of(converged, "gpt");
   out << in_short(converged, sweep) << calibration_lines(calibration, paper)
       << best_model_line(scale, calibration);
-  for (const auto& [folder, label, study] : converged)
+  for (const auto& [folder, reads, label, study] : converged)
     if (!study.comparisons.empty())
       out << "- **" << label << " at convergence**, test perplexity against learned embeddings "
           << "(section 1, `converged/" << folder << "/`):\n"
           << verdict_lines(study.comparisons) << tying_cost(study.summary, folder, tie);
-  for (const auto& [folder, label, study] : converged)
+  for (const auto& [folder, reads, label, study] : converged)
     if (folder != "gpt") out << same_verdicts_as_gpt(label, study, gpt);
   out << tying_by_band(converged) << fair_tie_conclusion(tie);
   out << precision_conclusion(bf16);

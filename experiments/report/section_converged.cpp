@@ -106,7 +106,7 @@ std::string converged_model(const fs::path& root, const std::string& folder, con
 std::string converged_section(const fs::path& dir, const std::vector<ConvergedStudy>& converged,
                               bool plots) {
   std::string models;
-  for (const auto& [folder, label, study] : converged)
+  for (const auto& [folder, reads, label, study] : converged)
     models += converged_model(dir, folder, study, plots);
   if (models.empty()) return "";
   return "## 1. At convergence: frozen pretrained vs learned embeddings (and tied vs untied)\n\n"
