@@ -148,6 +148,12 @@ int train(const Args& a) {
   bpe.save((dir / "encoder.json").string(), (dir / "vocab.bpe").string());
   std::fprintf(stderr, "trained %zu tokens (%zu merges) on %zu bytes in %.1f s: %s\n", bpe.size(),
                bpe.merges(), text.size(), seconds, a.output.c_str());
+  // Not an error (a small text makes a small vocabulary), but not what was asked for either.
+  if (bpe.size() < a.train.vocab_size)
+    std::fprintf(stderr,
+                 "note: %zu of the %zu tokens asked for: no other pair occurs --min-pair-count "
+                 "(%zu) times or more in the input\n",
+                 bpe.size(), a.train.vocab_size, a.train.min_pair_count);
   return 0;
 }
 
