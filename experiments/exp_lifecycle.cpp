@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <sstream>
 
 #include "apps/cli.hpp"
@@ -46,18 +47,16 @@ json band_sizes(const std::vector<size_t>& train_count, int32_t unk) {
   return sizes;
 }
 
-// One run's entry in the summary, from its results (run_one) and the probe's.
-json summary_entry(const std::string& label, bool tied, size_t vocab, const json& r,
-                   const json& bands) {
+// One run's entry in the summary (beside its name and whether it is tied), from its results
+// and the probe's.
+json summary_entry(size_t vocab, const json& r, const json& bands) {
   json rows_per_epoch = json::array(), drift = json::array();
   for (const auto& e : r.at("epochs")) {
     rows_per_epoch.push_back(e.at("rows_touched"));
     drift.push_back({{"epoch", e.at("epoch")}, {"bands", e.at("drift")}});
   }
   const json& life = r.at("lifecycle");
-  return {{"name", label},
-          {"tied", tied},
-          {"vocab", vocab},
+  return {{"vocab", vocab},
           {"valid_ppl", r.at("valid_ppl")},
           {"test_ppl", r.at("test_ppl")},
           {"best_epoch", r.value("best_epoch", 0)},
@@ -101,22 +100,38 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
     std::vector<std::string> probes;
     for (const std::string& word : experiments::split_commas(probes_flag))
       probes.push_back(probe_token(data.vocab, word));
-    const auto run_file = [&](const train::TrainConfig& c, const experiments::Mode& mode) {
-      return f.out + "/" + c.model.name + "_" + mode.name + ".json";
-    };
-    if (f.dry_run) {
-      std::vector<std::pair<std::string, experiments::RunStatus>> listed;
-      for (const auto& mode : mode_list) {
-        const train::TrainConfig c =
-            experiments::run_config(base, base.model.name, mode, base.seed);
-        listed.emplace_back(c.model.name + " " + mode.name,
-                            experiments::run_status(c, run_file(c, mode), "lifecycle"));
-      }
-      std::printf("%s", experiments::describe_runs(f.out, listed).c_str());
-      return 0;
-    }
     const std::vector<size_t> train_count = text::train_counts(data);
     const json bands = band_sizes(train_count, data.vocab.unk());
+
+    // A run per mode, each trained with its LifecycleProbe's hooks (none for --dry-run): the
+    // probe's results are what a finished run must have ("lifecycle").
+    const auto study = [&](const std::vector<train::TrainHooks>& hooks) {
+      experiments::Plan plan(
+          f.out + "/summary.json",
+          {{"experiment", "lifecycle"},
+           {"base_config", base.to_json()},
+           {"data", data.description}},
+          [&](const json& r) { return summary_entry(data.vocab.size(), r, bands); }, {"name"},
+          {"valid_ppl", "test_ppl"});
+      for (size_t i = 0; i < mode_list.size(); ++i) {
+        const experiments::Mode& mode = mode_list[i];
+        const train::TrainConfig c =
+            experiments::run_config(base, base.model.name, mode, base.seed);
+        const std::string label = c.model.name + " " + mode.name;
+        plan.add({c,
+                  label,
+                  f.out + "/" + c.model.name + "_" + mode.name + ".json",
+                  {{"name", label}, {"tied", mode.tied}},
+                  {},
+                  hooks.empty() ? train::TrainHooks{} : hooks[i],
+                  "lifecycle"});
+      }
+      return plan;
+    };
+    if (f.dry_run) {
+      std::printf("%s", study({}).describe().c_str());
+      return 0;
+    }
     std::vector<std::string> names;  // each id as word2vec's vectors name it
     for (size_t id = 0; id < data.vocab.size(); ++id)
       names.push_back(data.vocab.spelling(static_cast<int32_t>(id)));
@@ -126,42 +141,43 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
         data, f.word2vec_options(base.model.d_model, base.seed), f.out + "/word2vec.bin");
     const text::WordVectors vectors = text::load_vectors(f.out + "/word2vec.bin");
     const text::VectorIndex w2v_index(vectors.words, vectors.matrix);
-
-    json summary = {{"experiment", "lifecycle"},
-                    {"base_config", base.to_json()},
-                    {"data", data.description},
-                    {"word2vec_wordsim", w2v_log.value("wordsim353", json())},
-                    {"word2vec", w2v_log}};
     // A BPE's tokens that no text encodes to: known unused before training.
     const std::vector<int32_t> unreachable =
         data.vocab.bpe() ? data.vocab.bpe()->unreachable_tokens() : std::vector<int32_t>{};
-    json runs = json::array();
-    for (const auto& mode : mode_list) {
-      train::TrainConfig c = experiments::run_config(base, base.model.name, mode, base.seed);
+    std::vector<std::unique_ptr<experiments::LifecycleProbe>> probed_runs;
+    std::vector<train::TrainHooks> hooks;
+    for (const experiments::Mode& mode : mode_list) {
+      const train::TrainConfig c = experiments::run_config(base, base.model.name, mode, base.seed);
       // The table before training: the model this configuration builds (the same seed gives
       // the same parameters; checked against the trained model's at its first step).
       const Tensor initial =
           train::build_model(c, data, nullptr)->input_embedding().weight().clone();
-      experiments::LifecycleProbe probe(initial, train_count, data.vocab.unk(), probes, k,
-                                        w2v_index, names, unreachable);
-      const std::string label = c.model.name + " " + mode.name;
-      const json r =
-          experiments::run_one(c, data, label, run_file(c, mode), probe.hooks(), "lifecycle");
-      // A finished run is reused with its own probes' neighbours: other --probes would be
-      // silently ignored.
+      probed_runs.push_back(std::make_unique<experiments::LifecycleProbe>(
+          initial, train_count, data.vocab.unk(), probes, k, w2v_index, names, unreachable));
+      hooks.push_back(probed_runs.back()->hooks());
+    }
+    experiments::Plan plan = study(hooks);
+    plan.summary()["word2vec_wordsim"] = w2v_log.value("wordsim353", json());
+    plan.summary()["word2vec"] = w2v_log;
+    plan.collect_finished();
+    // A finished run is reused with its own probes' neighbours: other --probes would be
+    // silently ignored.
+    for (size_t i = 0; i < plan.runs().size(); ++i) {
+      const json done =
+          experiments::finished_run(plan.runs()[i].config, plan.runs()[i].file, "lifecycle");
+      if (done.is_null()) continue;
       std::vector<std::string> probed;
-      for (const json& p : r.at("lifecycle").value("neighbours", json::array()))
+      for (const json& p : done.at("lifecycle").value("neighbours", json::array()))
         probed.push_back(p.value("word", std::string()));
       if (probed != probes)
         throw std::invalid_argument("--probes " + probes_flag + ": the finished run " +
-                                    run_file(c, mode) + " was probed with " +
+                                    plan.runs()[i].file + " was probed with " +
                                     experiments::join_commas(probed) +
                                     " (the neighbours are found while it trains); give those "
                                     "--probes, or another --out to train it again");
-      runs.push_back(summary_entry(label, mode.tied, data.vocab.size(), r, bands));
-      summary["runs"] = runs;
-      experiments::write_json(f.out + "/summary.json", summary);
     }
+    for (size_t i = 0; i < plan.runs().size(); ++i) plan.train(i, data);
+    const json& summary = plan.summary();
     // Rank 0 alone holds the full results (the others' output is silenced anyway).
     if (!distributed::is_main()) return 0;
     std::printf("%s", report::lifecycle_section(summary).c_str());

@@ -27,6 +27,7 @@
 #include "text/similarity.hpp"
 #include "text/vectors.hpp"
 #include "train/progress.hpp"
+#include "train/signals.hpp"
 #include "train/significance.hpp"
 
 namespace tg::experiments {
@@ -391,7 +392,8 @@ std::string Plan::describe() const {
   std::ranges::stable_sort(order, {}, [this](size_t i) { return runs_[i].config.seed; });
   std::vector<std::pair<std::string, RunStatus>> listed;
   for (size_t i : order)
-    listed.emplace_back(runs_[i].label, run_status(runs_[i].config, runs_[i].file));
+    listed.emplace_back(runs_[i].label,
+                        run_status(runs_[i].config, runs_[i].file, runs_[i].hooks_key));
   return describe_runs(std::filesystem::path(summary_path_).parent_path().string(), listed);
 }
 
@@ -460,7 +462,8 @@ Plan::Plan(std::string summary_path, json summary, Entry entry, std::vector<std:
 
 void Plan::collect_finished() {
   for (size_t i = 0; i < runs_.size(); ++i)
-    if (const json done = finished_run(runs_[i].config, runs_[i].file); !done.is_null())
+    if (const json done = finished_run(runs_[i].config, runs_[i].file, runs_[i].hooks_key);
+        !done.is_null())
       list(i, done);
   save();
 }
@@ -488,7 +491,12 @@ void Plan::train(size_t i, const text::LMData& data) {
   }
   if (run.prepare) run.prepare();
   // run_one reads the run's JSON first: a run another process finished meanwhile is listed.
-  list(i, run_one(run.config, data, run.label, run.file));
+  try {
+    list(i, run_one(run.config, data, run.label, run.file, run.hooks, run.hooks_key));
+  } catch (const train::Interrupted&) {
+    save();  // lists the run if the signal came in its final evaluation, which finished it
+    throw;
+  }
   // Finished: its JSON is what the others look for now. A claim ended by an interruption
   // keeps its file, so that no two processes ever hold the same run's lock on two files.
   if (distributed::is_main()) std::filesystem::remove(claim_path(run.file));
@@ -520,7 +528,8 @@ void Plan::save() {
     if (!entries_[i].is_null())
       listed.push_back(entries_[i]);
     else if (distributed::is_main())
-      if (const json done = finished_run(runs_[i].config, runs_[i].file); !done.is_null())
+      if (const json done = finished_run(runs_[i].config, runs_[i].file, runs_[i].hooks_key);
+          !done.is_null())
         listed.push_back(entry(i, done));
   summary_["runs"] = listed;
   summary_["rows"] = aggregate(listed, group_keys_, metrics_);

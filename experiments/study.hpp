@@ -89,6 +89,10 @@ class Plan {
     // Called when this process is about to train the run (not for a finished run or one
     // another process holds): what only training needs, e.g. its word2vec vectors.
     std::function<void()> prepare = {};
+    // The training hooks and the results key they add (see run_one): a finished run without
+    // it was made without them and is trained again.
+    train::TrainHooks hooks = {};
+    std::string hooks_key = {};
   };
   // What a run's summary entry takes from its results (added to its keys and file).
   using Entry = std::function<nlohmann::json(const nlohmann::json& results)>;
@@ -111,7 +115,9 @@ class Plan {
   // Lists the runs that earlier invocations finished and writes the summary.
   void collect_finished();
   // Trains run i, lists it and writes the summary; a finished run (collect_finished read
-  // it, or run_one finds it) is not trained again. Several processes can share a study's
+  // it, or run_one finds it) is not trained again. A stop signal ends the study (train::
+  // Interrupted) after the summary is written: a run that the signal caught in its final
+  // evaluation is finished, and listed. Several processes can share a study's
   // folder, one per core or machine: a process claims run i before training it (a lock on
   // RUN.lock beside RUN.json) and skips a run another process holds; invoked again, a
   // process finishes what the others left.

@@ -16,6 +16,7 @@
 #include "text/vectors.hpp"
 #include "train/evaluate.hpp"
 #include "train/models.hpp"
+#include "train/recorded_sigterm.hpp"
 #include "train/signals.hpp"
 #include "train/toy_data.hpp"
 #include "train/trainer.hpp"
@@ -616,26 +617,8 @@ BOOST_AUTO_TEST_CASE(registered_models_train_by_name) {
   }
 }
 
-std::atomic<int> g_passed_on{0};
-extern "C" void record_passed_on(int signal) {
-  g_passed_on = signal;
-}
-// The program's own SIGTERM handler (it records), for the life of the object.
-class RecordedSigterm {
- public:
-  RecordedSigterm() {
-    struct sigaction record;
-    std::memset(&record, 0, sizeof record);
-    record.sa_handler = record_passed_on;
-    sigemptyset(&record.sa_mask);
-    ::sigaction(SIGTERM, &record, &previous_);
-    g_passed_on = 0;
-  }
-  ~RecordedSigterm() { ::sigaction(SIGTERM, &previous_, nullptr); }
-
- private:
-  struct sigaction previous_;
-};
+using testing::g_passed_on;
+using testing::RecordedSigterm;
 
 // A SIGTERM is caught only while a training loop can act on it, and never lost: one that
 // arrives after the loop's last check reaches the handler that was in place before.

@@ -1,0 +1,86 @@
+// The study runner (experiments::Plan) on the toy corpus: what its summary lists when a stop
+// signal ends a study, in a run's training and in its final evaluation. (Resuming, sharing a
+// folder between processes and moving it: tests/study_resume.sh and study_share.sh.)
+#include <boost/test/unit_test.hpp>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "experiments/study.hpp"
+#include "train/recorded_sigterm.hpp"
+#include "train/signals.hpp"
+#include "train/toy_data.hpp"
+
+using namespace tg;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct StudyFolder {
+  const fs::path dir =
+      fs::temp_directory_path() /
+      ("tapegrad_" + boost::unit_test::framework::current_test_case().p_name.get() + "_" +
+       std::to_string(::getpid()));
+  StudyFolder() { fs::create_directories(dir); }
+  ~StudyFolder() { fs::remove_all(dir); }
+
+  // A study of one tiny GPT run, with these hooks.
+  experiments::Plan plan(const train::TrainHooks& hooks) const {
+    experiments::Plan p((dir / "summary.json").string(), {{"experiment", "test"}},
+                        [](const json& results) {
+                          return json{{"test_ppl", results.at("test_ppl")}};
+                        },
+                        {"mode"}, {"test_ppl"});
+    train::TrainConfig c;
+    c.model = testing::tiny_model("gpt");
+    c.batch = 8;
+    c.epochs = 2;
+    c.warmup = 5;
+    c.quiet = true;
+    c.seed = 4;
+    experiments::Plan::Run run{
+        c, "gpt learned seed 4", run_file().string(), {{"mode", "learned"}, {"seed", 4}}};
+    run.hooks = hooks;
+    p.add(run);
+    p.collect_finished();
+    return p;
+  }
+  fs::path run_file() const { return dir / "gpt_learned_seed4.json"; }
+  json summary() const { return json::parse(std::ifstream(dir / "summary.json")); }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(experiments_study)
+
+// A signal in training stops the study with the run's checkpoint and partial results, which the
+// summary does not list; one in the final evaluation lets the run finish, and the summary lists
+// it before the study stops (not only when the study is invoked again).
+BOOST_FIXTURE_TEST_CASE(a_stopped_study_lists_the_runs_that_finished, StudyFolder) {
+  const testing::RecordedSigterm recorded;
+  train::TrainHooks in_training;
+  in_training.after_step = [](long step, nn::LanguageModel&) {
+    if (step == 3) ::raise(SIGTERM);
+  };
+  experiments::Plan stopped = plan(in_training);
+  BOOST_CHECK_THROW(stopped.train(0, testing::toy_data()), train::Interrupted);
+  BOOST_TEST(json::parse(std::ifstream(run_file())).at("interrupted") == "SIGTERM");
+  BOOST_TEST(fs::exists(dir / "gpt_learned_seed4.ckpt"));
+  BOOST_TEST(summary().at("runs").empty(), summary().dump());
+
+  train::TrainHooks in_final_evaluation;
+  in_final_evaluation.after_training = [](nn::LanguageModel&, json&) { ::raise(SIGTERM); };
+  experiments::Plan finished = plan(in_final_evaluation);
+  BOOST_CHECK_THROW(finished.train(0, testing::toy_data()), train::Interrupted);
+  const json run = json::parse(std::ifstream(run_file()));
+  BOOST_TEST(!run.contains("interrupted"));
+  BOOST_TEST_REQUIRE(summary().at("runs").size() == 1u, summary().dump());
+  BOOST_TEST(summary()["runs"][0].at("test_ppl") == run.at("test_ppl"));
+  BOOST_TEST(summary()["rows"][0].at("runs") == 1);
+  BOOST_TEST(testing::g_passed_on.load() == 0);  // both handled by the Trainer
+}
+
+BOOST_AUTO_TEST_SUITE_END()
