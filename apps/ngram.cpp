@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <fstream>
 #include <numeric>
+#include <optional>
 
 #include "apps/cli.hpp"
 #include "apps/flags.hpp"
@@ -118,6 +119,33 @@ nlohmann::json results_json(const tg::apps::NgramConfig& model,
           {"seconds", seconds}};
 }
 
+// The perplexities with each <unk> word spelled out (text::spell_unknown_words), the
+// speller counted on the words of the training range the model was counted on; nothing when no
+// training word is <unk>.
+std::optional<nlohmann::json> spell_unknown_words(const tg::text::LMDataOptions& options,
+                                                  const tg::text::LMData& data, size_t order,
+                                                  double valid_ppl, double test_ppl) {
+  using namespace tg;
+  const text::Splits splits = text::read_corpus(options).splits;
+  const text::Tokens train(splits.train.begin(),
+                           splits.train.begin() + static_cast<long>(data.train.size()));
+  const auto s = text::spell_unknown_words(train, splits.valid, splits.test, data.vocab, order);
+  if (!s) return std::nullopt;
+  // Per word (a word-level model's tokens are words): exp((total NLL + spelling) / words).
+  const auto spelled = [](double ppl, const text::SpellingCost& cost, size_t words) {
+    return ppl * std::exp(cost.nll_sum / static_cast<double>(words));
+  };
+  const auto split = [](const text::SpellingCost& cost) {
+    return nlohmann::json{{"unk", cost.unk}, {"bytes", cost.bytes}, {"nll_sum", cost.nll_sum}};
+  };
+  return nlohmann::json{{"order", order},
+                        {"train_unk", s->train_unk},
+                        {"valid", split(s->valid)},
+                        {"test", split(s->test)},
+                        {"valid_ppl", spelled(valid_ppl, s->valid, data.valid.size())},
+                        {"test_ppl", spelled(test_ppl, s->test, data.test.size())}};
+}
+
 }  // namespace
 
 int tg::apps::ngram_main(int argc, char** argv) {
@@ -129,6 +157,7 @@ int tg::apps::ngram_main(int argc, char** argv) {
   text::LMDataOptions data_options;
   text::NgramSmoothing smoothing = text::NgramSmoothing::kneser_ney;
   size_t order = 5;
+  size_t spelling_order = 6;
   std::string results, mix_with;
   apps::add_enum_option(app, "--smoothing", smoothing, text::kNgramSmoothingNames, "");
   app.add_option("--order", order, "n: predicts from the n-1 words before")
@@ -139,6 +168,12 @@ int tg::apps::ngram_main(int argc, char** argv) {
                  "also report the mixture with a model's per-token losses (train_lm --token-nll "
                  "on the same data), its weight fitted on the validation split")
       ->check(CLI::ExistingFile);
+  app.add_option("--unk-spelling-order", spelling_order,
+                 "words only: also report the perplexities with each <unk> spelled out by a "
+                 "byte-level Kneser-Ney model of this order, counted on the training split's "
+                 "<unk> words (0: not)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({0, 2, 3, 4, 5, 6}));
   apps::add_data_flags(app, data_options);
   CLI11_PARSE(app, argc, argv);
   return apps::guarded_main("ngram", [&] {
@@ -169,6 +204,9 @@ int tg::apps::ngram_main(int argc, char** argv) {
     nlohmann::json out = results_json({smoothing, order}, data_options, data, valid, test, seconds);
     train::add_per_word_results(out, data, valid, test);
     if (!mix_with.empty()) out["mixture"] = mix(mix_with, data, valid_nll, test_nll);
+    if (spelling_order > 0 && !data.vocab.bpe())
+      if (const auto spelled = spell_unknown_words(data_options, data, spelling_order, valid, test))
+        out["unk_spelling"] = *spelled;
     if (!results.empty()) {
       base::atomic_write(results, [&](std::ostream& o) {
         o << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
@@ -180,6 +218,13 @@ int tg::apps::ngram_main(int argc, char** argv) {
     if (out.contains("test_ppl_per_word"))
       std::printf("per word: valid_ppl %.2f  test_ppl %.2f\n",
                   out["valid_ppl_per_word"].get<double>(), out["test_ppl_per_word"].get<double>());
+    if (out.contains("unk_spelling"))
+      std::printf(
+          "<unk> spelled out (byte-level Kneser-Ney %zu-gram counted on the training split's %zu "
+          "<unk> words): valid_ppl %.2f  test_ppl %.2f\n",
+          spelling_order, out["unk_spelling"]["train_unk"].get<size_t>(),
+          out["unk_spelling"]["valid_ppl"].get<double>(),
+          out["unk_spelling"]["test_ppl"].get<double>());
     if (out.contains("mixture"))
       std::printf("mixture with %s (weight %.3f): valid_ppl %.2f  test_ppl %.2f\n",
                   mix_with.c_str(), out["mixture"]["weight"].get<double>(),

@@ -18,30 +18,33 @@ Tokens LMData::train_tokens() const {
   return out;
 }
 
-LMData load_lm_data(const LMDataOptions& o) {
-  if (!(o.train_fraction > 0.0 && o.train_fraction <= 1.0))
-    throw std::invalid_argument("--train-fraction " + std::to_string(o.train_fraction) +
-                                " is not in (0, 1]");
-  Tokens tokens;
-  Splits splits;
-  // The splits' lengths in the stream's tokens (words, unless a BPE encodes them).
-  struct {
-    size_t train, valid, test;
-  } splits_in_tokens{};
-  std::string source;
+CorpusSplits read_corpus(const LMDataOptions& o) {
+  CorpusSplits c;
   if (!o.corpus_file.empty()) {
-    tokens = read_plain_file(o.corpus_file);
-    if (tokens.empty()) throw std::invalid_argument(o.corpus_file + ": the corpus is empty");
-    splits = fraction_splits(tokens, o.split);
-    source = o.corpus_file + " (split " + o.split + ")";
+    c.words = read_plain_file(o.corpus_file);
+    if (c.words.empty()) throw std::invalid_argument(o.corpus_file + ": the corpus is empty");
+    c.splits = fraction_splits(c.words, o.split);
+    c.source = o.corpus_file + " (split " + o.split + ")";
   } else if (o.corpus == "brown") {
-    tokens = read_brown(brown_dir_or_fetch());
-    splits = bengio_splits(tokens);
-    source = "Brown (Bengio et al. 2003 protocol: 800,000 train, 200,000 valid, rest test)";
+    c.words = read_brown(brown_dir_or_fetch());
+    c.splits = bengio_splits(c.words);
+    c.source = "Brown (Bengio et al. 2003 protocol: 800,000 train, 200,000 valid, rest test)";
   } else {
     throw std::invalid_argument("--corpus must be 'brown' (or use --corpus-file FILE), got '" +
                                 o.corpus + "'");
   }
+  return c;
+}
+
+LMData load_lm_data(const LMDataOptions& o) {
+  if (!(o.train_fraction > 0.0 && o.train_fraction <= 1.0))
+    throw std::invalid_argument("--train-fraction " + std::to_string(o.train_fraction) +
+                                " is not in (0, 1]");
+  const auto [tokens, splits, source] = read_corpus(o);
+  // The splits' lengths in the stream's tokens (words, unless a BPE encodes them).
+  struct {
+    size_t train, valid, test;
+  } splits_in_tokens{};
   LMData data;
   data.tokenizer = o.tokenizer;
   if (o.tokenizer == "word") {

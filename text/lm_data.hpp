@@ -53,6 +53,15 @@ struct LMData {
   Tokens train_tokens() const;
 };
 
+// The corpus `options` names as words, its three splits (whole: --train-fraction does not
+// cut them) and a line naming it. Throws naming an empty corpus or a bad split.
+struct CorpusSplits {
+  Tokens words;
+  Splits splits;
+  std::string source;
+};
+CorpusSplits read_corpus(const LMDataOptions& options);
+
 // Throws with a clear message for an empty corpus, a bad split or fraction.
 LMData load_lm_data(const LMDataOptions& options);
 

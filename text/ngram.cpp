@@ -285,4 +285,41 @@ double fit_mixture_weight(const std::vector<double>& nll_a, const std::vector<do
   return w;
 }
 
+std::optional<UnkSpelling> spell_unknown_words(const Tokens& train, const Tokens& valid,
+                                               const Tokens& test, const Vocabulary& vocab,
+                                               size_t order) {
+  const int32_t unk = vocab.unk();
+  if (unk < 0) throw std::invalid_argument("a BPE's vocabulary has no <unk> words to spell");
+  constexpr int32_t kEndOfWord = 256;  // after a word's bytes 0..255
+  std::vector<int32_t> stream;
+  const auto spell = [&](const Tokens& words, SpellingCost& cost) {
+    for (const std::string& word : words)
+      if (vocab.id(word) == unk) {
+        for (const unsigned char byte : word) stream.push_back(byte);
+        stream.push_back(kEndOfWord);
+        ++cost.unk;
+        cost.bytes += word.size();
+      }
+  };
+  UnkSpelling s;
+  s.order = order;
+  SpellingCost counted;
+  spell(train, counted);
+  s.train_unk = counted.unk;
+  if (stream.empty()) return std::nullopt;
+  const Range counted_on{0, stream.size()};
+  spell(valid, s.valid);
+  const size_t valid_end = stream.size();
+  spell(test, s.test);
+  const auto model = train_kneser_ney(stream, counted_on, kEndOfWord + 1, order);
+  const auto nll_sum = [&](Range range) {
+    if (range.begin == range.end) return 0.0;
+    const std::vector<double> nll = ngram_token_nll(*model, stream, range);
+    return std::accumulate(nll.begin(), nll.end(), 0.0);
+  };
+  s.valid.nll_sum = nll_sum({counted_on.end, valid_end});
+  s.test.nll_sum = nll_sum({valid_end, stream.size()});
+  return s;
+}
+
 }  // namespace tg::text

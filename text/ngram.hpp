@@ -11,6 +11,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -54,5 +55,28 @@ std::vector<double> ngram_token_nll(const NgramModel& model, const std::vector<i
 double mixture_nll(const std::vector<double>& nll_a, const std::vector<double>& nll_b,
                    double weight_a);
 double fit_mixture_weight(const std::vector<double>& nll_a, const std::vector<double>& nll_b);
+
+// Open vocabulary for a word-level model: what spelling out the words it maps to <unk> costs.
+// A byte-level Kneser-Ney model of `order`, counted on the training words that the vocabulary
+// maps to <unk> (each occurrence's bytes, then an end-of-word symbol, in one stream), gives each
+// <unk> of the validation and test words the probability of its spelling. p(word) = p(<unk>)
+// p(spelling) then spreads a word model's <unk> over every word, as a subword model must: the
+// spelling's -log p is what a word model's per-word loss leaves out. The speller gives some of
+// its mass to in-vocabulary words too, so the cost is an upper bound.
+struct SpellingCost {
+  size_t unk = 0;      // words of the split that the vocabulary maps to <unk>
+  size_t bytes = 0;    // their bytes, end-of-word symbols not counted
+  double nll_sum = 0;  // nats: -log p of each spelling, its end-of-word included, summed
+};
+struct UnkSpelling {
+  size_t order = 0;
+  size_t train_unk = 0;  // the spellings the speller was counted on
+  SpellingCost valid, test;
+};
+// Nothing when no training word maps to <unk> (there is nothing to count a speller on). Throws
+// for a BPE's vocabulary, which has no <unk>.
+std::optional<UnkSpelling> spell_unknown_words(const Tokens& train, const Tokens& valid,
+                                               const Tokens& test, const Vocabulary& vocab,
+                                               size_t order);
 
 }  // namespace tg::text

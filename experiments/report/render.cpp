@@ -75,8 +75,9 @@ std::string render(const std::string& results_dir, bool plots) {
   md << conclusions_section(calibration, paper, scale, converged, sweep, tie, bf16, converged_life,
                             gpt2_life, optimizers, lazy, compute)
      << calibration_section(ngram) << paper_nplm_section(paper, calibration)
-     << one_scale_section(scale, calibration) << converged_section(dir, converged, plots)
-     << fair_tie_section(tie) << precision_section(bf16);
+     << one_scale_section(scale, calibration, unk_spelling_cost(ngram))
+     << converged_section(dir, converged, plots) << fair_tie_section(tie)
+     << precision_section(bf16);
   // The runs of `scripts/reproduce.sh --target` (longer training), when they sit next to the
   // full profile's results, get their own table and a line in the reference table.
   const json longer = load_summary(dir / "target" / "embeddings" / "summary.json");

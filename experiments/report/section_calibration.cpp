@@ -119,6 +119,10 @@ std::string paper_nplm_section(const FolderFiles& paper, const Calibration& cali
 
 namespace {
 
+std::string description_of(const json& run) {
+  return run.contains("data") ? run.at("data").value("description", "") : "";
+}
+
 // Mean and sample standard deviation of the test perplexity per word over the finished runs
 // among `runs` (a word-level run's per-token figure is its per-word one).
 ScaleRow scale_row(std::string model, const std::vector<const json*>& runs, double paper) {
@@ -128,6 +132,7 @@ ScaleRow scale_row(std::string model, const std::vector<const json*>& runs, doub
     if (run && !run->is_null() && !run->contains("interrupted")) {
       ppl.push_back(run->value("test_ppl_per_word", run->at("test_ppl").get<double>()));
       row.tokens = tokens_of(*run);
+      row.data = description_of(*run);
     }
   const train::Spread s = train::spread_of(ppl);
   row.seeds = s.n;
@@ -137,6 +142,23 @@ ScaleRow scale_row(std::string model, const std::vector<const json*>& runs, doub
 }
 
 }  // namespace
+
+UnkSpellingCost unk_spelling_cost(const FolderFiles& ngram) {
+  for (const auto& [name, run] : ngram) {
+    if (!run.contains("unk_spelling")) continue;
+    const json& s = run.at("unk_spelling");
+    UnkSpellingCost c;
+    c.data = description_of(run);
+    c.factor = s.at("test_ppl").get<double>() / run.at("test_ppl").get<double>();
+    c.order = s.at("order").get<size_t>();
+    c.train_unk = s.at("train_unk").get<size_t>();
+    c.test_unk = s.at("test").at("unk").get<size_t>();
+    c.test_words = run.at("data").at("test_tokens").get<size_t>();
+    c.nats_per_unk = c.test_unk ? s.at("test").at("nll_sum").get<double>() / c.test_unk : 0;
+    return c;  // every word-level n-gram of one data has the same
+  }
+  return {};
+}
 
 // Every model of the study in one table on one scale: the n-grams, the paper's NPLM rows and
 // the converged models, each with its test perplexity on our split and divided by the
@@ -153,21 +175,25 @@ std::vector<ScaleRow> scale_rows(const FolderFiles& ngram, const FolderFiles& pa
         run.contains("tokenizer") ? 0 : paper_ngram_test(model.smoothing, model.order).value_or(0);
     rows.push_back({model.name(), 0,
                     run.value("test_ppl_per_word", run.at("test_ppl").get<double>()), 0, paper,
-                    tokens_of(run)});
+                    tokens_of(run), description_of(run)});
   }
   for (const PaperMlp& p : kPaperMlps) {
     std::vector<const json*> runs, mixtures;
+    std::string mixture_data;  // the mixture files' (the mixtures themselves do not say)
     for (int seed = 1; seed <= 9; ++seed) {
       const std::string stem = std::string(p.name) + "_seed" + std::to_string(seed);
       runs.push_back(&file_in(paper, stem + ".json"));
-      if (const json& mix = file_in(paper, "mixture_" + stem + ".json"); mix.contains("mixture"))
+      if (const json& mix = file_in(paper, "mixture_" + stem + ".json"); mix.contains("mixture")) {
         mixtures.push_back(&mix.at("mixture"));
+        mixture_data = description_of(mix);
+      }
     }
     const std::string name = "Bengio et al.'s " + std::string(p.name) + " (n " +
                              std::to_string(p.n) + ", h " + std::to_string(p.hidden) + ", m " +
                              std::to_string(p.features) + (p.direct ? ", direct)" : ")");
     rows.push_back(scale_row(name, runs, p.test));
     rows.push_back(scale_row(name + " + trigram mixture", mixtures, p.mixture_test));
+    rows.back().data = mixture_data;
   }
   for (const auto& [folder, reads, label, study] : converged) {
     if (study.summary.is_null()) continue;
@@ -182,12 +208,21 @@ std::vector<ScaleRow> scale_rows(const FolderFiles& ngram, const FolderFiles& pa
     }
   }
   std::erase_if(rows, [](const ScaleRow& r) { return r.mean <= 0; });
+  // Spelled out: a word-level row on the data the speller was measured on; a subword row as it
+  // is (it spells every word already).
+  const UnkSpellingCost spelling = unk_spelling_cost(ngram);
+  for (ScaleRow& r : rows)
+    if (r.tokens != "words")
+      r.spelled = r.mean;
+    else if (spelling.known() && r.data == spelling.data)
+      r.spelled = r.mean * spelling.factor;
   std::stable_sort(rows.begin(), rows.end(),
                    [](const ScaleRow& a, const ScaleRow& b) { return a.mean < b.mean; });
   return rows;
 }
 
-std::string one_scale_section(const std::vector<ScaleRow>& rows, const Calibration& calibration) {
+std::string one_scale_section(const std::vector<ScaleRow>& rows, const Calibration& calibration,
+                              const UnkSpellingCost& spelling) {
   if (!calibration.known() || rows.empty()) return "";
   std::ostringstream out;
   out << "## All models on one scale\n\n"
@@ -201,15 +236,31 @@ std::string one_scale_section(const std::vector<ScaleRow>& rows, const Calibrati
          "split), so that models predicting subword tokens and words share one scale; a "
          "word-level model's per-token figure is its per-word one, and it gets `<unk>` for "
          "free: every rare word is one guess of `<unk>`, where a subword model must spell the "
-         "word out, so word-level figures flatter their models against subword ones.\n\n"
-         "| model | tokens | seeds | test ppl per word | calibrated | Bengio et al. |\n"
-         "|---|---|---:|---:|---:|---:|\n";
-  for (const ScaleRow& r : rows)
+         "word out, so word-level figures flatter their models against subword ones.";
+  if (spelling.known())
+    out << " The column `<unk> spelled out` charges them for it: each `<unk>` of the test split "
+           "costs what spelling the word costs, p(word) = p(`<unk>`) p(its bytes), under a "
+           "byte-level Kneser-Ney "
+        << spelling.order << "-gram counted on the training split's " << grouped(spelling.train_unk)
+        << " `<unk>` words (`ngram --unk-spelling-order " << spelling.order
+        << "`). The test split's " << grouped(spelling.test_unk) << " `<unk>` of "
+        << grouped(spelling.test_words) << " words cost " << fixed(spelling.nats_per_unk, 1)
+        << " nats each, which multiplies a word-level perplexity by " << fixed(spelling.factor, 3)
+        << "; a subword model's figure stays as it is. The speller also gives some of its "
+           "probability to words of the vocabulary, so this charge is an upper bound: the fair "
+           "word-level figure lies between the two columns.";
+  out << "\n\n| model | tokens | seeds | test ppl per word |"
+      << (spelling.known() ? " <unk> spelled out |" : "")
+      << " calibrated | Bengio et al. |\n|---|---|---:|---:|" << (spelling.known() ? "---:|" : "")
+      << "---:|---:|\n";
+  for (const ScaleRow& r : rows) {
     out << "| " << r.model << " | " << r.tokens << " | "
         << (r.seeds ? std::to_string(r.seeds) : "-") << " | " << fixed(r.mean, 1)
-        << (r.seeds > 1 ? " ± " + fixed(r.sd, 1) : "") << " | "
-        << calibrated_range(calibration, r.mean, 1) << " | "
+        << (r.seeds > 1 ? " ± " + fixed(r.sd, 1) : "") << " | ";
+    if (spelling.known()) out << (r.spelled > 0 ? fixed(r.spelled, 1) : "") << " | ";
+    out << calibrated_range(calibration, r.mean, 1) << " | "
         << (r.paper > 0 ? fixed(r.paper, 0) : "") << " |\n";
+  }
   return out.str() + "\n";
 }
 }  // namespace tg::experiments::report

@@ -29,10 +29,24 @@ struct ScaleRow {
   size_t seeds = 0;                    // 0: no seed (the n-grams are deterministic)
   double mean = 0, sd = 0, paper = 0;  // test perplexity per word
   std::string tokens = "words";        // what the model predicts: words, or a BPE's tokens
+  std::string data = {};               // its data's description (the runs' "data")
+  double spelled = 0;  // mean with each <unk> spelled out (a BPE's: mean); 0: not known
 };
+// What spelling out each <unk> costs a word-level model (the n-grams' "unk_spelling", from
+// `ngram --unk-spelling-order`): its per-word test perplexity times `factor`, on the data that
+// `data` describes.
+struct UnkSpellingCost {
+  std::string data;
+  double factor = 0;
+  size_t order = 0, train_unk = 0, test_unk = 0, test_words = 0;
+  double nats_per_unk = 0;  // the test split's spelling loss per <unk>
+  bool known() const { return factor > 0; }
+};
+UnkSpellingCost unk_spelling_cost(const FolderFiles& ngram);
 std::vector<ScaleRow> scale_rows(const FolderFiles& ngram, const FolderFiles& paper,
                                  const std::vector<ConvergedStudy>& converged);
-std::string one_scale_section(const std::vector<ScaleRow>& rows, const Calibration& calibration);
+std::string one_scale_section(const std::vector<ScaleRow>& rows, const Calibration& calibration,
+                              const UnkSpellingCost& spelling);
 
 // section_converged.cpp
 // The five modes trained to early stopping (scripts/converged.sh), model by model.

@@ -812,6 +812,60 @@ BOOST_FIXTURE_TEST_CASE(one_table_ranks_every_model_on_the_papers_scale, Results
       md);
 }
 
+// Spelling out <unk> (ngram's "unk_spelling"): the word-level rows on the speller's data pay its
+// factor, a subword row stays as it is, and a word-level row of other data gets no figure.
+BOOST_AUTO_TEST_CASE(the_one_scale_table_charges_word_models_for_spelling_out_unk) {
+  using experiments::report::FolderFiles;
+  const std::string brown = "Brown: 1000 words; vocabulary 50";
+  const json kn5 = {{"config", {{"smoothing", "kneser-ney"}, {"order", 5}}},
+                    {"valid_ppl", 340.0},
+                    {"test_ppl", 330.63},
+                    {"data", {{"description", brown}, {"test_tokens", 1000}}},
+                    {"unk_spelling",
+                     {{"order", 6},
+                      {"train_unk", 2500},
+                      {"test", {{"unk", 40}, {"bytes", 300}, {"nll_sum", 800.0}}},
+                      {"test_ppl", 330.63 * std::exp(0.8)}}}};
+  const json gpt2_trigram = {{"config", {{"smoothing", "kneser-ney"}, {"order", 3}}},
+                             {"test_ppl", 140.0},
+                             {"test_ppl_per_word", 700.0},
+                             {"tokenizer", {{"name", "gpt2"}, {"tokens", 50257}, {"hash", "0"}}},
+                             {"data", {{"description", "Brown in GPT-2's tokens"}}}};
+  json mlp9 = run("nplm", "learned", 300, 284.28), mlp5 = run("nplm", "learned", 300, 290.0);
+  mlp9["data"] = {{"description", brown}};
+  mlp5["data"] = {{"description", "Brown, another vocabulary"}};
+  const FolderFiles ngram = {{"kneser-ney_5.json", kn5}, {"kneser-ney_3_gpt2.json", gpt2_trigram}};
+  const FolderFiles paper = {{"mlp9_seed1.json", mlp9}, {"mlp5_seed1.json", mlp5}};
+  const auto spelling = experiments::report::unk_spelling_cost(ngram);
+  BOOST_TEST(spelling.factor == std::exp(0.8), boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(spelling.nats_per_unk == 20.0, boost::test_tools::tolerance(1e-12));
+  const std::string md =
+      experiments::report::one_scale_section(experiments::report::scale_rows(ngram, paper, {}),
+                                             experiments::report::calibration_of(ngram), spelling);
+  // 284.28 e^0.8 = 632.7; 330.63 e^0.8 = 735.8.
+  for (const std::string row :
+       {"| model | tokens | seeds | test ppl per word | <unk> spelled out | calibrated |",
+        "| Bengio et al.'s mlp9 (n 5, h 100, m 30) | words | 1 | 284.3 | 632.7 | ",
+        "| Bengio et al.'s mlp5 (n 5, h 50, m 30, direct) | words | 1 | 290.0 |  | ",
+        "| kneser-ney 5-gram | words | - | 330.6 | 735.8 | ",
+        "| kneser-ney 3-gram | gpt2 BPE, 50,257 tokens | - | 700.0 | 700.0 | "})
+    BOOST_TEST(md.find(row) != std::string::npos, row << " missing in\n" << md);
+  BOOST_TEST(md.find("byte-level Kneser-Ney 6-gram counted on the training split's 2,500 "
+                     "`<unk>` words (`ngram --unk-spelling-order 6`). The test split's 40 `<unk>` "
+                     "of 1,000 words cost 20.0 nats each, which multiplies a word-level "
+                     "perplexity by 2.226") != std::string::npos,
+             md);
+  // Without the measurement, no such column.
+  const FolderFiles plain = {
+      {"kneser-ney_5.json",
+       json{{"config", kn5["config"]}, {"test_ppl", 330.63}, {"data", kn5["data"]}}}};
+  BOOST_TEST(
+      experiments::report::one_scale_section(experiments::report::scale_rows(plain, paper, {}),
+                                             experiments::report::calibration_of(plain),
+                                             experiments::report::unk_spelling_cost(plain))
+          .find("spelled") == std::string::npos);
+}
+
 BOOST_FIXTURE_TEST_CASE(report_adds_the_converged_runs_as_the_full_share_of_the_data_size_sweep,
                         ResultsFolder) {
   // A run's file (with its test loss in 100 blocks, log-perplexity `nll` each) and its entry in

@@ -133,4 +133,43 @@ BOOST_AUTO_TEST_CASE(fitted_mixture_weight_is_the_minimum) {
   BOOST_CHECK_THROW(mixture_nll({}, {}, 0.5), std::invalid_argument);
 }
 
+// Spelling out <unk>: the speller is counted on the training split's <unk> words only, each
+// occurrence as its bytes and an end-of-word symbol (256); a split's cost is the sum of -log p
+// of its <unk> words' symbols, each predicted from the stream before it. Checked against a
+// Kneser-Ney model counted on that stream built by hand.
+BOOST_AUTO_TEST_CASE(unknown_words_are_spelled_by_a_byte_model_of_the_training_unk) {
+  const Vocabulary vocab = Vocabulary::build({"the", "the", "cat", "cat"}, 2);  // the, cat
+  const Tokens train = {"the", "cat", "zap", "the", "zip", "cat", "zap"};
+  const Tokens valid = {"the", "zap"}, test = {"cat", "zoo", "the", "zip"};
+  const auto s = spell_unknown_words(train, valid, test, vocab, 3);
+  BOOST_TEST_REQUIRE(s.has_value());
+  BOOST_TEST(s->order == 3u);
+  BOOST_TEST(s->train_unk == 3u);
+  BOOST_TEST(s->valid.unk == 1u);
+  BOOST_TEST(s->valid.bytes == 3u);
+  BOOST_TEST(s->test.unk == 2u);
+  BOOST_TEST(s->test.bytes == 6u);
+  std::vector<int32_t> stream;
+  for (const char* word : {"zap", "zip", "zap", "zap", "zoo", "zip"}) {
+    for (const char* c = word; *c; ++c) stream.push_back(static_cast<unsigned char>(*c));
+    stream.push_back(256);
+  }
+  const auto model = train_kneser_ney(stream, {0, 12}, 257, 3);
+  const auto sum = [&](Range r) {
+    double total = 0;
+    for (double v : ngram_token_nll(*model, stream, r)) total += v;
+    return total;
+  };
+  BOOST_TEST(s->valid.nll_sum == sum({12, 16}), boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(s->test.nll_sum == sum({16, 24}), boost::test_tools::tolerance(1e-12));
+  // A spelling the speller was counted on costs less than an unseen one of the same length.
+  const auto zoo = spell_unknown_words(train, {"zoo"}, {}, vocab, 3);
+  const auto zap = spell_unknown_words(train, {"zap"}, {}, vocab, 3);
+  BOOST_TEST(zap->valid.nll_sum < zoo->valid.nll_sum);
+  BOOST_TEST(zoo->test.unk == 0u);
+  BOOST_TEST(zoo->test.nll_sum == 0.0);
+  // No training word is <unk>: nothing to count a speller on.
+  BOOST_TEST(!spell_unknown_words({"the", "cat"}, valid, test, vocab, 3).has_value());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
