@@ -249,17 +249,17 @@ std::string one_scale_section(const std::vector<ScaleRow>& rows, const Calibrati
         << "; a subword model's figure stays as it is. The speller also gives some of its "
            "probability to words of the vocabulary, so this charge is an upper bound: the fair "
            "word-level figure lies between the two columns.";
-  out << "\n\n| model | tokens | seeds | test ppl per word |"
-      << (spelling.known() ? " <unk> spelled out |" : "")
-      << " calibrated | Bengio et al. |\n|---|---|---:|---:|" << (spelling.known() ? "---:|" : "")
-      << "---:|---:|\n";
+  out << "\n\n| model | tokens | seeds | test ppl per word | calibrated | Bengio et al. |"
+      << (spelling.known() ? " <unk> spelled out |" : "") << "\n|---|---|---:|---:|---:|---:|"
+      << (spelling.known() ? "---:|" : "") << "\n";
   for (const ScaleRow& r : rows) {
     out << "| " << r.model << " | " << r.tokens << " | "
         << (r.seeds ? std::to_string(r.seeds) : "-") << " | " << fixed(r.mean, 1)
-        << (r.seeds > 1 ? " ± " + fixed(r.sd, 1) : "") << " | ";
-    if (spelling.known()) out << (r.spelled > 0 ? fixed(r.spelled, 1) : "") << " | ";
-    out << calibrated_range(calibration, r.mean, 1) << " | "
-        << (r.paper > 0 ? fixed(r.paper, 0) : "") << " |\n";
+        << (r.seeds > 1 ? " ± " + fixed(r.sd, 1) : "") << " | "
+        << calibrated_range(calibration, r.mean, 1) << " | "
+        << (r.paper > 0 ? fixed(r.paper, 0) : "") << " |";
+    if (spelling.known()) out << " " << (r.spelled > 0 ? fixed(r.spelled, 1) : "") << " |";
+    out << "\n";
   }
   return out.str() + "\n";
 }

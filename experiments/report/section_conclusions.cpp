@@ -180,6 +180,35 @@ std::string same_verdicts_as_gpt(const std::string& label, const Study& study, c
 
 }  // namespace
 
+// Each model read in subword tokens against the same model and embedding mode in words, on the
+// one per-word scale: the word-level figure as it is and with every <unk> spelled out (an upper
+// bound of what <unk> for free is worth), so that the reader sees whether words win on either.
+std::string words_against_subwords(const std::vector<ScaleRow>& scale) {
+  std::string lines;
+  for (const ScaleRow& sub : scale) {
+    if (sub.tokens == "words" || sub.seeds == 0) continue;
+    const auto word = std::ranges::find_if(scale, [&](const ScaleRow& r) {
+      return r.tokens == "words" && r.model == sub.model && r.spelled > 0;
+    });
+    if (word == scale.end()) continue;
+    const auto seeds = [](const ScaleRow& r) {
+      return std::to_string(r.seeds) + (r.seeds == 1 ? " seed" : " seeds");
+    };
+    lines += "  - " + sub.model + ": " + fixed(sub.mean, 1) + " in " + sub.tokens + " (" +
+             seeds(sub) + "), against " + fixed(word->mean, 1) + " in words (" + seeds(*word) +
+             "), " + fixed(word->spelled, 1) + " with `<unk>` spelled out: " +
+             (word->spelled < sub.mean ? "words lower on both"
+              : word->mean < sub.mean  ? "words lower only with `<unk>` for free"
+                                       : "subword tokens lower on both") +
+             "\n";
+  }
+  if (lines.empty()) return "";
+  return "- **Words against subword tokens** (All models on one scale), test perplexity per "
+         "word, a word-level model also with every `<unk>` charged its spelling (an upper "
+         "bound):\n" +
+         lines;
+}
+
 std::string tying_by_band(const std::vector<ConvergedStudy>& converged) {
   std::string lines;
   for (const auto& [folder, reads, label, study] : converged)
@@ -208,7 +237,7 @@ std::string conclusions_section(const Calibration& calibration, const FolderFile
   std::ostringstream out;
   const Study& gpt = study_of(converged, "gpt");
   out << in_short(converged, sweep) << calibration_lines(calibration, paper)
-      << best_model_line(scale, calibration);
+      << best_model_line(scale, calibration) << words_against_subwords(scale);
   for (const auto& [folder, reads, label, study] : converged)
     if (!study.comparisons.empty())
       out << "- **" << label << " at convergence**, test perplexity against learned embeddings "

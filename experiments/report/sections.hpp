@@ -47,6 +47,9 @@ std::vector<ScaleRow> scale_rows(const FolderFiles& ngram, const FolderFiles& pa
                                  const std::vector<ConvergedStudy>& converged);
 std::string one_scale_section(const std::vector<ScaleRow>& rows, const Calibration& calibration,
                               const UnkSpellingCost& spelling);
+// The conclusions' line on each model read in subword tokens against the same model in words:
+// per word, and with the word-level model's <unk> spelled out (section_conclusions.cpp).
+std::string words_against_subwords(const std::vector<ScaleRow>& scale);
 
 // section_converged.cpp
 // The five modes trained to early stopping (scripts/converged.sh), model by model.

@@ -844,11 +844,12 @@ BOOST_AUTO_TEST_CASE(the_one_scale_table_charges_word_models_for_spelling_out_un
                                              experiments::report::calibration_of(ngram), spelling);
   // 284.28 e^0.8 = 632.7; 330.63 e^0.8 = 735.8.
   for (const std::string row :
-       {"| model | tokens | seeds | test ppl per word | <unk> spelled out | calibrated |",
-        "| Bengio et al.'s mlp9 (n 5, h 100, m 30) | words | 1 | 284.3 | 632.7 | ",
-        "| Bengio et al.'s mlp5 (n 5, h 50, m 30, direct) | words | 1 | 290.0 |  | ",
-        "| kneser-ney 5-gram | words | - | 330.6 | 735.8 | ",
-        "| kneser-ney 3-gram | gpt2 BPE, 50,257 tokens | - | 700.0 | 700.0 | "})
+       {"| model | tokens | seeds | test ppl per word | calibrated | Bengio et al. | <unk> spelled "
+        "out |",
+        "| Bengio et al.'s mlp9 (n 5, h 100, m 30) | words | 1 | 284.3 | 276.0 | 276 | 632.7 |",
+        "| Bengio et al.'s mlp5 (n 5, h 50, m 30, direct) | words | 1 | 290.0 | 281.6 | 279 |  |",
+        "| kneser-ney 5-gram | words | - | 330.6 | 321.0 | 321 | 735.8 |",
+        "| kneser-ney 3-gram | gpt2 BPE, 50,257 tokens | - | 700.0 | 679.6 |  | 700.0 |"})
     BOOST_TEST(md.find(row) != std::string::npos, row << " missing in\n" << md);
   BOOST_TEST(md.find("byte-level Kneser-Ney 6-gram counted on the training split's 2,500 "
                      "`<unk>` words (`ngram --unk-spelling-order 6`). The test split's 40 `<unk>` "
@@ -864,6 +865,44 @@ BOOST_AUTO_TEST_CASE(the_one_scale_table_charges_word_models_for_spelling_out_un
                                              experiments::report::calibration_of(plain),
                                              experiments::report::unk_spelling_cost(plain))
           .find("spelled") == std::string::npos);
+}
+
+// Each subword row against the word-level row of the same model and mode: lower on both
+// scales, on the free-<unk> one only, or not at all; a row without a word-level twin, or whose
+// twin has no spelled-out figure, is not listed.
+BOOST_AUTO_TEST_CASE(the_conclusions_set_subword_rows_against_the_same_model_in_words) {
+  using experiments::report::ScaleRow;
+  const auto row = [](std::string model, std::string tokens, double mean, double spelled) {
+    ScaleRow r;
+    r.model = std::move(model);
+    r.tokens = std::move(tokens);
+    r.seeds = 3;
+    r.mean = mean;
+    r.spelled = spelled;
+    return r;
+  };
+  const std::string bpe = "gpt2 BPE, 50,257 tokens";
+  const std::string line = experiments::report::words_against_subwords(
+      {row("gpt, learned-tied", "words", 240.0, 530.0), row("gpt, learned", "words", 255.0, 566.0),
+       row("gpt, frozen-random", "words", 300.0, 666.0), row("lstm, learned", "words", 260.0, 0),
+       row("gpt, learned-tied", bpe, 660.0, 660.0), row("gpt, learned", bpe, 500.0, 500.0),
+       row("gpt, frozen-random", bpe, 280.0, 280.0), row("lstm, learned", bpe, 700.0, 700.0),
+       row("nplm, learned", bpe, 700.0, 700.0)});
+  for (const std::string& expected :
+       {std::string("- **Words against subword tokens** (All models on one scale)"),
+        "  - gpt, learned-tied: 660.0 in " + bpe +
+            " (3 seeds), against 240.0 in words (3 seeds), 530.0 with `<unk>` spelled out: words "
+            "lower on both\n",
+        "  - gpt, learned: 500.0 in " + bpe +
+            " (3 seeds), against 255.0 in words (3 seeds), 566.0 with `<unk>` spelled out: words "
+            "lower only with `<unk>` for free\n",
+        "  - gpt, frozen-random: 280.0 in " + bpe +
+            " (3 seeds), against 300.0 in words (3 seeds), 666.0 with `<unk>` spelled out: "
+            "subword tokens lower on both\n"})
+    BOOST_TEST(line.find(expected) != std::string::npos, expected << " missing in\n" << line);
+  BOOST_TEST(line.find("lstm") == std::string::npos, line);
+  BOOST_TEST(line.find("nplm") == std::string::npos, line);
+  BOOST_TEST(experiments::report::words_against_subwords({row("gpt", "words", 240, 530)}).empty());
 }
 
 BOOST_FIXTURE_TEST_CASE(report_adds_the_converged_runs_as_the_full_share_of_the_data_size_sweep,
