@@ -72,6 +72,24 @@ json summary_entry(size_t vocab, const json& r, const json& bands) {
           {"table", life.value("table", json())}};
 }
 
+// A finished run is reused with its own probes' neighbours: other --probes would be silently
+// ignored, so they are refused before anything trains.
+void check_probes(const experiments::Plan& plan, const std::vector<std::string>& probes,
+                  const std::string& probes_flag) {
+  for (const experiments::Plan::Run& run : plan.runs()) {
+    const json done = experiments::finished_run(run.config, run.file, "lifecycle");
+    if (done.is_null()) continue;
+    std::vector<std::string> probed;
+    for (const json& p : done.at("lifecycle").value("neighbours", json::array()))
+      probed.push_back(p.value("word", std::string()));
+    if (probed != probes)
+      throw std::invalid_argument("--probes " + probes_flag + ": the finished run " + run.file +
+                                  " was probed with " + experiments::join_commas(probed) +
+                                  " (the neighbours are found while it trains); give those "
+                                  "--probes, or another --out to train it again");
+  }
+}
+
 }  // namespace
 
 int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
@@ -160,22 +178,7 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
     plan.summary()["word2vec_wordsim"] = w2v_log.value("wordsim353", json());
     plan.summary()["word2vec"] = w2v_log;
     plan.collect_finished();
-    // A finished run is reused with its own probes' neighbours: other --probes would be
-    // silently ignored.
-    for (size_t i = 0; i < plan.runs().size(); ++i) {
-      const json done =
-          experiments::finished_run(plan.runs()[i].config, plan.runs()[i].file, "lifecycle");
-      if (done.is_null()) continue;
-      std::vector<std::string> probed;
-      for (const json& p : done.at("lifecycle").value("neighbours", json::array()))
-        probed.push_back(p.value("word", std::string()));
-      if (probed != probes)
-        throw std::invalid_argument("--probes " + probes_flag + ": the finished run " +
-                                    plan.runs()[i].file + " was probed with " +
-                                    experiments::join_commas(probed) +
-                                    " (the neighbours are found while it trains); give those "
-                                    "--probes, or another --out to train it again");
-    }
+    check_probes(plan, probes, probes_flag);
     for (size_t i = 0; i < plan.runs().size(); ++i) plan.train(i, data);
     const json& summary = plan.summary();
     // Rank 0 alone holds the full results (the others' output is silenced anyway).
