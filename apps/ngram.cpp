@@ -21,6 +21,7 @@
 #include "apps/validators.hpp"
 #include "base/build_info.hpp"
 #include "base/files.hpp"
+#include "distributed/distributed.hpp"
 #include "text/bpe.hpp"
 #include "text/ngram.hpp"
 #include "train/trainer.hpp"
@@ -122,11 +123,10 @@ nlohmann::json results_json(const tg::apps::NgramConfig& model,
 // The perplexities with each <unk> word spelled out (text::spell_unknown_words), the
 // speller counted on the words of the training range the model was counted on; nothing when no
 // training word is <unk>.
-std::optional<nlohmann::json> spell_unknown_words(const tg::text::LMDataOptions& options,
+std::optional<nlohmann::json> spell_unknown_words(const tg::text::Splits& splits,
                                                   const tg::text::LMData& data, size_t order,
                                                   double valid_ppl, double test_ppl) {
   using namespace tg;
-  const text::Splits splits = text::read_corpus(options).splits;
   const text::Tokens train(splits.train.begin(),
                            splits.train.begin() + static_cast<long>(data.train.size()));
   const auto s = text::spell_unknown_words(train, splits.valid, splits.test, data.vocab, order);
@@ -183,7 +183,10 @@ int tg::apps::ngram_main(int argc, char** argv) {
                   {{"--corpus-file", data_options.corpus_file}, {"--mix-with", mix_with}});
     base::check_outputs(outputs, inputs);
     std::fprintf(stderr, "ngram %s\n", apps::describe_flags(app).c_str());
-    const text::LMData data = train::load_data(data_options);
+    // The corpus is read once: the <unk> speller reads its words, the model their ids.
+    std::optional<text::CorpusSplits> corpus;
+    distributed::rank0_first([&] { corpus.emplace(text::read_corpus(data_options)); });
+    const text::LMData data = text::load_lm_data(data_options, *corpus);
     const auto start = std::chrono::steady_clock::now();
     const bool kn = smoothing == text::NgramSmoothing::kneser_ney;
     // Deleted interpolation holds out the validation split to fit its weights, as the paper's did.
@@ -205,7 +208,8 @@ int tg::apps::ngram_main(int argc, char** argv) {
     train::add_per_word_results(out, data, valid, test);
     if (!mix_with.empty()) out["mixture"] = mix(mix_with, data, valid_nll, test_nll);
     if (spelling_order > 0 && !data.vocab.bpe())
-      if (const auto spelled = spell_unknown_words(data_options, data, spelling_order, valid, test))
+      if (const auto spelled =
+              spell_unknown_words(corpus->splits, data, spelling_order, valid, test))
         out["unk_spelling"] = *spelled;
     if (!results.empty()) {
       base::atomic_write(results, [&](std::ostream& o) {

@@ -36,11 +36,22 @@ CorpusSplits read_corpus(const LMDataOptions& o) {
   return c;
 }
 
-LMData load_lm_data(const LMDataOptions& o) {
+namespace {
+void check_train_fraction(const LMDataOptions& o) {
   if (!(o.train_fraction > 0.0 && o.train_fraction <= 1.0))
     throw std::invalid_argument("--train-fraction " + std::to_string(o.train_fraction) +
                                 " is not in (0, 1]");
-  const auto [tokens, splits, source] = read_corpus(o);
+}
+}  // namespace
+
+LMData load_lm_data(const LMDataOptions& o) {
+  check_train_fraction(o);  // before the corpus is read, or fetched
+  return load_lm_data(o, read_corpus(o));
+}
+
+LMData load_lm_data(const LMDataOptions& o, const CorpusSplits& corpus) {
+  check_train_fraction(o);
+  const auto& [tokens, splits, source] = corpus;
   // The splits' lengths in the stream's tokens (words, unless a BPE encodes them).
   struct {
     size_t train, valid, test;

@@ -64,6 +64,8 @@ CorpusSplits read_corpus(const LMDataOptions& options);
 
 // Throws with a clear message for an empty corpus, a bad split or fraction.
 LMData load_lm_data(const LMDataOptions& options);
+// The same from the corpus read_corpus(options) gave, for a caller that needs its words too.
+LMData load_lm_data(const LMDataOptions& options, const CorpusSplits& corpus);
 
 // A hash of what a model is trained and evaluated on: the encoded token stream, the split and
 // the vocabulary (16 hex digits). Checkpoints and per-token loss files carry it.

@@ -5,20 +5,12 @@
 
 #include "autograd/autograd.hpp"
 #include "base/files.hpp"
+#include "temp_folder.hpp"
 
 using namespace tg;
 namespace fs = std::filesystem;
 
 namespace {
-struct TempDir {
-  fs::path path;
-  TempDir() : path(fs::temp_directory_path() / ("tapegrad_io_" + std::to_string(::getpid()))) {
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
-
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
@@ -62,9 +54,9 @@ TensorFile sample() {
 BOOST_AUTO_TEST_SUITE(autograd_io)
 
 BOOST_AUTO_TEST_CASE(round_trip) {
-  TempDir dir;
-  save_safetensors(dir.file("a.safetensors"), sample());
-  const TensorFile back = load_safetensors(dir.file("a.safetensors"));
+  testing::TempFolder folder;
+  save_safetensors(folder.file("a.safetensors"), sample());
+  const TensorFile back = load_safetensors(folder.file("a.safetensors"));
   BOOST_TEST(back.tensor("layer.weight").shape() == (Shape{2, 3}));
   BOOST_TEST(back.tensor("layer.weight").array()(1, 2) == 6.0f);
   BOOST_TEST(back.tensor("scalar").item() == -0.5f);
@@ -81,12 +73,12 @@ BOOST_AUTO_TEST_CASE(reads_the_golden_file_written_by_python) {
 }
 
 BOOST_AUTO_TEST_CASE(rejects_truncated_and_corrupted_files) {
-  TempDir dir;
-  const std::string good = dir.file("good.safetensors");
+  testing::TempFolder folder;
+  const std::string good = folder.file("good.safetensors");
   save_safetensors(good, sample());
   const std::string bytes = slurp(good);
 
-  const std::string p = dir.file("bad.safetensors");
+  const std::string p = folder.file("bad.safetensors");
   spit(p, bytes.substr(0, bytes.size() - 3));
   expect_rejected(p, "outside");
   spit(p, bytes.substr(0, 5));
@@ -112,13 +104,13 @@ BOOST_AUTO_TEST_CASE(rejects_truncated_and_corrupted_files) {
                       R"("w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
                       8));
   expect_rejected(p, "names 'w' twice");
-  expect_rejected(dir.file("does_not_exist.safetensors"), "cannot open");
+  expect_rejected(folder.file("does_not_exist.safetensors"), "cannot open");
 }
 
 // A header that claims 10^12 floats must fail on the claim, before any allocation.
 BOOST_AUTO_TEST_CASE(rejects_huge_claims_before_allocating) {
-  TempDir dir;
-  const std::string p = dir.file("huge.safetensors");
+  testing::TempFolder folder;
+  const std::string p = folder.file("huge.safetensors");
   spit(p, with_header(
               R"({"w":{"dtype":"F32","shape":[1000000,1000000],"data_offsets":[0,4000000000000]}})",
               16));
@@ -129,8 +121,8 @@ BOOST_AUTO_TEST_CASE(rejects_huge_claims_before_allocating) {
 }
 
 BOOST_AUTO_TEST_CASE(atomic_write_keeps_the_old_file_when_writing_fails) {
-  TempDir dir;
-  const std::string p = dir.file("result.json");
+  testing::TempFolder folder;
+  const std::string p = folder.file("result.json");
   base::atomic_write(p, [](std::ostream& out) { out << "old"; });
   BOOST_CHECK_THROW(base::atomic_write(p,
                                        [](std::ostream& out) {
@@ -140,10 +132,11 @@ BOOST_AUTO_TEST_CASE(atomic_write_keeps_the_old_file_when_writing_fails) {
                     std::runtime_error);
   BOOST_TEST(slurp(p) == "old");
   size_t files = 0;
-  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path)) ++files;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(folder.dir)) ++files;
   BOOST_TEST(files == 1u);  // no temporary left behind
-  BOOST_CHECK_THROW(base::atomic_write(dir.file("no/such/dir/x"), [](std::ostream& o) { o << 1; }),
-                    std::runtime_error);
+  BOOST_CHECK_THROW(
+      base::atomic_write(folder.file("no/such/dir/x"), [](std::ostream& o) { o << 1; }),
+      std::runtime_error);
 }
 
 // A study names the files it was given by their last component (a folder moved elsewhere is

@@ -14,6 +14,7 @@
 #include "experiments/report/sections.hpp"
 #include "experiments/report/tables.hpp"
 #include "experiments/study.hpp"
+#include "temp_folder.hpp"
 #include "train/significance.hpp"
 
 using namespace tg;
@@ -35,15 +36,8 @@ json run(const std::string& model, const std::string& mode, double valid, double
 }
 namespace fs = std::filesystem;
 
-// A results folder of its own for each test case, removed afterwards even when the test fails.
-struct ResultsFolder {
-  const fs::path dir =
-      fs::temp_directory_path() /
-      ("tapegrad_" + boost::unit_test::framework::current_test_case().p_name.get() + "_" +
-       std::to_string(::getpid()));
-  ResultsFolder() { fs::create_directories(dir); }
-  ~ResultsFolder() { fs::remove_all(dir); }
-};
+// A results folder of its own for each test case.
+using ResultsFolder = testing::TempFolder;
 
 // A life-cycle summary of one learned GPT trained for `epochs` (early stopping when more than
 // 2), its rare rows drifting by `drift` per epoch; `base` is its base_config.

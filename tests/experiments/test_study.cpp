@@ -9,6 +9,7 @@
 #include <string>
 
 #include "experiments/study.hpp"
+#include "temp_folder.hpp"
 #include "train/recorded_sigterm.hpp"
 #include "train/signals.hpp"
 #include "train/toy_data.hpp"
@@ -19,14 +20,7 @@ using nlohmann::json;
 
 namespace {
 
-struct StudyFolder {
-  const fs::path dir =
-      fs::temp_directory_path() /
-      ("tapegrad_" + boost::unit_test::framework::current_test_case().p_name.get() + "_" +
-       std::to_string(::getpid()));
-  StudyFolder() { fs::create_directories(dir); }
-  ~StudyFolder() { fs::remove_all(dir); }
-
+struct StudyFolder : testing::TempFolder {
   // A study of one tiny GPT run, with these hooks.
   experiments::Plan plan(const train::TrainHooks& hooks) const {
     experiments::Plan p((dir / "summary.json").string(), {{"experiment", "test"}},

@@ -14,10 +14,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string merges = nul == std::string::npos ? "" : input.substr(nul + 1);
   return tg::fuzz::run(reinterpret_cast<const uint8_t*>(encoder.data()), encoder.size(),
                        [&](const std::string& encoder_path) {
-                         const std::string merges_path = encoder_path + ".bpe";
-                         std::ofstream(merges_path, std::ios::binary) << merges;
+                         const tg::fuzz::ScratchFile merges_file{encoder_path + ".bpe"};
+                         std::ofstream(merges_file.path, std::ios::binary) << merges;
                          const auto bpe =
-                             tg::text::BytePairEncoding::load(encoder_path, merges_path);
+                             tg::text::BytePairEncoding::load(encoder_path, merges_file.path);
                          // The input itself as text: every byte value, invalid UTF-8 included.
                          if (bpe.decode(bpe.encode(input)) != input) std::abort();
                        });

@@ -17,14 +17,21 @@ inline const std::string& input_path() {
   return path;
 }
 
+// A scratch file, removed when it goes out of scope: a fuzzing run leaves nothing behind.
+struct ScratchFile {
+  std::string path;
+  ~ScratchFile() { std::remove(path.c_str()); }
+};
+
 template <class F>
 int run(const uint8_t* data, size_t size, F reader) {
-  FILE* f = std::fopen(input_path().c_str(), "wb");
+  const ScratchFile input{input_path()};
+  FILE* f = std::fopen(input.path.c_str(), "wb");
   if (!f) return 0;
   std::fwrite(data, 1, size, f);
   std::fclose(f);
   try {
-    reader(input_path());
+    reader(input.path);
   } catch (const std::exception&) {
   }
   return 0;

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/process.hpp"
+#include "temp_folder.hpp"
 #include "text/bpe.hpp"
 #include "text/corpus.hpp"
 #include "text/lm_data.hpp"
@@ -29,13 +30,6 @@ namespace {
 const BytePairEncoding& gpt2() {
   static const BytePairEncoding bpe = tg::text::load_bpe("gpt2");
   return bpe;
-}
-
-std::string temp_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("tapegrad_bpe_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
 }
 
 void write(const std::string& path, const std::string& bytes) {
@@ -209,7 +203,8 @@ BOOST_AUTO_TEST_CASE(megabyte_word_and_whitespace_run) {
 
 BOOST_AUTO_TEST_CASE(same_as_tiktoken_on_adversarial_strings,
                      *boost::unit_test::precondition(tiktoken_present())) {
-  const std::string dir = temp_dir("adversarial");
+  const tg::testing::TempFolder folder;
+  const std::string dir = folder.dir.string();
   // One node run for all strings: a JSON array in, one line of ids per string out.
   const std::vector<std::string> strings = adversarial();
   write(dir + "/strings.json", nlohmann::json(strings).dump());
@@ -228,7 +223,8 @@ BOOST_AUTO_TEST_CASE(same_as_tiktoken_on_adversarial_strings,
 
 BOOST_AUTO_TEST_CASE(same_as_tiktoken_on_the_brown_corpus,
                      *boost::unit_test::precondition(tiktoken_present())) {
-  const std::string dir = temp_dir("brown");
+  const tg::testing::TempFolder folder;
+  const std::string dir = folder.dir.string();
   const std::string text =
       tg::text::words_as_text(tg::text::read_brown(tg::text::brown_dir_or_fetch()));
   const auto expected = reference_ids(text, dir);
@@ -246,7 +242,8 @@ BOOST_AUTO_TEST_CASE(same_as_tiktoken_on_the_brown_corpus,
 // (the merge order), encodes Brown's training split to the same ids.
 BOOST_AUTO_TEST_CASE(trained_vocabulary_encodes_the_same_in_tiktoken,
                      *boost::unit_test::precondition(tiktoken_present())) {
-  const std::string dir = temp_dir("trained_tiktoken");
+  const tg::testing::TempFolder folder;
+  const std::string dir = folder.dir.string();
   const std::string text = tg::text::words_as_text(
       tg::text::bengio_splits(tg::text::read_brown(tg::text::brown_dir_or_fetch())).train);
   tg::text::BpeTrainOptions o;
@@ -275,7 +272,8 @@ BOOST_AUTO_TEST_CASE(trained_vocabulary_is_deterministic_and_readable_as_gpt2_fi
   BOOST_TEST(a.token(299) == "<|endoftext|>");
   // The first 256 ids are the bytes in GPT-2's order.
   for (int32_t id = 0; id < 256; ++id) BOOST_TEST(a.token(id) == gpt2().token(id));
-  const std::string dir = temp_dir("trained");
+  const tg::testing::TempFolder folder;
+  const std::string dir = folder.dir.string();
   a.save(dir + "/encoder.json", dir + "/vocab.bpe");
   const BytePairEncoding loaded = tg::text::load_bpe(dir);
   BOOST_TEST(loaded.hash() == a.hash());
@@ -327,7 +325,8 @@ BOOST_AUTO_TEST_CASE(unreachable_tokens_are_those_no_text_encodes_to) {
 }
 
 BOOST_AUTO_TEST_CASE(bad_files_are_refused_naming_the_problem) {
-  const std::string dir = temp_dir("bad");
+  const tg::testing::TempFolder folder;
+  const std::string dir = folder.dir.string();
   const std::string enc = dir + "/encoder.json", merges = dir + "/vocab.bpe";
   tg::text::BpeTrainOptions o;
   o.vocab_size = 260;
@@ -415,7 +414,8 @@ BOOST_AUTO_TEST_CASE(subword_tokens_name_word_vector_rows) {
   for (size_t i = 0; i < train.size(); ++i)
     BOOST_TEST_REQUIRE(train[i] == d.vocab.spelling(d.stream[d.train.begin + i]));
   // Through a vector file and back: the rows named by spellings are found, the rest drawn.
-  const std::string dir = temp_dir("subword_vectors"), file = dir + "/vectors.txt";
+  const tg::testing::TempFolder folder;
+  const std::string dir = folder.dir.string(), file = dir + "/vectors.txt";
   tg::text::save_vectors(file, {d.vocab.spelling(the), d.vocab.spelling(cat), "not-a-token"},
                          tg::Tensor::from_vector({3, 2}, {1, 2, 3, 4, 5, 6}),
                          tg::text::VectorFormat::text);

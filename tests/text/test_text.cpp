@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "temp_folder.hpp"
 #include "text/corpus.hpp"
 #include "text/lm_data.hpp"
 #include "text/vectors.hpp"
@@ -14,12 +15,6 @@ using namespace tg::text;
 namespace fs = std::filesystem;
 
 namespace {
-struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("tapegrad_text_" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
 void spit(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
@@ -51,20 +46,20 @@ BOOST_AUTO_TEST_CASE(tagged_format) {
 }
 
 BOOST_AUTO_TEST_CASE(brown_reads_500_files_in_order_and_names_a_gap) {
-  TempDir dir;
+  testing::TempFolder folder;
   size_t n = 0;
   for (char g : std::string("abcdefghjklmnpr"))
     for (int i = 1; i <= 40 && n < 500; ++i, ++n) {
       char name[16];
       std::snprintf(name, sizeof name, "c%c%02d", g, i);
-      spit(dir.file(name), std::string("w") + name + "/nn ./.\n");
+      spit(folder.file(name), std::string("w") + name + "/nn ./.\n");
     }
-  const Tokens t = read_brown(dir.path.string());
+  const Tokens t = read_brown(folder.dir.string());
   BOOST_TEST(t.size() == 1000u);
   BOOST_TEST(t[0] == "wca01");
   BOOST_TEST(t[2] == "wca02");
-  fs::remove(dir.path / "cb03");
-  expect_error([&] { read_brown(dir.path.string()); }, "found 499");
+  fs::remove(folder.dir / "cb03");
+  expect_error([&] { read_brown(folder.dir.string()); }, "found 499");
 }
 
 // The corpus cache: $TAPEGRAD_DATA when set; for a program of the build tree (this test)
@@ -105,13 +100,13 @@ BOOST_AUTO_TEST_CASE(splits_and_unk) {
 }
 
 BOOST_AUTO_TEST_CASE(vocabulary_file_round_trip_and_rejections) {
-  TempDir dir;
+  testing::TempFolder folder;
   const Vocabulary v = Vocabulary::build({"b", "a", "a", "c", "c", "c"}, 1);
-  v.save(dir.file("v.txt"));
-  const Vocabulary back = Vocabulary::load(dir.file("v.txt"));
+  v.save(folder.file("v.txt"));
+  const Vocabulary back = Vocabulary::load(folder.file("v.txt"));
   BOOST_TEST(back.words() == v.words(), boost::test_tools::per_element());
   BOOST_TEST(back.words()[1] == "c");  // most frequent first
-  const std::string p = dir.file("bad.txt");
+  const std::string p = folder.file("bad.txt");
   spit(p, "tapegrad-vocab 2\n<unk>\t0\nx\tlots\n");
   expect_error([&] { Vocabulary::load(p); }, ":3: bad count 'lots'");
   spit(p, "tapegrad-vocab 3\n<unk>\t0\nx\t1\n");
@@ -120,7 +115,7 @@ BOOST_AUTO_TEST_CASE(vocabulary_file_round_trip_and_rejections) {
   expect_error([&] { Vocabulary::load(p); }, "appears twice");
   spit(p, "hello\n");
   expect_error([&] { Vocabulary::load(p); }, ":1: missing");
-  expect_error([&] { Vocabulary::load(dir.file("none")); }, "cannot open");
+  expect_error([&] { Vocabulary::load(folder.file("none")); }, "cannot open");
 }
 
 BOOST_AUTO_TEST_CASE(lm_data_from_a_plain_file) {
@@ -136,24 +131,24 @@ BOOST_AUTO_TEST_CASE(lm_data_from_a_plain_file) {
   BOOST_TEST(quarter.valid.begin == d.valid.begin);  // same evaluation data
   o.train_fraction = 1.5;
   expect_error([&] { load_lm_data(o); }, "--train-fraction");
-  TempDir dir;
-  spit(dir.file("empty.txt"), "  \n\n");
+  testing::TempFolder folder;
+  spit(folder.file("empty.txt"), "  \n\n");
   o.train_fraction = 1.0;
-  o.corpus_file = dir.file("empty.txt");
+  o.corpus_file = folder.file("empty.txt");
   expect_error([&] { load_lm_data(o); }, "empty");
 }
 
 // Each reason a corpus or a vectors file cannot be read is named, not guessed at.
 BOOST_AUTO_TEST_CASE(read_file_names_why_a_path_cannot_be_read) {
-  TempDir dir;
-  expect_error([&] { read_file(dir.file("missing.txt")); }, "missing.txt: no such file");
-  expect_error([&] { read_file(dir.path.string()); }, ": a folder, not a file");
+  testing::TempFolder folder;
+  expect_error([&] { read_file(folder.file("missing.txt")); }, "missing.txt: no such file");
+  expect_error([&] { read_file(folder.dir.string()); }, ": a folder, not a file");
   expect_error([&] { read_file("/dev/zero"); },
                "/dev/zero: a character device, not a regular file");
-  spit(dir.file("a.txt"), "a b\n");
-  BOOST_TEST(read_file(dir.file("a.txt")) == "a b\n");
+  spit(folder.file("a.txt"), "a b\n");
+  BOOST_TEST(read_file(folder.file("a.txt")) == "a b\n");
   // The vectors reader checks the same way (it reads a size first).
-  expect_error([&] { load_vectors(dir.path.string(), VectorFormat::autodetect); },
+  expect_error([&] { load_vectors(folder.dir.string(), VectorFormat::autodetect); },
                ": a folder, not a file");
   expect_error([&] { load_vectors("/dev/zero", VectorFormat::autodetect); },
                "/dev/zero: a character device, not a regular file");
@@ -164,12 +159,12 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(text_vectors)
 
 BOOST_AUTO_TEST_CASE(text_and_binary_round_trips) {
-  TempDir dir;
+  testing::TempFolder folder;
   const std::vector<std::string> words = {"king", "queen", "the"};
   const Tensor m = Tensor::from_vector(
       {3, 4}, {0.1f, -2.5f, 3e-8f, 1.0f / 3.0f, 4, 5, 6, 7, -1, -0.0f, 1e20f, 8});
   for (auto format : {VectorFormat::text, VectorFormat::binary}) {
-    const std::string p = dir.file("v");
+    const std::string p = folder.file("v");
     save_vectors(p, words, m, format);
     for (auto how : {format, VectorFormat::autodetect}) {
       const WordVectors v = load_vectors(p, how);
@@ -177,12 +172,12 @@ BOOST_AUTO_TEST_CASE(text_and_binary_round_trips) {
       BOOST_TEST(std::memcmp(v.matrix.data(), m.data(), 12 * sizeof(float)) == 0);  // exact
     }
   }
-  BOOST_TEST(slurp(dir.file("v")).rfind("3 4\nking ", 0) == 0u);
+  BOOST_TEST(slurp(folder.file("v")).rfind("3 4\nking ", 0) == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(malformed_files_are_rejected_with_location) {
-  TempDir dir;
-  const std::string p = dir.file("bad.txt");
+  testing::TempFolder folder;
+  const std::string p = folder.file("bad.txt");
   auto text = [&](const std::string& body) {
     spit(p, body);
     return p;
@@ -202,7 +197,7 @@ BOOST_AUTO_TEST_CASE(malformed_files_are_rejected_with_location) {
                "more vectors than the header's 1");
   expect_error([&] { load_vectors(text("two 3\n"), VectorFormat::text); }, ":1: header");
   expect_error([&] { load_vectors(text("1000000000 1000\na 1\n")); }, "more than the");
-  expect_error([&] { load_vectors(dir.file("missing")); }, "missing: no such file");
+  expect_error([&] { load_vectors(folder.file("missing")); }, "missing: no such file");
   // Binary: truncated inside a vector.
   save_vectors(p, {"a", "b"}, Tensor::from_vector({2, 2}, {1, 2, 3, 4}), VectorFormat::binary);
   const std::string bytes = slurp(p);

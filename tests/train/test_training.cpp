@@ -12,6 +12,7 @@
 #include <map>
 #include <thread>
 
+#include "temp_folder.hpp"
 #include "text/bpe.hpp"
 #include "text/vectors.hpp"
 #include "train/evaluate.hpp"
@@ -51,18 +52,15 @@ std::vector<double> losses(const nlohmann::json& j) {
   return out;
 }
 
-std::string temp(const std::string& name) {
-  return (fs::temp_directory_path() / ("tapegrad_train_" + std::to_string(::getpid()) + "_" + name))
-      .string();
-}
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(train_training)
 
 BOOST_AUTO_TEST_CASE(results_file_has_the_documented_keys_and_training_helps) {
+  const testing::TempFolder folder;
   for (const std::string model : {"gpt", "nplm", "lstm"}) {
     train::TrainConfig c = tiny(model);
-    c.results = temp(model + ".json");
+    c.results = folder.file(model + ".json");
     const train::RunResult r = train::train_language_model(c, toy());
     std::ifstream in(c.results);
     const nlohmann::json j = nlohmann::json::parse(in);
@@ -84,18 +82,18 @@ BOOST_AUTO_TEST_CASE(results_file_has_the_documented_keys_and_training_helps) {
                      << " words");
     BOOST_TEST(j["epochs"][1]["train_loss"].get<double>() <
                j["epochs"][0]["train_loss"].get<double>());
-    fs::remove(c.results);
   }
 }
 
 // Per-token losses (the test blocks in the results, --token-nll) are the same predictions as
 // the perplexities: their mean is the reported loss.
 BOOST_AUTO_TEST_CASE(token_losses_add_up_to_the_reported_perplexities) {
+  const testing::TempFolder folder;
   for (const std::string model : {"gpt", "nplm", "lstm"}) {
     train::TrainConfig c = tiny(model);
     c.epochs = 1;
-    c.results = temp(model + "_blocks.json");
-    c.token_nll = temp(model + "_tokens.json");
+    c.results = folder.file(model + "_blocks.json");
+    c.token_nll = folder.file(model + "_tokens.json");
     const train::RunResult r = train::train_language_model(c, toy());
     std::ifstream results_in(c.results), tokens_in(c.token_nll);
     const nlohmann::json j = nlohmann::json::parse(results_in),
@@ -133,8 +131,6 @@ BOOST_AUTO_TEST_CASE(token_losses_add_up_to_the_reported_perplexities) {
       BOOST_TEST(j["test_bands"][band]["nll_sum"].get<double>() == expected.second,
                  boost::test_tools::tolerance(1e-6));
     }
-    fs::remove(c.results);
-    fs::remove(c.token_nll);
   }
 }
 
@@ -266,6 +262,7 @@ BOOST_AUTO_TEST_CASE(recurrent_models_are_evaluated_with_their_state_carried) {
 }
 
 BOOST_AUTO_TEST_CASE(resume_continues_exactly) {
+  const testing::TempFolder folder;
   for (const std::string model : {"gpt", "nplm", "lstm"})
     for (const bool at_boundary : {false, true}) {
       const auto whole = train::train_language_model(tiny(model), toy());
@@ -274,7 +271,7 @@ BOOST_AUTO_TEST_CASE(resume_continues_exactly) {
       train::TrainConfig full_schedule = tiny(model);
       full_schedule.checkpoint_every = crash;
       train::TrainConfig killed = full_schedule;
-      killed.checkpoint = temp(model + "_every.ckpt");
+      killed.checkpoint = folder.file(model + "_every.ckpt");
       train::TrainHooks stop_at_7;
       stop_at_7.after_backward = [&](long step, nn::LanguageModel&) {
         if (step == crash) throw std::runtime_error("simulated crash");
@@ -294,12 +291,13 @@ BOOST_AUTO_TEST_CASE(resume_continues_exactly) {
 // a minute): resumed with the same settings, the run trains nothing more and ends with the
 // uninterrupted run's numbers, at the last step and after early stopping alike.
 BOOST_AUTO_TEST_CASE(a_run_killed_in_its_final_evaluation_resumes_to_the_same_numbers) {
+  const testing::TempFolder folder;
   for (const bool early : {false, true}) {
     train::TrainConfig c = tiny("nplm");
     if (early) c.epochs = 30, c.patience = 1, c.lr = 3e-2f, c.model.dropout = 0.0f;
     const auto whole = train::train_language_model(c, toy());
     BOOST_TEST(whole.json["stopped_early"].get<bool>() == early);
-    c.checkpoint = temp("final.ckpt");
+    c.checkpoint = folder.file("final.ckpt");
     train::TrainHooks killed;
     killed.after_training = [](nn::LanguageModel&, nlohmann::json&) {
       throw std::runtime_error("simulated kill");
@@ -328,9 +326,10 @@ BOOST_AUTO_TEST_CASE(a_run_killed_in_its_final_evaluation_resumes_to_the_same_nu
 // A damaged step count in a checkpoint is refused naming the field, not read as a wrapped
 // number (1e30 resumed "at step -9223372036854775808").
 BOOST_AUTO_TEST_CASE(a_checkpoint_with_a_damaged_step_count_is_refused) {
+  const testing::TempFolder folder;
   train::TrainConfig c = tiny("gpt");
   c.epochs = 1;
-  c.checkpoint = temp("damaged_step.ckpt");
+  c.checkpoint = folder.file("damaged_step.ckpt");
   train::train_language_model(c, toy());
   for (const nlohmann::json& step :
        {nlohmann::json(1e30), nlohmann::json(-3), nlohmann::json("7")}) {
@@ -351,13 +350,12 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_with_a_damaged_step_count_is_refused) {
                                        step.dump()) != std::string::npos;
                           });
   }
-  fs::remove(c.checkpoint);
-  fs::remove(c.checkpoint + ".bad");
 }
 
 // A checkpoint of a run in BPE tokens records the BPE's hash; a resume whose BPE hashes
 // otherwise (its files changed under the same name) is refused naming both hashes.
 BOOST_AUTO_TEST_CASE(a_checkpoint_records_its_tokenizer_and_refuses_another) {
+  const testing::TempFolder folder;
   text::LMDataOptions o;
   o.corpus_file = TAPEGRAD_FIXTURES "/toy_corpus.txt";
   o.tokenizer = "gpt2";
@@ -365,7 +363,7 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_records_its_tokenizer_and_refuses_another) {
   train::TrainConfig c = tiny("gpt");
   c.data = o;
   c.steps = 2;
-  c.checkpoint = temp("tokenizer.ckpt");
+  c.checkpoint = folder.file("tokenizer.ckpt");
   train::train_language_model(c, data);
   TensorFile file = load_safetensors(c.checkpoint);
   BOOST_TEST(file.metadata.at("tokenizer_hash") == data.vocab.bpe()->hash());
@@ -382,14 +380,13 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_records_its_tokenizer_and_refuses_another) {
                                           data.vocab.bpe()->hash() + " in this run") !=
                std::string::npos;
       });
-  fs::remove(c.checkpoint);
-  fs::remove(c.checkpoint + ".other");
 }
 
 // --precision bf16 trains every built-in model close to fp32 (the products alone differ),
 // records the precision, and a resume in the other precision is refused naming both. Where
 // the CPU has no native bf16 the Trainer refuses bf16 before training instead.
 BOOST_AUTO_TEST_CASE(bf16_trains_every_model_near_fp32_and_resumes_only_in_bf16) {
+  const testing::TempFolder folder;
   if (!cpu_has_native_bf16()) {
     BOOST_TEST_MESSAGE("SKIPPED bf16 training: this CPU has no native bf16; checking the refusal");
     train::TrainConfig c = tiny("gpt");
@@ -401,7 +398,7 @@ BOOST_AUTO_TEST_CASE(bf16_trains_every_model_near_fp32_and_resumes_only_in_bf16)
     train::TrainConfig c = tiny(model);
     const auto fp32 = train::train_language_model(c, toy());
     c.precision = Precision::automatic;  // resolves to bf16 on this CPU
-    c.checkpoint = temp(model + "_bf16.ckpt");
+    c.checkpoint = folder.file(model + "_bf16.ckpt");
     const auto bf16 = train::train_language_model(c, toy());
     BOOST_TEST(bf16.json["config"]["precision"] == "bf16", model);
     BOOST_TEST(fp32.json["config"]["precision"] == "fp32", model);
@@ -425,7 +422,6 @@ BOOST_AUTO_TEST_CASE(bf16_trains_every_model_near_fp32_and_resumes_only_in_bf16)
                           });
     resumed.precision = Precision::bf16;
     BOOST_CHECK_NO_THROW(train::train_language_model(resumed, toy()));
-    fs::remove(c.checkpoint);
   }
   set_precision(Precision::fp32);  // the next cases train in fp32
 }
@@ -434,9 +430,10 @@ BOOST_AUTO_TEST_CASE(bf16_trains_every_model_near_fp32_and_resumes_only_in_bf16)
 // checkpoint it resumed from), not the last sitting alone; time the process spends not running
 // (here sleeping, in a study a SIGSTOP pause) is in wall_s but not in cpu_s.
 BOOST_AUTO_TEST_CASE(wall_and_cpu_time_add_up_over_the_sittings_of_a_resumed_run) {
+  const testing::TempFolder folder;
   train::TrainConfig c = tiny("gpt");
   c.epochs = 1;
-  c.checkpoint = temp("wall.ckpt");
+  c.checkpoint = folder.file("wall.ckpt");
   // A first sitting of at least steps x 30 ms: each step sleeps 20 ms and computes 10 ms.
   train::TrainHooks slow;
   slow.after_backward = [](long, nn::LanguageModel&) {
@@ -466,11 +463,11 @@ BOOST_AUTO_TEST_CASE(wall_and_cpu_time_add_up_over_the_sittings_of_a_resumed_run
              first.json["wall_s"].get<double>() + second_sitting);
   BOOST_TEST(second.json["epochs"].back()["elapsed_s"].get<double>() >= first_sitting);
   BOOST_TEST(second.json["cpu_s"].get<double>() >= 0.01 * steps);
-  fs::remove(c.checkpoint);
 }
 
 BOOST_AUTO_TEST_CASE(pretrained_modes_and_config_errors) {
-  const std::string vectors = temp("vec.txt");
+  const testing::TempFolder folder;
+  const std::string vectors = folder.file("vec.txt");
   Generator gen(2);
   std::vector<std::string> words;
   for (size_t i = 1; i < toy().vocab.size(); i += 2)
@@ -493,7 +490,6 @@ BOOST_AUTO_TEST_CASE(pretrained_modes_and_config_errors) {
   c.model.context = 5000;
   BOOST_CHECK_THROW(train::train_language_model(c, toy()),
                     std::invalid_argument);  // corpus shorter than a window
-  fs::remove(vectors);
 }
 
 // The field table reads what it writes, and refuses what it does not know.
@@ -663,11 +659,12 @@ BOOST_AUTO_TEST_CASE(stop_signals_are_caught_only_inside_a_scope_and_never_lost)
 // A signal during training stops the Trainer after the step, with the checkpoint and partial
 // results written, whatever handler the program had before.
 BOOST_AUTO_TEST_CASE(a_signal_during_training_stops_after_the_step_with_everything_saved) {
+  const testing::TempFolder folder;
   const RecordedSigterm recorded;
   train::TrainConfig c = tiny("gpt");
   c.epochs = 5;
-  c.checkpoint = temp("signal.ckpt");
-  c.results = temp("signal.json");
+  c.checkpoint = folder.file("signal.ckpt");
+  c.results = folder.file("signal.json");
   train::TrainHooks hooks;
   hooks.after_epoch = [](size_t epoch, nn::LanguageModel&, nlohmann::json&) {
     if (epoch == 0) ::raise(SIGTERM);  // after the first epoch (epochs count from 0)
@@ -686,18 +683,17 @@ BOOST_AUTO_TEST_CASE(a_signal_during_training_stops_after_the_step_with_everythi
   BOOST_TEST(results["interrupted"] == "SIGTERM");
   BOOST_TEST(results["epochs"].size() == 1u);  // stopped after the first step of epoch 2
   BOOST_TEST(fs::exists(c.checkpoint));
-  fs::remove(c.checkpoint);
-  fs::remove(c.results);
 }
 
 // A signal during the final evaluation (here from after_training, which runs inside it) lets
 // the evaluation finish: the results are complete, and the run stops saying so instead of
 // dying silently when the signal is raised again after the loop.
 BOOST_AUTO_TEST_CASE(a_signal_during_the_final_evaluation_ends_a_complete_run_with_a_message) {
+  const testing::TempFolder folder;
   const RecordedSigterm recorded;
   train::TrainConfig c = tiny("gpt");
-  c.checkpoint = temp("final.ckpt");
-  c.results = temp("final.json");
+  c.checkpoint = folder.file("final.ckpt");
+  c.results = folder.file("final.json");
   train::TrainHooks hooks;
   hooks.after_training = [](nn::LanguageModel&, nlohmann::json&) { ::raise(SIGTERM); };
   std::string message;
@@ -716,17 +712,16 @@ BOOST_AUTO_TEST_CASE(a_signal_during_the_final_evaluation_ends_a_complete_run_wi
   const auto results = nlohmann::json::parse(in);
   BOOST_TEST(!results.contains("interrupted"));
   BOOST_TEST(results.at("test_ppl").get<double>() > 1);
-  fs::remove(c.checkpoint);
-  fs::remove(c.results);
 }
 
 // A user's hooks keep their own state across an interruption: it rides in the checkpoint, so
 // the resumed run's final analysis (after_training) sees every step, as an uninterrupted one.
 BOOST_AUTO_TEST_CASE(hook_state_survives_a_stop_and_resume) {
+  const testing::TempFolder folder;
   const RecordedSigterm recorded;
   train::TrainConfig c = tiny("nplm");
   c.epochs = 3;
-  c.checkpoint = temp("hooks.ckpt");
+  c.checkpoint = folder.file("hooks.ckpt");
   struct Counting {
     long steps = 0;
     long stop_at = -1;  // raise SIGTERM after this step
@@ -767,7 +762,6 @@ BOOST_AUTO_TEST_CASE(hook_state_survives_a_stop_and_resume) {
       train::Trainer(c, toy(), third.hooks()), std::runtime_error, [](const std::runtime_error& e) {
         return std::string(e.what()).find("no state for this run's hooks") != std::string::npos;
       });
-  fs::remove(c.checkpoint);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
