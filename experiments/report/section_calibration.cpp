@@ -138,6 +138,7 @@ ScaleRow scale_row(std::string model, const std::vector<const json*>& runs, doub
   row.seeds = s.n;
   row.mean = s.mean;
   row.sd = s.sd;
+  row.per_seed = std::move(ppl);
   return row;
 }
 

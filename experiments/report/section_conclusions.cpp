@@ -6,6 +6,7 @@
 #include "experiments/report/paper.hpp"
 #include "experiments/report/sections.hpp"
 #include "experiments/report/tables.hpp"
+#include "train/significance.hpp"
 
 namespace tg::experiments::report {
 
@@ -183,30 +184,55 @@ std::string same_verdicts_as_gpt(const std::string& label, const Study& study, c
 // Each model read in subword tokens against the same model and embedding mode in words, on the
 // one per-word scale: the word-level figure as it is and with every <unk> spelled out (an upper
 // bound of what <unk> for free is worth), so that the reader sees whether words win on either.
+// Each side is a Welch t-test over the seeds (the runs are not paired: seed 1 in words and seed
+// 1 in subword tokens share nothing but the number), Holm-corrected across every test listed.
 std::string words_against_subwords(const std::vector<ScaleRow>& scale) {
-  std::string lines;
+  struct Pair {
+    const ScaleRow *sub, *word;
+    std::vector<double> spelled;  // the word-level runs' figures with <unk> spelled out
+  };
+  std::vector<Pair> pairs;
+  std::vector<double> p;  // two per pair: <unk> for free, then spelled out
   for (const ScaleRow& sub : scale) {
     if (sub.tokens == "words" || sub.seeds == 0) continue;
     const auto word = std::ranges::find_if(scale, [&](const ScaleRow& r) {
       return r.tokens == "words" && r.model == sub.model && r.spelled > 0;
     });
     if (word == scale.end()) continue;
-    const auto seeds = [](const ScaleRow& r) {
-      return std::to_string(r.seeds) + (r.seeds == 1 ? " seed" : " seeds");
-    };
-    lines += "  - " + sub.model + ": " + fixed(sub.mean, 1) + " in " + sub.tokens + " (" +
-             seeds(sub) + "), against " + fixed(word->mean, 1) + " in words (" + seeds(*word) +
-             "), " + fixed(word->spelled, 1) + " with `<unk>` spelled out: " +
-             (word->spelled < sub.mean ? "words lower on both"
-              : word->mean < sub.mean  ? "words lower only with `<unk>` for free"
-                                       : "subword tokens lower on both") +
-             "\n";
+    Pair pair{&sub, &*word, word->per_seed};
+    for (double& ppl : pair.spelled) ppl *= word->spelled / word->mean;
+    p.push_back(train::welch_t_test(word->per_seed, sub.per_seed).p);
+    p.push_back(train::welch_t_test(pair.spelled, sub.per_seed).p);
+    pairs.push_back(std::move(pair));
   }
-  if (lines.empty()) return "";
+  if (pairs.empty()) return "";
+  const std::vector<double> holm = train::holm_adjust(p);
+  // Which side is lower, where the corrected test decides.
+  const auto lower = [](double word, double sub, double p_holm) -> std::string {
+    if (p_holm >= 0.05) return "not decided";
+    return word < sub ? "words lower" : "subword tokens lower";
+  };
+  const auto seeds = [](const ScaleRow& r) {
+    return std::to_string(r.seeds) + (r.seeds == 1 ? " seed" : " seeds");
+  };
+  std::string lines;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const ScaleRow &sub = *pairs[i].sub, &word = *pairs[i].word;
+    const double p_free = holm[2 * i], p_spelled = holm[2 * i + 1];
+    const std::string free = lower(word.mean, sub.mean, p_free),
+                      spelled = lower(word.spelled, sub.mean, p_spelled);
+    const std::string verdict =
+        free == spelled ? (free == "not decided" ? free : free + " on both")
+                        : free + " with `<unk>` for free, " + spelled + " with it spelled out";
+    lines += "  - " + sub.model + ": " + fixed(sub.mean, 1) + " in " + sub.tokens + " (" +
+             seeds(sub) + "), against " + fixed(word.mean, 1) + " in words (" + seeds(word) +
+             "), " + fixed(word.spelled, 1) + " with `<unk>` spelled out: " + verdict +
+             " (Holm p " + p_value(p_free) + " and " + p_value(p_spelled) + ")\n";
+  }
   return "- **Words against subword tokens** (All models on one scale), test perplexity per "
          "word, a word-level model also with every `<unk>` charged its spelling (an upper "
-         "bound):\n" +
-         lines;
+         "bound); each side a Welch t-test over the seeds, Holm-corrected across the " +
+         std::to_string(p.size()) + " tests of this list:\n" + lines;
 }
 
 std::string tying_by_band(const std::vector<ConvergedStudy>& converged) {

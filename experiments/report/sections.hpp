@@ -31,6 +31,7 @@ struct ScaleRow {
   std::string tokens = "words";        // what the model predicts: words, or a BPE's tokens
   std::string data = {};               // its data's description (the runs' "data")
   double spelled = 0;  // mean with each <unk> spelled out (a BPE's: mean); 0: not known
+  std::vector<double> per_seed = {};  // each finished run's test perplexity per word
 };
 // What spelling out each <unk> costs a word-level model (the n-grams' "unk_spelling", from
 // `ngram --unk-spelling-order`): its per-word test perplexity times `factor`, on the data that
@@ -48,7 +49,8 @@ std::vector<ScaleRow> scale_rows(const FolderFiles& ngram, const FolderFiles& pa
 std::string one_scale_section(const std::vector<ScaleRow>& rows, const Calibration& calibration,
                               const UnkSpellingCost& spelling);
 // The conclusions' line on each model read in subword tokens against the same model in words:
-// per word, and with the word-level model's <unk> spelled out (section_conclusions.cpp).
+// per word, and with the word-level model's <unk> spelled out, each a Welch t-test over the
+// seeds, Holm-corrected across the lines (section_conclusions.cpp).
 std::string words_against_subwords(const std::vector<ScaleRow>& scale);
 
 // section_converged.cpp

@@ -861,38 +861,48 @@ BOOST_AUTO_TEST_CASE(the_one_scale_table_charges_word_models_for_spelling_out_un
           .find("spelled") == std::string::npos);
 }
 
-// Each subword row against the word-level row of the same model and mode: lower on both
-// scales, on the free-<unk> one only, or not at all; a row without a word-level twin, or whose
-// twin has no spelled-out figure, is not listed.
+// Each subword row against the word-level row of the same model and mode, by a Welch t-test
+// over the seeds on each scale, Holm-corrected across the list: lower on both scales, on the
+// free-<unk> one only, the other way, or not decided (one seed); a row without a word-level
+// twin, or whose twin has no spelled-out figure, is not listed.
 BOOST_AUTO_TEST_CASE(the_conclusions_set_subword_rows_against_the_same_model_in_words) {
   using experiments::report::ScaleRow;
-  const auto row = [](std::string model, std::string tokens, double mean, double spelled) {
+  // Runs at mean - 2, mean and mean + 2 (one run at the mean when `seeds` is 1); a word-level
+  // row's <unk> spelled out multiplies each by spelled / mean.
+  const auto row = [](std::string model, std::string tokens, double mean, double spelled,
+                      size_t seeds = 3) {
     ScaleRow r;
     r.model = std::move(model);
     r.tokens = std::move(tokens);
-    r.seeds = 3;
+    r.seeds = seeds;
     r.mean = mean;
     r.spelled = spelled;
+    r.per_seed = seeds == 1 ? std::vector<double>{mean} : std::vector{mean - 2, mean, mean + 2};
     return r;
   };
   const std::string bpe = "gpt2 BPE, 50,257 tokens";
   const std::string line = experiments::report::words_against_subwords(
       {row("gpt, learned-tied", "words", 240.0, 530.0), row("gpt, learned", "words", 255.0, 566.0),
-       row("gpt, frozen-random", "words", 300.0, 666.0), row("lstm, learned", "words", 260.0, 0),
-       row("gpt, learned-tied", bpe, 660.0, 660.0), row("gpt, learned", bpe, 500.0, 500.0),
-       row("gpt, frozen-random", bpe, 280.0, 280.0), row("lstm, learned", bpe, 700.0, 700.0),
+       row("gpt, frozen-random", "words", 300.0, 666.0), row("gpt, finetune", "words", 250, 555),
+       row("lstm, learned", "words", 260.0, 0), row("gpt, learned-tied", bpe, 660.0, 660.0),
+       row("gpt, learned", bpe, 500.0, 500.0), row("gpt, frozen-random", bpe, 280.0, 280.0),
+       row("gpt, finetune", bpe, 600.0, 600.0, 1), row("lstm, learned", bpe, 700.0, 700.0),
        row("nplm, learned", bpe, 700.0, 700.0)});
   for (const std::string& expected :
        {std::string("- **Words against subword tokens** (All models on one scale)"),
+        std::string("Holm-corrected across the 8 tests of this list:\n"),
         "  - gpt, learned-tied: 660.0 in " + bpe +
             " (3 seeds), against 240.0 in words (3 seeds), 530.0 with `<unk>` spelled out: words "
-            "lower on both\n",
+            "lower on both (Holm p <0.001 and <0.001)\n",
         "  - gpt, learned: 500.0 in " + bpe +
             " (3 seeds), against 255.0 in words (3 seeds), 566.0 with `<unk>` spelled out: words "
-            "lower only with `<unk>` for free\n",
+            "lower with `<unk>` for free, subword tokens lower with it spelled out (Holm p ",
         "  - gpt, frozen-random: 280.0 in " + bpe +
             " (3 seeds), against 300.0 in words (3 seeds), 666.0 with `<unk>` spelled out: "
-            "subword tokens lower on both\n"})
+            "subword tokens lower on both (Holm p ",
+        "  - gpt, finetune: 600.0 in " + bpe +
+            " (1 seed), against 250.0 in words (3 seeds), 555.0 with `<unk>` spelled out: not "
+            "decided (Holm p 1.000 and 1.000)\n"})
     BOOST_TEST(line.find(expected) != std::string::npos, expected << " missing in\n" << line);
   BOOST_TEST(line.find("lstm") == std::string::npos, line);
   BOOST_TEST(line.find("nplm") == std::string::npos, line);
