@@ -80,6 +80,18 @@ void decide(const std::vector<Comparison*>& family) {
   }
 }
 
+EpochCap epoch_cap(const Study& study) {
+  EpochCap cap;
+  if (study.summary.is_null()) return cap;
+  cap.epochs = config_of(study.summary.at("base_config")).epochs;
+  for (const auto& [key, by_seed] : study.files)
+    for (const auto& [seed, run] : by_seed) {
+      ++cap.runs;
+      cap.capped += run->contains("stopped_early") && !run->at("stopped_early").get<bool>();
+    }
+  return cap;
+}
+
 Study load_study(const fs::path& folder, StudyRows rows) {
   Study study;
   study.all = read_folder(folder);  // for the Compute section even before a run has finished

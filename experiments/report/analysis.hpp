@@ -74,6 +74,13 @@ struct Study {
 enum class StudyRows { by_mode, by_share };
 Study load_study(const std::filesystem::path& folder, StudyRows rows = StudyRows::by_mode);
 
+// How many of a study's finished runs used every epoch of their budget (`epochs`, from its
+// base configuration) instead of stopping early: not converged by the early-stopping rule.
+struct EpochCap {
+  size_t runs = 0, capped = 0, epochs = 0;
+};
+EpochCap epoch_cap(const Study& study);
+
 // Runs of `study` trained again for their test bands (converged/gpt_bands: same configuration,
 // seed and thread count): where a run lacks test_bands and its rerun has them with the same test
 // perplexity, bit for bit (the same run, then), the rerun's file stands for it. A rerun on

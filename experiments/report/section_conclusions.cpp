@@ -264,11 +264,20 @@ std::string conclusions_section(const Calibration& calibration, const FolderFile
   const Study& gpt = study_of(converged, "gpt");
   out << in_short(converged, sweep) << calibration_lines(calibration, paper)
       << best_model_line(scale, calibration) << words_against_subwords(scale);
-  for (const auto& [folder, reads, label, study] : converged)
-    if (!study.comparisons.empty())
-      out << "- **" << label << " at convergence**, test perplexity against learned embeddings "
-          << "(section 1, `converged/" << folder << "/`):\n"
-          << verdict_lines(study.comparisons) << tying_cost(study.summary, folder, tie);
+  for (const auto& [folder, reads, label, study] : converged) {
+    if (study.comparisons.empty()) continue;
+    // A study whose runs used their whole epoch budget says so where its verdicts are.
+    const EpochCap cap = epoch_cap(study);
+    const std::string when =
+        cap.capped == 0
+            ? "at convergence**"
+            : "at convergence or the epoch cap** (" + std::to_string(cap.capped) + " of its " +
+                  std::to_string(cap.runs) + " runs used all " + std::to_string(cap.epochs) +
+                  " epochs, not converged by the early-stopping rule)";
+    out << "- **" << label << " " << when << ", test perplexity against learned embeddings "
+        << "(section 1, `converged/" << folder << "/`):\n"
+        << verdict_lines(study.comparisons) << tying_cost(study.summary, folder, tie);
+  }
   for (const auto& [folder, reads, label, study] : converged)
     if (folder != "gpt") out << same_verdicts_as_gpt(label, study, gpt);
   out << tying_by_band(converged) << fair_tie_conclusion(tie);

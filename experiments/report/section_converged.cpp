@@ -55,15 +55,12 @@ std::string converged_model(const fs::path& root, const std::string& folder, con
     double seconds = 0, tokens_per_cpu_s = 0;
   };
   std::map<RowKey, RowTime> times;
-  size_t runs = 0, capped = 0;  // runs stopped by the epoch cap, not convergence
   for (const auto& [key, by_seed] : study.files) {
     if (by_seed.empty()) continue;
     double seconds = 0, tokens = 0;
     for (const auto& [seed, run] : by_seed) {
       seconds += run_seconds(*run, clock);
       tokens += run->value("steps", 0.0) * run->value("tokens_per_step", 0.0);
-      ++runs;
-      capped += run->contains("stopped_early") && !run->at("stopped_early").get<bool>();
     }
     times[key] = {seconds / static_cast<double>(by_seed.size()), cpu ? tokens / seconds : 0};
   }
@@ -71,11 +68,12 @@ std::string converged_model(const fs::path& root, const std::string& folder, con
     const auto found = times.find({row.at("model"), row.at("mode")});
     return found == times.end() ? RowTime{} : found->second;
   };
+  const EpochCap cap = epoch_cap(study);
   const std::string caps =
-      capped == 0 ? ""
-                  : " " + std::to_string(capped) + " of the " + std::to_string(runs) +
-                        " runs used all " + std::to_string(budget) +
-                        " epochs (cap in the epochs table): not converged by that rule.";
+      cap.capped == 0 ? ""
+                      : " " + std::to_string(cap.capped) + " of the " + std::to_string(cap.runs) +
+                            " runs used all " + std::to_string(budget) +
+                            " epochs (cap in the epochs table): not converged by that rule.";
   return "`converged/" + folder + "/`: " + training_setup(summary, first_run_config(study.files)) +
          " A run that used fewer than its " + std::to_string(budget) +
          " epochs stopped because validation stopped improving." + caps +
