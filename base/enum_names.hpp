@@ -32,4 +32,21 @@ E parse_name(const NameTable<E, N>& table, std::string_view text, std::string_vi
                               "' (use " + choices + ")");
 }
 
+// A name a user gives a part (a model, a kind of embedding table, an optimizer) and that the
+// results files, REPORT.md's tables and the plots' keys repeat: 1 to 64 characters, ASCII
+// letters, digits and . _ + -, starting with a letter or a digit. Nothing in it is markup to
+// Markdown or gnuplot, an option to a program, or a path.
+inline bool plain_name(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  const auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  if (!alnum(name.front())) return false;
+  for (char c : name)
+    if (!alnum(c) && c != '.' && c != '_' && c != '+' && c != '-') return false;
+  return true;
+}
+inline constexpr const char* kPlainNameRule =
+    "1 to 64 ASCII letters, digits and . _ + -, starting with a letter or a digit";
+
 }  // namespace tg::base

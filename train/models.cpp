@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "base/enum_names.hpp"
+
 namespace tg::train {
 
 namespace {
@@ -52,9 +54,9 @@ std::vector<Entry>& registry() {
 }  // namespace
 
 void register_model(const std::string& name, ModelFactory factory, const std::string& description) {
-  if (name.empty() || name.find_first_of(" ,") != std::string::npos)
-    throw std::invalid_argument("register_model: '" + name +
-                                "' is not a usable model name (no spaces or commas)");
+  if (!base::plain_name(name))
+    throw std::invalid_argument("register_model: '" + name + "' is not a usable model name (" +
+                                base::kPlainNameRule + ")");
   if (!factory) throw std::invalid_argument("register_model: no factory for '" + name + "'");
   auto& entries = registry();
   auto it =

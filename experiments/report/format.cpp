@@ -1,5 +1,6 @@
 #include "experiments/report/format.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace tg::experiments::report {
@@ -33,6 +34,56 @@ std::string duration(double s) {
 
 std::string p_value(double p) {
   return p < 0.001 ? "<0.001" : fixed(p, 3);
+}
+
+namespace {
+
+// A control character (a line break ends a table row or a gnuplot command; an escape sequence
+// drives a terminal) as U+FFFD, anything else as it is.
+std::string shown(char c) {
+  return static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? "\xEF\xBF\xBD" : std::string(1, c);
+}
+
+}  // namespace
+
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) out += shown(c);
+  return out;
+}
+
+std::string markdown_text(std::string_view text) {
+  // Emphasis, code, links and images, HTML and entities, headings, table cells, strikethrough
+  // and GitHub's math; a backslash before any of them is CommonMark's escape.
+  constexpr std::string_view markup = "\\`*_{}[]<>#|~&$";
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (markup.find(c) != std::string_view::npos) out += '\\';
+    out += shown(c);
+  }
+  return out;
+}
+
+std::string markdown_code(std::string_view text) {
+  size_t longest = 0, run = 0;
+  std::string body;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+    body += c == '|' ? std::string("\\|") : shown(c);
+  }
+  const std::string fence(longest + 1, '`');
+  // A space inside the fence when the text starts or ends with a backtick (CommonMark strips one).
+  const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
+  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
+}
+
+std::string gnuplot_string(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? "''" : shown(c);
+  return out + "'";
 }
 
 std::string score(const nlohmann::json& value) {

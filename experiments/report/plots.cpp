@@ -54,8 +54,10 @@ std::string series_style(const std::string& model, const std::string& mode,
 }
 
 // The header every plot shares: axes fitted to the data with a little air, a grid, the key
-// below the plot (never over the data, never half the picture).
+// below the plot (never over the data, never half the picture). Text is shown as it is
+// (noenhanced): a name read from a results file is no markup to gnuplot.
 const char* kPlotHeader =
+    "set termoption noenhanced\n"
     "set datafile separator '\\t'\nset grid\nset key below horizontal maxrows 3 spacing 1.2\n"
     "set autoscale fix\nset offsets graph 0.03, graph 0.03, graph 0.08, graph 0.08\n"
     "set format y '%.0f'\n";
@@ -148,8 +150,8 @@ std::string validation_curves(const json& emb, const RunFiles& files, const fs::
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& [model, mode] = rows[i].first;
     curves << (i ? ", " : "") << "'valid_curves.dat' index " << i
-           << " using 1:2:3 with yerrorlines " << series_style(model, mode, point_size)
-           << " title '" << model << " " << mode << "'";
+           << " using 1:2:3 with yerrorlines " << series_style(model, mode, point_size) << " title "
+           << gnuplot_string(model + " " + mode);
   }
   // Early stopping watches the first valid_limit tokens of validation; the tables report the
   // whole split, so the curves say which they show.
@@ -199,8 +201,8 @@ std::string data_size_plot(const json& size, const fs::path& root, const fs::pat
            << q.at("test_ppl").value("std", 0.0) << "\n";
     data << "\n\n";
     script << (index ? ", " : "") << "'data_size.dat' index " << index
-           << " using 1:2:3 with yerrorlines " << series_style(model, mode) << " title '" << model
-           << " " << mode << "'";
+           << " using 1:2:3 with yerrorlines " << series_style(model, mode) << " title "
+           << gnuplot_string(model + " " + mode);
     ++index;
   }
   script << "\n";
@@ -226,8 +228,8 @@ std::string drift_plot(const json& life, const fs::path& root, const fs::path& s
       data << "\n\n";
       script << (index ? ", " : "") << "'drift.dat' index " << index
              << " with linespoints lw 2 lc rgb '" << band_colours[band_number % 6] << "' pt "
-             << (run_number ? 5 : 7) << " dt " << (run_number ? 2 : 1) << " title '"
-             << run.at("name").get<std::string>() << ": " << band << "'";
+             << (run_number ? 5 : 7) << " dt " << (run_number ? 2 : 1) << " title "
+             << gnuplot_string(run.at("name").get<std::string>() + ": " + band);
       ++index, ++band_number;
     }
     ++run_number;
@@ -263,20 +265,18 @@ std::string norms_plot(const json& life, const fs::path& root, const fs::path& s
       const bool input = std::string(side) == "input_norm";
       plots += std::string(index ? ", " : "") + "'norms.dat' index " + std::to_string(index) +
                " using 1:2:3:4 with yerrorlines lw 2 lc rgb '" + run_colours[run_number % 4] +
-               "' pt " + (input ? "7" : "5") + " dt " + (input ? "1" : "2") + " title '" +
-               run.at("name").get<std::string>() +
-               (tied    ? ": the table"
-                : input ? ": input rows"
-                        : ": output rows") +
-               "'";
+               "' pt " + (input ? "7" : "5") + " dt " + (input ? "1" : "2") + " title " +
+               gnuplot_string(run.at("name").get<std::string>() + (tied    ? ": the table"
+                                                                   : input ? ": input rows"
+                                                                           : ": output rows"));
       ++index;
     }
     ++run_number;
   }
   if (index == 0) return "";
   script << "set logscale x\nset xrange [0.35:" << last * 1.5 << "]\n"
-         << "set xtics ('0' 0.5, '1' 1, '10' 10, '100' 100, '1000' 1000, '10^4' 10000, "
-            "'10^5' 100000, '10^6' 1000000)\n"
+         << "set xtics ('0' 0.5, '1' 1, '10' 10, '100' 100, '1000' 1000, '10⁴' 10000, "
+            "'10⁵' 100000, '10⁶' 1000000)\n"
          << "set xlabel 'occurrences in the training split'\n"
          << "set ylabel 'row norm (median, quartiles)'\nset format y '%g'\nplot " << plots << "\n";
   return plot(root, sub, "norms", data.str(), script.str());

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "base/enum_names.hpp"
 #include "experiments/report/format.hpp"
 
 namespace tg::experiments::report {
@@ -12,14 +13,44 @@ namespace tg::experiments::report {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
+namespace {
+
+// A results file is untrusted input (docs/errors.md, "What the report trusts"). A control
+// character (a line break, an escape sequence) in any of its strings is replaced by U+FFFD, so
+// no string read from a file can end a line of REPORT.md or of a gnuplot script, or drive the
+// terminal a message is printed on; the names the tables and plots are keyed by (models and
+// modes) must be plain names, or the file is refused. Other text is escaped where it is shown.
+void check_strings(json& value, const fs::path& p, const std::string& key = "") {
+  if (value.is_string()) {
+    value = printable(value.get<std::string>());
+    if ((key == "model" || key == "mode") && !base::plain_name(value.get<std::string>()))
+      throw std::runtime_error(p.string() + ": \"" + key + "\" is " + value.dump() +
+                               ", not a name (" + base::kPlainNameRule + ")");
+  } else if (value.is_array()) {
+    for (json& item : value) check_strings(item, p, key);
+  } else if (value.is_object()) {
+    json clean = json::object();
+    for (auto& [name, item] : value.items()) {
+      check_strings(item, p, name);
+      clean[printable(name)] = std::move(item);
+    }
+    value = std::move(clean);
+  }
+}
+
+}  // namespace
+
 json load(const fs::path& p) {
   std::ifstream in(p);
   if (!in) return nullptr;
+  json file;
   try {
-    return json::parse(in);
+    file = json::parse(in);
   } catch (const json::exception& e) {
     throw std::runtime_error(p.string() + ": not valid JSON: " + e.what());
   }
+  check_strings(file, p);
+  return file;
 }
 
 namespace {

@@ -20,7 +20,7 @@ namespace {
 std::string tokens_of(const json& run) {
   if (!run.contains("tokenizer")) return "words";
   const json& t = run.at("tokenizer");
-  return base::last_path_component(t.at("name").get<std::string>()) + " BPE, " +
+  return markdown_text(base::last_path_component(t.at("name").get<std::string>())) + " BPE, " +
          grouped(t.at("tokens").get<size_t>()) + " tokens";
 }
 
@@ -120,7 +120,7 @@ std::string paper_nplm_section(const FolderFiles& paper, const Calibration& cali
 namespace {
 
 std::string description_of(const json& run) {
-  return run.contains("data") ? run.at("data").value("description", "") : "";
+  return run.contains("data") ? markdown_text(run.at("data").value("description", "")) : "";
 }
 
 // Mean and sample standard deviation of the test perplexity per word over the finished runs

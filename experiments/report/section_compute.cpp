@@ -62,8 +62,9 @@ std::string compute_section(const fs::path& dir, const FolderFiles& paper, Compu
   std::ostringstream rows;
   for (const auto& [folder, c] : folders) {
     if (c.runs == 0) continue;
-    rows << "| `" << folder << "/` | " << c.runs << " | " << duration(c.train_seconds) << " | "
-         << cpu_cell(c) << " | " << duration(c.word2vec_seconds) << " |\n";
+    rows << "| " << markdown_code(folder + "/") << " | " << c.runs << " | "
+         << duration(c.train_seconds) << " | " << cpu_cell(c) << " | "
+         << duration(c.word2vec_seconds) << " |\n";
     total.add(c);
   }
   if (total.runs == 0) return "";

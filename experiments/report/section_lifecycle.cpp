@@ -64,7 +64,7 @@ std::string table_census(const json& t) {
       << fixed(100 * u.at("recall").get<double>(), 1) << "%)";
   std::string seen;
   for (const auto& e : u.at("flagged_seen"))
-    seen += (seen.empty() ? "" : ", ") + e.at("token").get<std::string>() + " (" +
+    seen += (seen.empty() ? "" : ", ") + markdown_text(e.at("token").get<std::string>()) + " (" +
             std::to_string(e.at("count").get<size_t>()) + ")";
   out << (seen.empty() ? "."
                        : "; the top flagged tokens that do occur (training count): " + seen + ".")
@@ -90,7 +90,7 @@ std::string census_comparison(const json& runs) {
   std::ostringstream out;
   out << "The tables' rows in each run (the tied table is also the output matrix, whose softmax "
          "gives every row a gradient at every step):\n\n|";
-  for (const json* run : with) out << " | " << run->at("name").get<std::string>();
+  for (const json* run : with) out << " | " << markdown_text(run->at("name").get<std::string>());
   out << " |\n|---|";
   for (size_t i = 0; i < with.size(); ++i) out << "---:|";
   out << "\n";
@@ -130,7 +130,7 @@ std::string lifecycle_section(const json& s) {
   std::ostringstream out;
   out << census_comparison(s.at("runs"));
   for (const auto& run : s.at("runs")) {
-    const std::string name = run.at("name").get<std::string>();
+    const std::string name = markdown_text(run.at("name").get<std::string>());
     out << "#### " << name << "\n\n";
     out << "- rows of the input table with a non-zero gradient per step: mean "
         << fixed(100 * run.at("rows_per_step_mean").get<double>(), 2) << "% (of "
@@ -170,11 +170,12 @@ std::string lifecycle_section(const json& s) {
     for (const auto& p : run.at("neighbours")) {
       auto list = [](const json& words) {
         std::string s;
-        for (const auto& w : words) s += (s.empty() ? "" : ", ") + w.get<std::string>();
+        for (const auto& w : words)
+          s += (s.empty() ? "" : ", ") + markdown_text(w.get<std::string>());
         return s.empty() ? std::string("(not in vocabulary)") : s;
       };
-      out << "| " << p.at("word").get<std::string>() << " | " << list(p.at("before")) << " | "
-          << list(p.at("after")) << " | " << list(p.at("word2vec")) << " |\n";
+      out << "| " << markdown_text(p.at("word").get<std::string>()) << " | " << list(p.at("before"))
+          << " | " << list(p.at("after")) << " | " << list(p.at("word2vec")) << " |\n";
     }
     out << "\n";
   }
@@ -193,7 +194,7 @@ std::string census_conclusion(const json& life) {
     const size_t rows = t.at("rows").get<size_t>(), unseen = t.at("unseen_rows").get<size_t>();
     const size_t unchanged = t.at("unseen_rows_unchanged").get<size_t>();
     const std::optional<double> norm = unseen_input_norm(t);
-    lines += "  - " + run.at("name").get<std::string>() + ": " +
+    lines += "  - " + markdown_text(run.at("name").get<std::string>()) + ": " +
              grouped(t.at("rows_with_gradient").get<size_t>()) + " of " + grouped(rows) +
              " rows given a gradient; of the " + grouped(unseen) + " never in training, " +
              (unchanged == unseen ? std::string("all") : grouped(unchanged)) +
@@ -222,7 +223,7 @@ std::string life_cycle_conclusion(const json& life) {
     out << " (word2vec on the same tokens: " << score(life.at("word2vec_wordsim")) << ")";
   out << ":\n";
   for (const auto& run : life.at("runs"))
-    out << "  - " << run.at("name").get<std::string>() << ": input table "
+    out << "  - " << markdown_text(run.at("name").get<std::string>()) << ": input table "
         << score(run.at("wordsim_input")) << ", output rows " << score(run.at("wordsim_output"))
         << "; a step gives " << fixed(100 * run.at("rows_per_step_mean").get<double>(), 1)
         << "% of the input rows a non-zero gradient"
@@ -295,10 +296,10 @@ std::string optimizer_rows_section(const std::vector<OptimizerRows>& rows) {
          "changed, last step | test ppl after 1 epoch | commit |\n"
          "|---|---|---:|---:|---:|---:|---|\n";
   for (const OptimizerRows& r : rows)
-    out << "| " << r.name << " | " << optimizer_setting(r.config) << " | "
+    out << "| " << markdown_text(r.name) << " | " << optimizer_setting(r.config) << " | "
         << fixed(100 * r.gradient_rows, 2) << "% | " << fixed(100 * r.changed_rows, 2) << "% | "
         << fixed(100 * r.changed_last_step, 2) << "% | " << fixed(r.test_ppl, 1) << " | "
-        << r.commit << " |\n";
+        << markdown_text(r.commit) << " |\n";
   return out.str() + "\n";
 }
 
@@ -309,7 +310,7 @@ std::string optimizer_rows_conclusion(const std::vector<OptimizerRows>& rows) {
          "input table with a gradient per step, and rows whose values change:";
   const char* separator = " ";
   for (const OptimizerRows& r : rows) {
-    out << separator << r.name << " " << fixed(100 * r.gradient_rows, 1) << "% and "
+    out << separator << markdown_text(r.name) << " " << fixed(100 * r.gradient_rows, 1) << "% and "
         << fixed(100 * r.changed_rows, 1) << "%";
     separator = "; ";
   }

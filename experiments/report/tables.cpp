@@ -243,7 +243,7 @@ bool on_brown(const json& summary) {
 
 std::string data_line(const json& summary) {
   const json data = summary.value("data", json(""));
-  if (data.is_string()) return data.get<std::string>();
+  if (data.is_string()) return markdown_text(data.get<std::string>());
   if (!data.is_object() || data.empty()) return "";
   auto share = [](const std::string& tag) {  // "f0.25" -> 0.25
     return tag.empty() ? 0.0 : std::strtod(tag.c_str() + 1, nullptr);
@@ -251,7 +251,7 @@ std::string data_line(const json& summary) {
   auto largest = data.items().begin();
   for (auto it = data.items().begin(); it != data.items().end(); ++it)
     if (share(it.key()) > share(largest.key())) largest = it;
-  return largest.value().get<std::string>();
+  return markdown_text(largest.value().get<std::string>());
 }
 
 // The setup of a study's runs in one sentence. The model's shape comes from a run's own
@@ -286,8 +286,8 @@ std::string training_setup(const json& summary, const json& run_config) {
     out << ", reading GPT-2's byte-level BPE tokens";
   else if (tokenizer != "word")
     // By its folder's name, not the machine's path: REPORT.md does not depend on where it ran.
-    out << ", reading the byte-level BPE tokens of `" << base::last_path_component(tokenizer)
-        << "`";
+    out << ", reading the byte-level BPE tokens of "
+        << markdown_code(base::last_path_component(tokenizer));
   out << ", batch " << c.batch << ", " << base::name_of(train::kOptimizerNames, c.optimizer)
       << " lr " << c.lr;
   if (c.weight_decay > 0) out << ", weight decay " << c.weight_decay;

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <set>
 #include <tuple>
 
 #include "experiments/report/analysis.hpp"
@@ -1420,6 +1422,120 @@ BOOST_AUTO_TEST_CASE(verdicts_come_from_the_corrected_test_over_seeds) {
   for (size_t i = 2; i < many.size(); ++i)
     BOOST_TEST((many[i].verdict == experiments::report::Verdict::not_decided),
                i << ": " << many[i].holm_p);
+}
+
+// A results folder is untrusted input (docs/errors.md): the committed results with every string
+// of every file carrying gnuplot, shell and Markdown metacharacters render, run nothing, and
+// show the text escaped; a model or mode that is not a plain name is refused, naming its file.
+namespace {
+
+// Copies the JSON files of `from` into `to`, each string `s` that `mutate` accepts (by its key)
+// becoming s + payload.
+void copy_with_payload(const fs::path& from, const fs::path& to, const std::string& payload,
+                       const std::function<bool(const std::string&)>& mutate) {
+  const std::function<void(json&, const std::string&)> walk = [&](json& v, const std::string& key) {
+    if (v.is_string() && mutate(key)) v = v.get<std::string>() + payload;
+    if (v.is_array())
+      for (json& item : v) walk(item, key);
+    if (v.is_object())
+      for (auto& [k, item] : v.items()) walk(item, k);
+  };
+  for (const auto& entry : fs::recursive_directory_iterator(from)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
+    const fs::path target = to / fs::relative(entry.path(), from);
+    fs::create_directories(target.parent_path());
+    json file = json::parse(std::ifstream(entry.path()));
+    walk(file, "");
+    std::ofstream(target) << file.dump();
+  }
+}
+
+// The text outside Markdown code spans (a run of n backticks up to the next run of n).
+std::string outside_code_spans(const std::string& md) {
+  std::string out;
+  for (size_t i = 0; i < md.size();) {
+    if (md[i] != '`') {
+      out += md[i++];
+      continue;
+    }
+    const size_t run = md.find_first_not_of('`', i) == std::string::npos
+                           ? md.size() - i
+                           : md.find_first_not_of('`', i) - i;
+    const std::string fence(run, '`');
+    size_t close = md.find(fence, i + run);
+    while (close != std::string::npos && close + run < md.size() && md[close + run] == '`')
+      close = md.find(fence, md.find_first_not_of('`', close));
+    i = close == std::string::npos ? md.size() : close + run;
+  }
+  return out;
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_CASE(a_results_folder_is_untrusted_input, ResultsFolder) {
+  const fs::path committed = fs::path(TAPEGRAD_SOURCE_DIR) / "results";
+  const fs::path ran_quote = dir / "ran_quote", ran_backquote = dir / "ran_backquote";
+  const std::string payload = "x' ; system 'touch " + ran_quote.string() + "' ; x='`touch " +
+                              ran_backquote.string() + "`@x|<b>*_[l](u)\n| fake | row |\x1b[2J";
+  // Typed settings are refused by name (a test of their own); model and mode below.
+  const std::set<std::string> typed = {"smoothing", "embedding",   "optimizer",    "positions",
+                                       "schedule",  "table_decay", "vocab_counts", "precision",
+                                       "model",     "mode"};
+  const fs::path text = dir / "text";
+  copy_with_payload(committed, text, payload,
+                    [&](const std::string& key) { return !typed.contains(key); });
+  const bool plots = experiments::report::have_gnuplot();
+  const std::string md = experiments::report::render_report(text.string(), plots);
+  BOOST_TEST(!fs::exists(ran_quote));
+  BOOST_TEST(!fs::exists(ran_backquote));
+  // Still a report: its sections and their numbers (converged/gpt/'s learned-tied row).
+  BOOST_TEST(md.find("## 1. ") != std::string::npos);
+  BOOST_TEST(md.find("| gpt | learned-tied |") != std::string::npos);
+  // The payload shows as text: no tag, link, table row or escape sequence of its own.
+  const std::string prose = outside_code_spans(md);
+  BOOST_TEST(prose.find("<b>") == std::string::npos);
+  BOOST_TEST(prose.find("[l](u)") == std::string::npos);
+  BOOST_TEST(md.find("\n| fake | row |") == std::string::npos);
+  BOOST_TEST(md.find('\x1b') == std::string::npos);
+  BOOST_TEST(prose.find("\\<b\\>\\*\\_\\[l\\](u)") != std::string::npos);
+
+  // A name the tables and plots are keyed by is refused, naming its file and field.
+  const fs::path named = dir / "named";
+  copy_with_payload(committed, named, payload,
+                    [](const std::string& key) { return key == "model"; });
+  try {
+    experiments::report::render_report(named.string(), plots);
+    BOOST_FAIL("a model named with metacharacters was rendered");
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    BOOST_TEST_MESSAGE(what);
+    BOOST_TEST(what.find(".json: \"model\" is \"") != std::string::npos);
+    BOOST_TEST(what.find("not a name") != std::string::npos);
+    BOOST_TEST(what.find('\n') == std::string::npos);
+  }
+  BOOST_TEST(!fs::exists(ran_quote));
+  BOOST_TEST(!fs::exists(ran_backquote));
+}
+
+// The sinks' escapes, one by one.
+BOOST_AUTO_TEST_CASE(text_from_a_file_is_escaped_for_each_sink) {
+  using experiments::report::gnuplot_string;
+  using experiments::report::markdown_code;
+  using experiments::report::markdown_text;
+  BOOST_TEST(markdown_text("learned-tied") == "learned-tied");
+  BOOST_TEST(markdown_text("a|b <c> *d* [e](f) `g` $h$ ~i~ &j; #k \\") ==
+             "a\\|b \\<c\\> \\*d\\* \\[e\\](f) \\`g\\` \\$h\\$ \\~i\\~ \\&j; \\#k \\\\");
+  BOOST_TEST(markdown_text("a\nb\x1b") ==
+             "a\xEF\xBF\xBD"
+             "b\xEF\xBF\xBD");
+  BOOST_TEST(markdown_code("bpe8k") == "`bpe8k`");
+  BOOST_TEST(markdown_code("a`b``c|d") == "```a`b``c\\|d```");
+  BOOST_TEST(markdown_code("`a") == "`` `a ``");
+  BOOST_TEST(gnuplot_string("gpt learned") == "'gpt learned'");
+  BOOST_TEST(gnuplot_string("x' ; system 'y") == "'x'' ; system ''y'");
+  BOOST_TEST(gnuplot_string("a\nb") ==
+             "'a\xEF\xBF\xBD"
+             "b'");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -595,6 +595,13 @@ BOOST_AUTO_TEST_CASE(registered_models_train_by_name) {
     return std::make_unique<nn::GPT>(g, spec.pretrained);
   });
   BOOST_TEST(train::has_model("test-gpt-wide-norm"));
+  // A name the results files and REPORT.md repeat is a plain name (docs/errors.md).
+  const auto factory = [](const train::ModelSpec&) -> std::unique_ptr<nn::LanguageModel> {
+    return nullptr;
+  };
+  for (const char* bad : {"", "my gpt", "gpt,2", "gpt'x", "-gpt", "gpt|x", "gpt\n"})
+    BOOST_CHECK_THROW(train::register_model(bad, factory), std::invalid_argument);
+  BOOST_TEST(!train::has_model("my gpt"));
   train::TrainConfig c = tiny("test-gpt-wide-norm");
   const auto r = train::train_language_model(c, toy());
   BOOST_TEST(built == 1u);
