@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The study across scale: does tying, or a pretrained word2vec table, still pay as the GPT grows?
+# The GPT of results/converged/gpt/ (context 64, batch 32, dropout 0.2, cosine schedule over up
+# to 12 epochs, early stopping with patience 2 on the first 50,000 validation tokens, one
+# thread) at four sizes, heads of 32 dimensions each:
+#   d64   2 layers  2 heads   body ~0.10M parameters
+#   d128  2 layers  4 heads   body ~0.40M
+#   d192  3 layers  6 heads   body ~1.3M
+#   d256  4 layers  8 heads   body ~3.2M   (32x the smallest)
+# Every arm with --table-decay none, so that no vocabulary matrix decays in any arm and tying is
+# compared with the untied GPT under one policy (results/converged/gpt_table_decay_none/).
+# Parts:
+#   lr     the learning-rate search: at each size, learned and learned-tied, seed 1, at three
+#          rates (the size's grid below), into lr/<size>_lr<rate>/. The rate whose two runs
+#          have the lower mean validation perplexity is the size's rate for the sweep
+#          (results/scaling/README.md lists the search and the choice).
+#   sweep  each size at its chosen rate, into gpt_<size>/: learned, learned-tied and
+#          finetune-pretrained (each seed its own word2vec at that width) at every size,
+#          frozen-pretrained and frozen-random at the smallest and the largest; 5 seeds.
+#          A size whose rate is not chosen yet is skipped, saying so.
+# Resumable: finished runs are skipped, the one in progress resumes from its checkpoint. Run one
+# invocation per core: each takes the next folder no other invocation holds (.lock).
+#   scripts/scaling.sh [--bin DIR] [--out DIR] [--threads N] [--seeds N] [--dry-run]
+#                      [--parts lr,sweep] [--sizes d64,d128,d192,d256]
+set -euo pipefail
+# One block, read whole before it runs: editing this file while a study runs cannot change
+# what the running invocation does next.
+{
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=$here/build/bin
+out=$here/results/scaling
+threads=1
+seeds=5
+parts=lr,sweep
+sizes=d64,d128,d192,d256
+dry_run=()
+own_option() {
+  case "$1" in
+    --dry-run) dry_run=(--dry-run) taken=1 ;;
+    --seeds) need_value "$@" && seeds=$2 taken=2 ;;
+    --parts) need_value "$@" && parts=$2 taken=2 ;;
+    --sizes) need_value "$@" && sizes=$2 taken=2 ;;
+  esac
+}
+source "$here/scripts/study_options.sh"
+parse_study_options "$@"
+
+# size -> "d_model layers heads"
+declare -A shape=([d64]="64 2 2" [d128]="128 2 4" [d192]="192 3 6" [d256]="256 4 8")
+# size -> the learning rates searched
+declare -A grid=([d64]="1e-3 2e-3 4e-3" [d128]="5e-4 1e-3 2e-3" [d192]="5e-4 1e-3 2e-3"
+                 [d256]="2.5e-4 5e-4 1e-3")
+# size -> the rate the search chose (filled in as each size's search lands)
+declare -A chosen=()
+IFS=, read -ra size_list <<< "$sizes"
+for size in "${size_list[@]}"; do
+  [ -n "${shape[$size]:-}" ] || { echo "scaling.sh: --sizes: unknown size '$size' (use d64, d128, d192, d256)" >&2; exit 2; }
+done
+for part in ${parts//,/ }; do
+  case "$part" in lr | sweep) ;; *) echo "scaling.sh: --parts: unknown part '$part' (use lr, sweep)" >&2; exit 2 ;; esac
+done
+wanted() { [[ ,$parts, == *,$1,* ]]; }
+
+common=(--model gpt --context 64 --batch 32 --warmup 100 --dropout 0.2 --schedule cosine --epochs 12
+        --patience 2 --valid-limit 50000 --threads "$threads" --models gpt --table-decay none)
+gpt_of() {
+  local d layers heads
+  read -r d layers heads <<< "${shape[$1]}"
+  echo --d-model "$d" --layers "$layers" --heads "$heads"
+}
+
+# Trains into a folder unless another invocation holds it (then moves on); a dry run only lists.
+train_into() {
+  local folder=$1
+  shift
+  if [ ${#dry_run[@]} -gt 0 ]; then
+    "$bin/exp_embeddings" --dry-run "$@" --out "$folder"
+    return
+  fi
+  mkdir -p "$folder"
+  local lock
+  exec {lock}>"$folder/.lock"
+  if ! flock -n "$lock"; then
+    echo "scaling.sh: $folder: another invocation holds it, moving on" >&2
+    exec {lock}>&-
+    return
+  fi
+  "$bin/exp_embeddings" "$@" --out "$folder"
+  exec {lock}>&-
+}
+
+if wanted lr; then
+  for size in "${size_list[@]}"; do
+    for rate in ${grid[$size]}; do
+      # shellcheck disable=SC2046
+      train_into "$out/lr/${size}_lr$rate" $(gpt_of "$size") "${common[@]}" --lr "$rate" \
+        --modes learned,learned-tied --seeds 1
+    done
+  done
+fi
+if wanted sweep; then
+  for size in "${size_list[@]}"; do
+    if [ -z "${chosen[$size]:-}" ]; then
+      echo "scaling.sh: $size: no learning rate chosen yet (run --parts lr first): skipped" >&2
+      continue
+    fi
+    modes=learned,learned-tied,finetune-pretrained
+    if [ "$size" = d64 ] || [ "$size" = d256 ]; then modes+=,frozen-pretrained,frozen-random; fi
+    # shellcheck disable=SC2046
+    train_into "$out/gpt_$size" $(gpt_of "$size") "${common[@]}" --lr "${chosen[$size]}" \
+      --modes "$modes" --w2v-seeds per-run --seeds "$seeds"
+  done
+fi
+exit
+}
