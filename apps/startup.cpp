@@ -6,6 +6,7 @@
 #include <string>
 
 #include "autograd/parallel.hpp"
+#include "base/build_info.hpp"
 
 namespace tg::apps {
 
@@ -17,6 +18,7 @@ const char* kernel_for_this_cpu() {
 }
 
 void start_program(char** argv) {
+  base::record_command_line(argv);  // for the run files' provenance
   if (std::getenv("OPENBLAS_CORETYPE") || std::string(blas_kernel()) != "Prescott") return;
   const char* kernel = kernel_for_this_cpu();
   if (!kernel) return;

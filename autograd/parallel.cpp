@@ -32,6 +32,10 @@ const char* threading_backend() {
   }
 }
 
+const char* blas_build() {
+  return openblas_get_config();
+}
+
 const char* blas_kernel() {
   const char* name = openblas_get_corename();
   return name ? name : "unknown";

@@ -28,6 +28,8 @@ int num_threads();
 const char* threading_backend();
 // The sgemm kernel OpenBLAS chose ("SkylakeX", "Haswell", "Prescott", ...).
 const char* blas_kernel();
+// OpenBLAS's own description of its build ("OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY ...").
+const char* blas_build();
 
 namespace detail {
 

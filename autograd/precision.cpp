@@ -41,6 +41,11 @@ std::string native_bf16_instructions() {
   return found;
 }
 
+std::string onednn_version() {
+  const dnnl_version_t* v = dnnl_version();
+  return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
+}
+
 Precision resolve_precision(Precision requested) {
   const bool native = cpu_has_native_bf16();
   if (requested == Precision::automatic) return native ? Precision::bf16 : Precision::fp32;

@@ -24,6 +24,8 @@ inline constexpr base::NameTable<Precision, 3> kPrecisionNames{
 // The CPU's bf16 instructions that oneDNN's bf16 products use: "avx512_bf16", "amx_bf16",
 // both joined by " and ", or "" when it has neither.
 std::string native_bf16_instructions();
+// The oneDNN library the bf16 products run on ("3.0.0"), for the run files.
+std::string onednn_version();
 inline bool cpu_has_native_bf16() {
   return !native_bf16_instructions().empty();
 }

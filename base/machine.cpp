@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
 
 namespace tg::base {
 
@@ -18,6 +19,34 @@ std::string bytes_text(double bytes) {
   else
     std::snprintf(buf, sizeof buf, "%.0f MiB", bytes / (1024.0 * 1024));
   return buf;
+}
+
+namespace {
+// The value of the first "key : value" line of /proc/cpuinfo with this key, or "".
+std::string cpuinfo(const std::string& key) {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos || line.compare(0, key.size(), key) != 0) continue;
+    if (line.find_first_not_of(" \t", key.size()) != colon) continue;
+    const auto start = line.find_first_not_of(' ', colon + 1);
+    return start == std::string::npos ? "" : line.substr(start);
+  }
+  return "";
+}
+}  // namespace
+
+std::string cpu_model() {
+  return cpuinfo("model name");
+}
+
+std::string cpu_instruction_sets() {
+  std::string found;
+  const std::string all = " " + cpuinfo("flags") + " ";
+  for (const char* isa : {"avx2", "fma", "avx512f", "avx512bw", "avx512_bf16", "amx_bf16"})
+    if (all.find(" " + std::string(isa) + " ") != std::string::npos)
+      found += (found.empty() ? "" : " ") + std::string(isa);
+  return found;
 }
 
 }  // namespace tg::base

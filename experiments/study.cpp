@@ -199,11 +199,17 @@ json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const 
   std::snprintf(buf, sizeof buf, "done in %.1f s, %zu words, WordSim-353 %s (%.0f%% OOV)",
                 r.seconds, r.words.size(), score, 100 * ws.oov_ratio());
   line.finish(label + buf);
-  const json log = {{"file", file_name},         {"fnv1a", base::fnv1a_file_hex(path)},
-                    {"tokens", tokens.size()},   {"words", r.words.size()},
-                    {"seconds", r.seconds},      {"words_per_s", r.words_per_s},
-                    {"wordsim353", ws.spearman}, {"wordsim353_oov", ws.oov_ratio()},
-                    {"options", options},        {"commit", base::commit()}};
+  const json log = {{"file", file_name},
+                    {"fnv1a", base::fnv1a_file_hex(path)},
+                    {"tokens", tokens.size()},
+                    {"words", r.words.size()},
+                    {"seconds", r.seconds},
+                    {"words_per_s", r.words_per_s},
+                    {"wordsim353", ws.spearman},
+                    {"wordsim353_oov", ws.oov_ratio()},
+                    {"options", options},
+                    {"commit", base::commit()},
+                    {"provenance", train::provenance()}};
   write_json(log_path, log);
   distributed::barrier();
   return log;
@@ -533,6 +539,7 @@ void Plan::save() {
         listed.push_back(entry(i, done));
   summary_["runs"] = listed;
   summary_["rows"] = aggregate(listed, group_keys_, metrics_);
+  summary_["provenance"] = train::provenance();  // of the invocation that wrote it last
   write_json(summary_path_, summary_);
 }
 

@@ -11,6 +11,8 @@
 #include <map>
 #include <optional>
 
+#include "autograd/parallel.hpp"
+#include "autograd/precision.hpp"
 #include "autograd/simd_kernels.hpp"
 #include "base/build_info.hpp"
 #include "base/files.hpp"
@@ -321,6 +323,20 @@ double forward_backward(nn::LanguageModel& model, const Ids& inputs, const Ids& 
   return distributed::sum(l);  // the same on every rank
 }
 
+nlohmann::json provenance() {
+  std::string commit = base::commit();
+  const bool dirty = commit.ends_with("-dirty");
+  if (dirty) commit.resize(commit.size() - 6);
+  return {{"commit", commit},
+          {"dirty", dirty},
+          {"build_type", base::build_type()},
+          {"command", base::command_line()},
+          {"cpu", base::cpu_model()},
+          {"instruction_sets", base::cpu_instruction_sets()},
+          {"openblas", blas_build()},
+          {"onednn", onednn_version()}};
+}
+
 Trainer::Trainer(const TrainConfig& config, const text::LMData& data, TrainHooks hooks)
     : Trainer(config, data, nullptr, std::move(hooks)) {}
 
@@ -332,6 +348,7 @@ Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
       out_({{"program", "train_lm"},
             {"version", base::version()},
             {"commit", base::commit()},
+            {"provenance", provenance()},
             {"config", c_.to_json()},
             {"seed", c_.seed},
             {"threads", c_.threads},

@@ -77,6 +77,11 @@ struct RunResult {
 // cache), then the other ranks.
 text::LMData load_data(const text::LMDataOptions& options);
 
+// Where a result comes from, for every file that records one (a run's "provenance"): the
+// commit the program was built from and whether the tree was dirty, the build type, the full
+// command line, the CPU's model and instruction sets, and the OpenBLAS and oneDNN builds.
+nlohmann::json provenance();
+
 // For data in subword tokens: the tokenizer (name, size, hash) and each split's perplexity per
 // word, exp(the split's total NLL / its words), the one scale models of any tokenization share
 // (results keys "tokenizer", "valid_ppl_per_word", "test_ppl_per_word"). Word-level data: none.

@@ -12,6 +12,8 @@
 #include <map>
 #include <thread>
 
+#include "base/build_info.hpp"
+#include "base/machine.hpp"
 #include "temp_folder.hpp"
 #include "text/bpe.hpp"
 #include "text/vectors.hpp"
@@ -580,6 +582,28 @@ BOOST_AUTO_TEST_CASE(early_stopping_keeps_the_best_epoch) {
   double best = INFINITY;
   for (const auto& e : r.json["epochs"]) best = std::min(best, e["valid_loss"].get<double>());
   BOOST_TEST(r.valid_ppl == std::exp(best), boost::test_tools::tolerance(1e-9));
+}
+
+// Every run file names where it comes from: the commit (and whether the tree was dirty), the
+// build type, the command line the program recorded at start, the machine's CPU and the
+// libraries' builds.
+BOOST_AUTO_TEST_CASE(a_run_names_its_commit_and_command_line) {
+  std::string words[] = {"train_lm", "--d-model", "16", "--results", "a file.json"};
+  char* argv[] = {words[0].data(), words[1].data(), words[2].data(),
+                  words[3].data(), words[4].data(), nullptr};
+  base::record_command_line(argv);
+  const train::RunResult r = train::train_language_model(tiny("gpt"), toy());
+  base::record_command_line(nullptr);
+  const nlohmann::json& p = r.json.at("provenance");
+  BOOST_TEST(p.at("command") ==
+             nlohmann::json({"train_lm", "--d-model", "16", "--results", "a file.json"}));
+  const std::string commit = p.at("commit");
+  BOOST_TEST(commit + (p.at("dirty").get<bool>() ? "-dirty" : "") == std::string(base::commit()));
+  BOOST_TEST(p.at("build_type").get<std::string>() == base::build_type());
+  BOOST_TEST(p.at("openblas").get<std::string>().starts_with("OpenBLAS "));
+  BOOST_TEST(p.at("onednn").get<std::string>().find('.') != std::string::npos);
+  BOOST_TEST(p.at("cpu").get<std::string>() == base::cpu_model());
+  BOOST_TEST(base::command_line().empty());  // recording nothing forgets the earlier line
 }
 
 // A model registered by name trains through the same Trainer, and its name reaches the
