@@ -12,8 +12,11 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <new>
+#include <string_view>
 
 #include "base/build_info.hpp"
+#include "base/machine.hpp"
 #include "distributed/distributed.hpp"
 #include "train/signals.hpp"
 
@@ -77,7 +80,16 @@ int guarded_main(const char* program, const std::function<int()>& body) {
   } catch (const std::exception& e) {
     std::string text = "\n" + std::string(program) + ": error: ";
     if (distributed::size() > 1) text += "rank " + std::to_string(distributed::rank()) + ": ";
-    text += std::string(e.what()) + "\n";
+    // An allocation that fails outside a tensor (whose own message names its size) says only
+    // "std::bad_alloc": say what it means.
+    const bool bare_bad_alloc = dynamic_cast<const std::bad_alloc*>(&e) &&
+                                std::string_view(e.what()) == std::bad_alloc().what();
+    text += bare_bad_alloc ? "out of memory: an allocation failed (" +
+                                 base::bytes_text(static_cast<double>(base::physical_memory())) +
+                                 " installed; lower --batch, --context, --d-model, --hidden or "
+                                 "--layers, or the vocabulary)"
+                           : std::string(e.what());
+    text += "\n";
     std::cerr.flush();
     [[maybe_unused]] const ssize_t written = ::write(g_error_fd, text.data(), text.size());
     // A failed rank must take the others down, or they wait in a collective for ever.

@@ -147,13 +147,17 @@ void add_run_flags(CLI::App& app, train::TrainConfig& c) {
                   "picks bf16 where the CPU has it",
                   [&c] {
                     const Precision requested = c.precision;
-                    c.precision = resolve_precision(requested);
+                    try {
+                      c.precision = resolve_precision(requested);
+                    } catch (const std::invalid_argument& e) {
+                      throw CLI::ValidationError(e.what());  // refused before any data is read
+                    }
                     if (requested == Precision::automatic && distributed::rank() == 0)
                       std::cerr << "--precision auto: "
                                 << base::name_of(kPrecisionNames, c.precision)
                                 << (c.precision == Precision::bf16
                                         ? " (this CPU has " + native_bf16_instructions() + ")"
-                                        : std::string(" (this CPU has no native bf16)"))
+                                        : " (" + bf16_unavailable() + ")")
                                 << "\n";
                   });
   app.add_flag("--detect-anomaly", c.detect_anomaly,

@@ -213,9 +213,22 @@ TensorFile load_safetensors(const std::string& path) {
   }
   std::sort(ranges.begin(), ranges.end(),
             [](const Range& a, const Range& b) { return a.begin < b.begin; });
-  for (size_t i = 1; i < ranges.size(); ++i)
-    if (ranges[i].begin < ranges[i - 1].end)
-      fail(path, "entries '" + ranges[i - 1].name + "' and '" + ranges[i].name + "' overlap");
+  // The data section is the entries' bytes end to end, as the reference implementation
+  // requires: bytes no entry claims (a gap, or junk appended after the last) mean a damaged
+  // file or one that was written by something else.
+  uint64_t covered = 0;
+  for (const Range& r : ranges) {
+    if (r.begin < covered)
+      fail(path, "entries '" + r.name + "' and another overlap at byte " + std::to_string(r.begin));
+    if (r.begin > covered)
+      fail(path, std::to_string(r.begin - covered) + " bytes of the data section before entry '" +
+                     r.name + "' belong to no entry");
+    covered = r.end;
+  }
+  if (covered != data_size)
+    fail(path, std::to_string(data_size - covered) +
+                   " bytes after the last entry's data belong to no entry (junk appended, or "
+                   "a damaged file)");
   return file;
 }
 

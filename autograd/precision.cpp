@@ -47,12 +47,11 @@ std::string onednn_version() {
 }
 
 Precision resolve_precision(Precision requested) {
-  const bool native = cpu_has_native_bf16();
-  if (requested == Precision::automatic) return native ? Precision::bf16 : Precision::fp32;
-  if (requested == Precision::bf16 && !native)
-    throw std::invalid_argument(
-        "--precision bf16: this CPU has no native bf16 products (neither the AVX512_BF16 nor the "
-        "AMX-BF16 instructions); use --precision fp32 (or auto, which picks fp32 here)");
+  const std::string missing = bf16_unavailable();
+  if (requested == Precision::automatic) return missing.empty() ? Precision::bf16 : Precision::fp32;
+  if (requested == Precision::bf16 && !missing.empty())
+    throw std::invalid_argument("--precision bf16: " + missing +
+                                "; use --precision fp32 (or auto, which picks fp32 here)");
   return requested;
 }
 
@@ -233,6 +232,16 @@ const Product& product(const Key& key) {
 
 }  // namespace
 
+// The error of making one small bf16 product through oneDNN, or "" when it can be made.
+std::string bf16_product_error() {
+  try {
+    make_product(Key{false, false, 16, 16, 16, 16, 1.0f, 0.0f, 1});
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
 Operand pack_operand(const float* x, size_t rows, size_t cols, size_t ld,
                      std::vector<uint16_t>& storage) {
   if (precision() != Precision::bf16) return {x, ld, nullptr};
@@ -286,4 +295,20 @@ void gemm_bf16(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float a
 }
 
 }  // namespace detail
+
+std::string bf16_unavailable() {
+  // Probed once: oneDNN decides at start which kernels this CPU (or ONEDNN_MAX_CPU_ISA, or a
+  // virtual machine that hides instructions) allows, so the answer never changes in a process.
+  static const std::string reason = []() -> std::string {
+    if (!cpu_has_native_bf16())
+      return "this CPU has no native bf16 products (neither the AVX512_BF16 nor the AMX-BF16 "
+             "instructions)";
+    if (const std::string error = detail::bf16_product_error(); !error.empty())
+      return "this CPU has " + native_bf16_instructions() +
+             ", but a probe found no bf16 product in oneDNN (" + error + ")";
+    return "";
+  }();
+  return reason;
+}
+
 }  // namespace tg

@@ -30,8 +30,13 @@ inline bool cpu_has_native_bf16() {
   return !native_bf16_instructions().empty();
 }
 
-// fp32 or bf16: `automatic` becomes bf16 where the CPU has native bf16 and fp32 elsewhere;
-// bf16 on a CPU without it throws std::invalid_argument naming the missing instructions.
+// Why bf16 products cannot run here ("" when they can): the CPU lacks the instructions, or a
+// probe (one 16x16x16 product made through oneDNN at the first call) finds no implementation,
+// as where ONEDNN_MAX_CPU_ISA or a virtual machine hides them.
+std::string bf16_unavailable();
+
+// fp32 or bf16: `automatic` becomes bf16 where bf16 products run (bf16_unavailable() is "")
+// and fp32 elsewhere; bf16 where they cannot throws std::invalid_argument saying why.
 Precision resolve_precision(Precision requested);
 
 // The products' precision from now on, for every thread (set once per run, like the thread

@@ -1,10 +1,12 @@
 #include "autograd/tensor.hpp"
 
 #include "autograd/parallel.hpp"
+#include "base/machine.hpp"
 
 #include <malloc.h>
 
 #include <atomic>
+#include <new>
 #include <sstream>
 #include <stdexcept>
 
@@ -25,9 +27,28 @@ void keep_freed_memory_for_reuse() {
   (void)done;
 }
 
+// std::bad_alloc that says what was asked for: a program's error line names the size instead
+// of a bare "std::bad_alloc".
+class TensorAllocationFailed : public std::bad_alloc {
+ public:
+  explicit TensorAllocationFailed(const Shape& shape)
+      : text_("out of memory: a tensor of shape " + to_string(shape) + " (" +
+              base::bytes_text(4.0 * static_cast<double>(numel(shape))) + ", " +
+              base::bytes_text(static_cast<double>(base::physical_memory())) +
+              " installed) could not be allocated") {}
+  const char* what() const noexcept override { return text_.c_str(); }
+
+ private:
+  std::string text_;
+};
+
 Array make_array(const Shape& shape) {
   keep_freed_memory_for_reuse();
-  return Array::from_shape(std::vector<size_t>(shape.begin(), shape.end()));
+  try {
+    return Array::from_shape(std::vector<size_t>(shape.begin(), shape.end()));
+  } catch (const std::bad_alloc&) {
+    throw TensorAllocationFailed(shape);
+  }
 }
 }  // namespace
 

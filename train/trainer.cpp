@@ -86,7 +86,8 @@ double median(std::vector<double> v) {
 // What training a built-in model allocates at least, in bytes: each parameter with its
 // gradient, two Adam moments and the best-epoch copy, and one batch's activations kept for
 // backward (per GPT layer about 16 vectors of d_model per token and the attention weights).
-// 0 for a user's model, whose size only it knows.
+// 0 for a user's model, whose size only it knows; its parameters are counted once it is built
+// (check_parameter_memory).
 struct MemoryEstimate {
   double parameters = 0, activations = 0;
   double total() const { return parameters + activations; }
@@ -105,8 +106,34 @@ MemoryEstimate training_memory(const TrainConfig& c, size_t vocab) {
     const double inputs = static_cast<double>(m.ngram - 1) * d, h = static_cast<double>(m.hidden);
     params = v * d + inputs * h + h + (m.tied ? 0 : h * v) + v + (m.direct ? inputs * v : 0);
     activations = tokens * (inputs + 2 * h);
+  } else if (m.name == "lstm" || m.name == "gru") {
+    // Each layer: gates x hidden rows over its input and its state, two biases; the first
+    // reads the embeddings (d_model), the others the layer below (hidden). Per token and
+    // layer backward keeps the gates, the states and (LSTM) the cells.
+    const double gates = m.name == "lstm" ? 4 : 3, h = static_cast<double>(m.hidden),
+                 layers = static_cast<double>(m.layers);
+    const double recurrent =
+        gates * h * (d + h + 2) + (layers > 1 ? (layers - 1) * gates * h * (2 * h + 2) : 0);
+    params = v * d + recurrent + (m.tied ? 0 : v * h) + v;
+    activations = tokens * layers * (gates + 3) * h;
   }
   return {4.0 * 5 * params, 4.0 * activations};
+}
+
+// A model's parameters exist once it is built; training needs four more copies of them (their
+// gradients, Adam's two moments, the best epoch's). Checked for every model, a user's too
+// (whose size training_memory cannot know), before those are allocated.
+nn::LanguageModel& with_room_to_train(nn::LanguageModel& model) {
+  double floats = 0;
+  for (const auto& [name, p] : model.named_parameters()) floats += static_cast<double>(p.numel());
+  const double need = 4.0 * 5 * floats, memory = static_cast<double>(base::physical_memory());
+  if (memory > 0 && need > memory)
+    throw std::invalid_argument(
+        "the model has " + std::to_string(static_cast<uint64_t>(floats)) +
+        " parameters: with their gradients, optimizer state and the best epoch's copy training "
+        "would need at least " +
+        base::bytes_text(need) + "; this machine has " + base::bytes_text(memory));
+  return model;
 }
 
 // Validates everything that can be checked before training (flags, outputs, sizes), so that
@@ -131,7 +158,7 @@ TrainConfig prepared(TrainConfig c, const text::LMData& data) {
                                 base::bytes_text(need.parameters) + ", one batch's activations " +
                                 base::bytes_text(need.activations) + "); this machine has " +
                                 base::bytes_text(memory) +
-                                ": lower --layers, --d-model, --batch or --context");
+                                ": lower --layers, --d-model, --hidden, --batch or --context");
   c.precision = resolve_precision(c.precision);  // refuses bf16 where the CPU lacks it
   set_num_threads(static_cast<int>(c.threads));
   set_precision(c.precision);
@@ -358,7 +385,7 @@ Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
             {"simd", detail::simd_isa()},
             {"mpi_ranks", distributed::size()}}),
       model_(model ? std::move(model) : build_model(c_, data, &out_)),
-      opt_(make_optimizer(c_, *model_)),
+      opt_(make_optimizer(c_, with_room_to_train(*model_))),
       params_(model_->named_parameters()),
       batcher_(data, model_->warmup(), std::min(c_.model.context, model_->max_predictions()),
                c_.batch, model_->carries_state() ? BatchOrder::streams : BatchOrder::shuffled),

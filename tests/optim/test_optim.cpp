@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 
 #include "autograd/op_cases.hpp"
@@ -255,18 +256,62 @@ BOOST_AUTO_TEST_CASE(checkpoint_round_trip_and_resume) {
   const auto resumed = train(b, opt_b, 3);
   BOOST_TEST(resumed == continued, boost::test_tools::per_element());  // bit for bit
 
-  // A checkpoint that lost one moment of one parameter, or whose step count is damaged, is
-  // refused: resuming it would silently differ from the uninterrupted run.
+  // A damaged checkpoint is refused, naming what is wrong: resuming it would silently differ
+  // from the uninterrupted run. Each tensor has a checksum; the data section has no bytes that
+  // belong to no tensor.
   {
+    const auto refused = [&](const std::string& file, const std::string& expected) {
+      try {
+        optim::load_checkpoint(file, b, &opt_b);
+        BOOST_ERROR("a checkpoint that should be refused (" + expected + ") resumed");
+      } catch (const std::runtime_error& e) {
+        BOOST_TEST(std::string(e.what()).find(expected) != std::string::npos, e.what());
+      }
+    };
+    const std::string damaged_path = path + ".damaged";
+    const auto damaged_with = [&](const std::function<void(TensorFile&)>& damage) {
+      TensorFile file = load_safetensors(path);
+      damage(file);
+      save_safetensors(damaged_path, file);
+      return damaged_path;
+    };
+    refused(damaged_with([](TensorFile& f) { f.tensors.erase("optim.exp_avg_sq.wte.weight"); }),
+            "tensor 'optim.exp_avg_sq.wte.weight' is missing");
+    refused(damaged_with([](TensorFile& f) {
+              f.tensors.erase("optim.exp_avg.wte.weight");
+              f.tensors.erase("optim.exp_avg_sq.wte.weight");
+            }),
+            "tensor 'optim.exp_avg.wte.weight' is missing");
+    refused(damaged_with([](TensorFile& f) {
+              std::erase_if(f.tensors, [](const auto& t) { return t.first.starts_with("optim."); });
+            }),
+            "is missing");
+    refused(damaged_with([](TensorFile& f) {
+              Tensor w = f.tensors.at("wte.weight").clone();
+              w.data()[3] *= 1000;
+              f.tensors["wte.weight"] = w;
+            }),
+            "tensor 'wte.weight' does not match its checksum");
+    refused(damaged_with([](TensorFile& f) { f.tensors["extra.added"] = Tensor::zeros({2}); }),
+            "tensor 'extra.added' was not in the checkpoint");
+    std::string bytes;
+    {
+      std::ifstream in(path, std::ios::binary);
+      bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    std::string flipped = bytes;
+    flipped[flipped.size() - 3] ^= 0x10;  // inside the last tensor's data
+    std::ofstream(damaged_path, std::ios::binary) << flipped;
+    refused(damaged_path, "does not match its checksum");
+    std::ofstream(damaged_path, std::ios::binary) << bytes << "junk";
+    refused(damaged_path, "4 bytes after the last entry's data belong to no entry");
+    // A checkpoint written before checksums (format 1) still resumes.
+    TensorFile older = load_safetensors(path);
+    older.metadata.erase("checksums");
+    older.metadata["format"] = "tapegrad-checkpoint-1";
+    save_safetensors(damaged_path, older);
+    BOOST_CHECK_NO_THROW(optim::load_checkpoint(damaged_path, b, &opt_b));
     TensorFile damaged = load_safetensors(path);
-    damaged.tensors.erase("optim.exp_avg_sq.wte.weight");
-    save_safetensors(path + ".damaged", damaged);
-    BOOST_CHECK_EXCEPTION(optim::load_checkpoint(path + ".damaged", b, &opt_b), std::runtime_error,
-                          [](const std::runtime_error& e) {
-                            return std::string(e.what()).find(
-                                       "lacks 'optim.exp_avg_sq.wte.weight'") != std::string::npos;
-                          });
-    damaged = load_safetensors(path);
     damaged.metadata["optim.steps"] = "1e30";
     save_safetensors(path + ".damaged", damaged);
     BOOST_CHECK_EXCEPTION(optim::load_checkpoint(path + ".damaged", b, &opt_b), std::runtime_error,
