@@ -279,7 +279,32 @@ BytePairEncoding BytePairEncoding::load(const std::string& encoder_json,
       throw std::runtime_error(where() + e.what());
     }
   }
+  bpe.check_complete(encoder_json, vocab_bpe);
   return bpe;
+}
+
+namespace {
+// A token no merge makes and that is not a byte: GPT-2's "<|endoftext|>" and its kind.
+bool special_token(std::string_view token) {
+  return token.size() > 4 && token.starts_with("<|") && token.ends_with("|>");
+}
+}  // namespace
+
+void BytePairEncoding::check_complete(const std::string& encoder_json,
+                                      const std::string& vocab_bpe) const {
+  // Every token but the bytes and the special tokens is what some merge makes: a vocab.bpe cut
+  // short (or a merge lost) would otherwise load and encode every text into other tokens.
+  std::vector<bool> made(tokens_.size(), false);
+  for (const auto& [key, merge] : merge_ranks_) made[static_cast<size_t>(merge.id)] = true;
+  for (size_t id = 0; id < tokens_.size(); ++id) {
+    if (tokens_[id].size() == 1 || made[id] || special_token(tokens_[id])) continue;
+    throw std::runtime_error(vocab_bpe + ": no merge makes the token " + printable(tokens_[id]) +
+                             " (id " + std::to_string(id) + " of " + encoder_json + "); it has " +
+                             std::to_string(merge_pairs_.size()) + " merges where " +
+                             std::to_string(tokens_.size()) +
+                             " tokens need one each but the bytes and special tokens: a vocab.bpe "
+                             "cut short, or not this encoder's");
+  }
 }
 
 void BytePairEncoding::save(const std::string& encoder_json, const std::string& vocab_bpe) const {

@@ -61,7 +61,7 @@ class BytePairEncoding {
   // GPT-2's files (or any in their format). Throws naming the file, line or token of any
   // problem: malformed JSON, ids that are not 0..n-1 once each, a token outside the byte
   // alphabet, a merge of unknown tokens or whose result is not in the vocabulary, a missing
-  // single-byte token.
+  // single-byte token, a token no merge makes (a vocab.bpe cut short).
   static BytePairEncoding load(const std::string& encoder_json, const std::string& vocab_bpe);
   // Learns merges on `text` until the vocabulary has options.vocab_size tokens: each step merges
   // the most frequent adjacent pair within the pieces (ties: the pair of lower ids), as
@@ -101,6 +101,9 @@ class BytePairEncoding {
   }
   void index_tokens();  // fills ids_ and byte_ids_ from tokens_
   void add_merge(int32_t left, int32_t right, int32_t merged);
+  // Throws naming the first token (by id) that is neither a byte, a special token ("<|...|>")
+  // nor made by a merge.
+  void check_complete(const std::string& encoder_json, const std::string& vocab_bpe) const;
   int32_t rank_of(int32_t left, int32_t right, int32_t& merged) const;
   void merge_short(std::vector<int32_t>& parts) const;
   void merge_long(std::vector<int32_t>& parts) const;

@@ -356,6 +356,36 @@ BOOST_AUTO_TEST_CASE(bad_files_are_refused_naming_the_problem) {
   BOOST_CHECK_THROW(tg::text::load_bpe(dir + "/missing"), std::invalid_argument);
 }
 
+// A vocab.bpe missing merges loaded and reported 50,257 tokens, then encoded Brown into other
+// tokens than GPT-2's: now every token must be a byte, a special token or a merge's result.
+BOOST_AUTO_TEST_CASE(a_vocabulary_missing_merges_is_refused) {
+  const tg::testing::TempFolder folder;
+  const std::string enc = folder.file("encoder.json"), merges = folder.file("vocab.bpe");
+  gpt2().save(enc, merges);
+  const std::string all = read(merges);
+  // The header line and the first n merges.
+  const auto first_merges = [&](size_t n) {
+    size_t end = all.find('\n') + 1;
+    for (size_t i = 0; i < n; ++i) end = all.find('\n', end) + 1;
+    return all.substr(0, end);
+  };
+  const auto refused = [&](const std::string& merges_text, const std::string& expected) {
+    write(merges, merges_text);
+    try {
+      BytePairEncoding::load(enc, merges);
+      BOOST_ERROR("accepted a vocab.bpe without all its merges");
+    } catch (const std::runtime_error& e) {
+      BOOST_TEST(std::string(e.what()).find(expected) != std::string::npos, e.what());
+    }
+  };
+  refused(first_merges(25000), "it has 25000 merges where 50257 tokens");
+  refused(first_merges(49995), "it has 49995 merges where 50257 tokens");
+  refused(first_merges(0), "it has 0 merges where 50257 tokens");
+  refused("", "no merge makes the token");
+  write(merges, all);
+  BOOST_TEST(BytePairEncoding::load(enc, merges).merges() == 50000u);
+}
+
 // A language model's data in GPT-2's tokens: the stream is the whole text's encoding (the splits
 // joined at word boundaries), nothing is <unk>, and the word counts give the per-word scale.
 BOOST_AUTO_TEST_CASE(lm_data_in_gpt2_tokens) {
