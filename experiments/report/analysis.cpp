@@ -14,10 +14,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-train::BlockLosses blocks_of(const json& run) {
-  const json& b = run.at("test_blocks");
-  return train::average_blocks({b.at("nll_sums").get<std::vector<double>>()},
-                               b.at("tokens").get<size_t>(), b.at("count").get<size_t>());
+// The seeds at which a paired t-test of this mean difference and spread would have p below
+// alpha; 0 when not estimable or beyond 1,000.
+size_t seeds_to_decide(const train::Spread& s, double alpha) {
+  if (s.n < 2 || !(s.sd > 0) || s.mean == 0) return 0;
+  for (size_t n = 2; n <= 1000; ++n)
+    if (train::student_t_critical(alpha, static_cast<double>(n - 1)) * s.sd /
+            std::sqrt(static_cast<double>(n)) <
+        std::fabs(s.mean))
+      return n;
+  return 0;
 }
 
 }  // namespace
@@ -37,24 +43,20 @@ std::vector<Comparison> compare_rows(const RunFiles& files, const std::string& r
     const auto ref_row = runs.find({key.first, reference});
     if (key.second == reference || ref_row == runs.end()) continue;
     // Paired by seed: only the seeds both rows ran.
-    std::vector<train::BlockLosses> mine, ref;
     std::vector<double> differences;
     for (const auto& [seed, run] : runs.at(key)) {
       const auto other = ref_row->second.find(seed);
       if (other == ref_row->second.end()) continue;
-      mine.push_back(blocks_of(*run));
-      ref.push_back(blocks_of(*other->second));
       differences.push_back(run->at("test_ppl").get<double>() -
                             other->second->at("test_ppl").get<double>());
     }
-    if (mine.empty()) continue;
+    if (differences.empty()) continue;
     Comparison c;
     c.key = key;
-    c.seeds = mine.size();
-    c.blocks = mine.front().nll_sums.size();
+    c.seeds = differences.size();
     c.per_seed = train::spread_of(differences);
     c.test = train::paired_t_test(differences);
-    c.interval = train::hierarchical_bootstrap(mine, ref);
+    c.interval = train::t_interval(differences);
     out.push_back(c);
   }
   return out;
@@ -77,6 +79,11 @@ void decide(const std::vector<Comparison*>& family) {
     c.verdict = c.holm_p >= kAlpha    ? Verdict::not_decided
                 : c.per_seed.mean < 0 ? Verdict::better
                                       : Verdict::worse;
+    // Holm's adjusted p never exceeds Bonferroni's (m p), so p below kAlpha / m decides.
+    c.seeds_to_decide =
+        c.verdict == Verdict::not_decided
+            ? seeds_to_decide(c.per_seed, kAlpha / static_cast<double>(tested.size()))
+            : 0;
   }
 }
 

@@ -32,12 +32,17 @@ inline constexpr double kAlpha = 0.05;
 struct Comparison {
   RowKey key;              // (model, mode); the reference is the same model's reference mode
   size_t seeds = 0;        // seeds both rows ran (paired by seed)
-  size_t blocks = 0;       // test blocks of each run
   train::Spread per_seed;  // test ppl(row) - test ppl(reference), seed by seed
   train::TTest test;       // of the per-seed differences
-  train::SeedBlockInterval interval;  // seeds and test blocks resampled together
-  double holm_p = 1;                  // test.p corrected over the family (decide)
+  // The 95% Student t interval of the per-seed differences: the one the paired t-test inverts,
+  // so that it excludes zero exactly when the uncorrected test has p < 0.05.
+  train::TInterval interval;
+  double holm_p = 1;  // test.p corrected over the family (decide)
   Verdict verdict = Verdict::one_seed;
+  // Not decided: the seeds at which a paired t-test of this mean difference and spread would
+  // decide even under Bonferroni's correction over the family (p < 0.05 / m; Holm's never asks
+  // more); 0 when not estimable (one seed, no spread, no difference) or beyond 1,000.
+  size_t seeds_to_decide = 0;
 };
 
 // Each row of `files` against `reference` of the same model, over the seeds both ran; rows

@@ -313,6 +313,18 @@ std::string method_sentence() {
          "is not tested.";
 }
 
+std::string t_interval_text(const train::TInterval& interval) {
+  return fixed(interval.low, 1) + " to " + fixed(interval.high, 1);
+}
+
+std::string verdict_text(const Comparison& c) {
+  const std::string verdict = base::name_of(kVerdictNames, c.verdict);
+  if (c.verdict != Verdict::not_decided) return verdict;
+  return verdict + (c.seeds_to_decide > 0
+                        ? " (" + std::to_string(c.seeds_to_decide) + " seeds would decide it)"
+                        : " (not within 1,000 seeds at this spread)");
+}
+
 std::string significance_rows(const std::vector<Comparison>& rows, const std::string& reference) {
   if (rows.empty()) return "";
   std::ostringstream out;
@@ -322,22 +334,20 @@ std::string significance_rows(const std::vector<Comparison>& rows, const std::st
                                      : fixed(c.per_seed.sd, 1) + " (" + fixed(c.per_seed.min, 1) +
                                            " to " + fixed(c.per_seed.max, 1) + ")";
     out << "| " << c.key.first << " | " << c.key.second << " | " << fixed(c.per_seed.mean, 1)
-        << " | " << fixed(c.interval.low, 1) << " to " << fixed(c.interval.high, 1) << " | "
-        << per_seed << " | " << (c.seeds > 1 ? p_value(c.test.p) : "-") << " | "
-        << (c.seeds > 1 ? p_value(c.holm_p) : "-") << " | "
-        << base::name_of(kVerdictNames, c.verdict) << " |\n";
+        << " | " << (c.seeds > 1 ? t_interval_text(c.interval) : "-") << " | " << per_seed << " | "
+        << (c.seeds > 1 ? p_value(c.test.p) : "-") << " | "
+        << (c.seeds > 1 ? p_value(c.holm_p) : "-") << " | " << verdict_text(c) << " |\n";
   }
   return "Each row against " + reference +
          " embeddings of the same model, over the seeds both rows ran: the mean difference in "
-         "test perplexity seed by seed, its 95% interval from a bootstrap that resamples the "
-         "seeds and then, within each seed, the test split's " +
-         std::to_string(rows.front().blocks) + " blocks of 1,000 tokens in runs of " +
-         std::to_string(rows.front().interval.run_length) +
-         " adjacent blocks (neighbouring blocks are correlated), and the per-seed spread "
-         "(standard deviation, range). " +
+         "test perplexity seed by seed, its 95% Student t interval over the seeds (the interval "
+         "the paired t-test inverts: it excludes zero exactly when p < 0.05 before Holm's "
+         "correction), and the per-seed spread (standard deviation, range). " +
          method_sentence() +
+         " An undecided row names the seeds that would decide it at its mean difference and "
+         "spread, even under Bonferroni's correction over the family (Holm's never asks more)."
          "\n\n"
-         "| model | embedding | test ppl difference | 95% interval (seeds, test blocks) | per seed "
+         "| model | embedding | test ppl difference | 95% t interval (seeds) | per seed "
          "sd (range) | p (t-test over seeds) | Holm p | verdict |\n"
          "|---|---|---:|---:|---:|---:|---:|---|\n" +
          out.str() + "\n";
@@ -377,11 +387,12 @@ std::string verdict_lines(const std::vector<Comparison>& rows, bool with_model) 
   std::string out;
   for (const Comparison& c : rows)
     out += "  - " + (with_model ? c.key.first + ", " : "") + c.key.second + ": " +
-           fixed(c.per_seed.mean, 1) + " (95% interval " + fixed(c.interval.low, 1) + " to " +
-           fixed(c.interval.high, 1) + "; " + std::to_string(c.seeds) +
-           (c.seeds == 1 ? " seed"
-                         : " seeds, p " + p_value(c.test.p) + ", Holm " + p_value(c.holm_p)) +
-           "): " + base::name_of(kVerdictNames, c.verdict) + "\n";
+           fixed(c.per_seed.mean, 1) +
+           (c.seeds == 1 ? " (1 seed"
+                         : " (95% t interval " + t_interval_text(c.interval) + "; " +
+                               std::to_string(c.seeds) + " seeds, p " + p_value(c.test.p) +
+                               ", Holm " + p_value(c.holm_p)) +
+           "): " + verdict_text(c) + "\n";
   return out;
 }
 }  // namespace tg::experiments::report

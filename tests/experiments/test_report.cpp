@@ -306,10 +306,16 @@ BOOST_FIXTURE_TEST_CASE(report_tests_each_mode_against_learned_with_a_block_boot
   // 0.006; three comparisons, so Holm's p is at most three times that.
   const train::TTest t = train::paired_t_test(std::vector<double>{d1, d2});
   BOOST_TEST(t.p < 0.05 / 3);
+  // Beside it, the Student t interval the paired test inverts (not a bootstrap of two seeds).
+  const train::TInterval interval = train::t_interval(std::vector<double>{d1, d2});
+  char interval_cell[64];
+  std::snprintf(interval_cell, sizeof interval_cell, "| %.1f to %.1f |", interval.low,
+                interval.high);
+  BOOST_TEST(row.find(interval_cell) != std::string::npos, interval_cell << "\n" << row);
   const size_t finetune_row = md.find("| gpt | finetune-pretrained | 0.");
   BOOST_TEST(finetune_row != std::string::npos, md);
   BOOST_TEST(
-      md.substr(finetune_row, md.find('\n', finetune_row) - finetune_row).find("| not decided |") !=
+      md.substr(finetune_row, md.find('\n', finetune_row) - finetune_row).find("| not decided (") !=
           std::string::npos,
       md);
   BOOST_TEST(md.find("| gpt | learned | 4/2 (2.0 min), 4/2 (10.0 min), 4/2 (2.0 min) |") !=
