@@ -4,19 +4,31 @@
 #include <cstdio>
 
 #include "apps/cli.hpp"
+#include "base/files.hpp"
 #include "experiments/programs.hpp"
 #include "experiments/report/render.hpp"
+#include "experiments/report/runs_table.hpp"
 
 int tg::experiments::report_main(int argc, char** argv) {
   CLI::App app{"report: render REPORT.md from experiment results"};
   apps::add_version_flag(app);
   std::string results = "results";
   bool no_plots = false;
+  std::string csv;
   app.add_option("--results", results, "folder holding embeddings/, data_size/, lifecycle/")
       ->capture_default_str();
   app.add_flag("--no-plots", no_plots, "tables only");
+  app.add_option("--csv", csv,
+                 "write a table of every finished run under --results (one row per run, for "
+                 "pandas or R) to FILE instead of rendering REPORT.md");
   CLI11_PARSE(app, argc, argv);
   return tg::apps::guarded_main("report", [&] {
+    if (!csv.empty()) {
+      const std::string table = tg::experiments::report::runs_csv(results);
+      tg::base::atomic_write(csv, [&](std::ostream& o) { o << table; });
+      std::fprintf(stderr, "wrote %s\n", csv.c_str());
+      return 0;
+    }
     tg::experiments::report::render_report(results, !no_plots);
     std::fprintf(stderr, "wrote %s/REPORT.md\n", results.c_str());
     return 0;

@@ -7,12 +7,14 @@
 #include <fstream>
 #include <functional>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 #include "experiments/report/analysis.hpp"
 #include "experiments/report/format.hpp"
 #include "experiments/report/plots.hpp"
 #include "experiments/report/render.hpp"
+#include "experiments/report/runs_table.hpp"
 #include "experiments/report/sections.hpp"
 #include "experiments/report/tables.hpp"
 #include "experiments/study.hpp"
@@ -1521,6 +1523,33 @@ BOOST_FIXTURE_TEST_CASE(a_results_folder_is_untrusted_input, ResultsFolder) {
   }
   BOOST_TEST(!fs::exists(ran_quote));
   BOOST_TEST(!fs::exists(ran_backquote));
+}
+
+// report --csv: every run of every study folder, whatever its name, one row each; text quoted,
+// and a cell a spreadsheet would evaluate defused.
+BOOST_FIXTURE_TEST_CASE(a_table_of_every_run_in_any_study_folder, ResultsFolder) {
+  write_block_study(dir / "my_study", {{"model", "gpt"}, {"d_model", 64}, {"layers", 3}},
+                    {{"learned", 0.0}, {"learned-tied", -0.02}});
+  write_block_study(dir / "nested" / "other", {{"model", "nplm"}}, {{"learned", 0.0}});
+  // A run file naming a hostile commit.
+  const fs::path hostile = dir / "my_study" / "gpt_learned-tied_seed2.json";
+  json run = json::parse(std::ifstream(hostile));
+  run["provenance"] = {{"commit", "=HYPERLINK(\"x\")"}, {"dirty", true}};
+  std::ofstream(hostile) << run.dump();
+  const std::string csv = experiments::report::runs_csv(dir.string());
+  std::istringstream lines(csv);
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(lines, line);) rows.push_back(line);
+  BOOST_REQUIRE_EQUAL(rows.size(), 1u + 6 + 3);
+  BOOST_TEST(rows[0].starts_with("study,model,mode,d_model,layers,train_fraction,optimizer,"));
+  BOOST_TEST(std::count(rows[0].begin(), rows[0].end(), ',') == 16);
+  for (const std::string& row : rows)
+    BOOST_TEST(std::count(row.begin(), row.end(), ',') == 16, row);
+  BOOST_TEST(csv.find("\n\"my_study\",\"gpt\",\"learned-tied\",64,3,1,\"adamw\",\"fp32\",2,") !=
+                 std::string::npos,
+             csv);
+  BOOST_TEST(csv.find("\n\"nested/other\",\"nplm\",\"learned\",") != std::string::npos, csv);
+  BOOST_TEST(csv.find(",\"'=HYPERLINK(\"\"x\"\")-dirty\"\n") != std::string::npos, csv);
 }
 
 // The sinks' escapes, one by one.
