@@ -305,10 +305,29 @@ class FileLock {
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;
   bool held() const { return fd_ >= 0; }
+  // Replaces the lock file's content (the holder says what it does under the lock).
+  void write(const std::string& text) const {
+    if (fd_ < 0 || ::ftruncate(fd_, 0) != 0) return;
+    [[maybe_unused]] const ssize_t written = ::pwrite(fd_, text.data(), text.size(), 0);
+  }
 
  private:
   int fd_ = -1;
 };
+
+// A run's claim holds the claiming process's settings for it, so that a study with other
+// settings on the same folder is refused rather than skipping the run as if it were its own.
+void check_claim_settings(const std::string& lock_path, const train::TrainConfig& mine) {
+  std::ifstream in(lock_path);
+  const json claim = json::parse(in, nullptr, false);
+  if (!claim.is_object() || !claim.contains("config")) return;  // an older study's claim
+  const std::string differences = settings_differences(claim.at("config"), mine);
+  if (!differences.empty())
+    throw std::invalid_argument(lock_path + ": another process (pid " +
+                                claim.value("pid", json("?")).dump() +
+                                ") is training this run with other settings:" + differences +
+                                "\n(one folder holds one study's settings: give another --out)");
+}
 
 // "dir/run.json" -> "dir/run.lock": held by the process that trains the run.
 std::string claim_path(const std::string& json_path) {
@@ -487,7 +506,13 @@ void Plan::train(size_t i, const text::LMData& data) {
   // and every rank follows its decision.
   std::optional<FileLock> claim;
   float claimed = 1;
-  if (distributed::is_main()) claimed = claim.emplace(claim_path(run.file), false).held() ? 1 : 0;
+  if (distributed::is_main()) {
+    claimed = claim.emplace(claim_path(run.file), false).held() ? 1 : 0;
+    if (claimed == 1)
+      claim->write(json{{"pid", ::getpid()}, {"config", run.config.to_json()}}.dump());
+    else
+      check_claim_settings(claim_path(run.file), run.config);
+  }
   distributed::broadcast(&claimed, 1);
   if (claimed == 0) {
     if (distributed::is_main())

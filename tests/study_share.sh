@@ -54,4 +54,21 @@ done
   die "the summary lists $(grep -c '"best_epoch":' "$work/both/summary.json") runs, not 4"
 [ -z "$(ls "$work/both"/gpt_*.lock "$work/held"/gpt_*.lock 2>/dev/null)" ] ||
   die "finished runs left their lock files: $(ls "$work/both"/gpt_*.lock "$work/held"/gpt_*.lock 2>/dev/null)"
+
+# A second study with other settings on a folder whose run another process trains is refused,
+# naming the difference, instead of skipping that run and writing an empty summary.
+slow=(--corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 --warmup 2
+      --models gpt --modes learned --seeds 1)
+"$bin/exp_embeddings" "${slow[@]}" --epochs 2000 --out "$work/other" >/dev/null 2>"$work/other1.err" &
+holder=$!
+for _ in $(seq 200); do [ -s "$work/other/gpt_learned_seed1.lock" ] && break; sleep 0.05; done
+[ -s "$work/other/gpt_learned_seed1.lock" ] || die "the first study never claimed its run"
+if "$bin/exp_embeddings" "${slow[@]}" --epochs 2000 --lr 0.05 --out "$work/other" >/dev/null 2>"$work/other2.err"; then
+  die "a study with another learning rate was accepted on a folder another process trains"
+fi
+kill "$holder"
+wait "$holder"
+grep -q "another process (pid $holder) is training this run with other settings" "$work/other2.err" ||
+  die "the refusal does not say why: $(tail -2 "$work/other2.err")"
+grep -q "lr" "$work/other2.err" || die "the refusal does not name the setting: $(tail -2 "$work/other2.err")"
 echo "study_share: 4 runs, each trained once by one of two processes, equal to the study alone"
