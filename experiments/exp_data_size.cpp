@@ -180,6 +180,7 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
       std::printf("%s", plan.describe().c_str());
       return 0;
     }
+    plan.declare("learned");
     plan.collect_finished();
     if (needs(true)) {
       text::LMDataOptions o = base.data;

@@ -133,6 +133,7 @@ int tg::experiments::exp_embeddings_main(int argc, char** argv) {
       return 0;
     }
     if (needs_vectors) vectors.list_logs(plan.summary());
+    plan.declare("learned");
     plan.collect_finished();
     // Seed-major: every run of the first seed before the second seed's, so that a study stopped
     // part-way has whole seeds of every mode.

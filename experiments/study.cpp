@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -484,6 +485,70 @@ Plan::Plan(std::string summary_path, json summary, Entry entry, std::vector<std:
       entry_(std::move(entry)),
       group_keys_(std::move(group_keys)),
       metrics_(std::move(metrics)) {}
+
+void Plan::declare(const std::string& reference) {
+  if (!distributed::is_main()) return;
+  const std::filesystem::path folder = std::filesystem::path(summary_path_).parent_path();
+  const std::string path = (folder / "study.json").string();
+  const FileLock one_writer((folder / ".summary.lock").string(), true);
+  json study = json::object();
+  if (std::filesystem::exists(path)) {
+    study = json::parse(std::ifstream(path), nullptr, false);
+    if (!study.is_object() || study.value("schema", 0) != 1)
+      throw std::invalid_argument(path +
+                                  ": not a study file of this version (delete it, or give "
+                                  "another --out)");
+    if (study.value("reference", reference) != reference)
+      throw std::invalid_argument(path + ": the study compares against " +
+                                  study.at("reference").dump() + ", this invocation against '" +
+                                  reference + "' (give another --out)");
+  }
+  study["schema"] = 1;
+  study["program"] = summary_.value("experiment", "");
+  study["reference"] = reference;
+  study["base_config"] = summary_.value("base_config", json::object());
+  // The axes: every value each run key takes, in first-seen order, old values kept.
+  json& axes = study["axes"];
+  if (!axes.is_object()) axes = json::object();
+  std::vector<std::string> group;  // the keys a comparison holds fixed: all but mode and seed
+  for (const std::string& key : group_keys_)
+    if (key != "mode" && key != "train_tokens") group.push_back(key);
+  std::vector<json> groups;
+  std::vector<std::string> modes;
+  for (const Run& run : runs_) {
+    for (const auto& [key, value] : run.keys.items()) {
+      json& values = axes[key == "seed" ? "seeds" : key + "s"];
+      if (!values.is_array()) values = json::array();
+      if (std::ranges::find(values, value) == values.end()) values.push_back(value);
+    }
+    json g = json::object();
+    for (const std::string& key : group) g[key] = run.keys.value(key, json());
+    if (std::ranges::find(groups, g) == groups.end()) groups.push_back(g);
+    const std::string mode = run.keys.value("mode", std::string());
+    if (std::ranges::find(modes, mode) == modes.end()) modes.push_back(mode);
+  }
+  json& family = study["family"];
+  if (!family.is_array()) family = json::array();
+  const bool has_reference = std::ranges::find(modes, reference) != modes.end();
+  const std::time_t now = std::time(nullptr);
+  char when[32];
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  for (const json& g : groups)
+    for (const std::string& mode : modes) {
+      if (mode == reference || !has_reference) continue;
+      const bool listed = std::ranges::any_of(family, [&](const json& c) {
+        return c.value("group", json()) == g && c.value("mode", "") == mode;
+      });
+      if (!listed)
+        family.push_back({{"group", g},
+                          {"mode", mode},
+                          {"against", reference},
+                          {"declared", when},
+                          {"commit", base::commit()}});
+    }
+  study["provenance"] = train::provenance();  // of the invocation that wrote it last
+  write_json(path, study);
+}
 
 void Plan::collect_finished() {
   for (size_t i = 0; i < runs_.size(); ++i)

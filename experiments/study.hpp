@@ -112,6 +112,13 @@ class Plan {
   // Each run in the order the programs train them (seed-major) with its run_status, after a
   // line that counts them (--dry-run).
   std::string describe() const;
+  // Declares the study before its runs: writes study.json beside the summary with its axes
+  // (each run key's values, the seeds), its reference arm and the family of comparisons the
+  // report will test (every other mode against `reference` within each group of runs that
+  // differ only in mode and seed), each comparison with the time and commit that declared it.
+  // An invocation that adds modes or seeds to a study appends to it; one naming another
+  // reference is refused. The report renders a folder with a study.json under any name.
+  void declare(const std::string& reference);
   // Lists the runs that earlier invocations finished and writes the summary.
   void collect_finished();
   // Trains run i, lists it and writes the summary; a finished run (collect_finished read

@@ -99,7 +99,7 @@ EpochCap epoch_cap(const Study& study) {
   return cap;
 }
 
-Study load_study(const fs::path& folder, StudyRows rows) {
+Study load_study(const fs::path& folder, StudyRows rows, const std::string& reference) {
   Study study;
   study.all = read_folder(folder);  // for the Compute section even before a run has finished
   study.summary = load_summary(folder / "summary.json");
@@ -107,7 +107,7 @@ Study load_study(const fs::path& folder, StudyRows rows) {
   study.files = rows == StudyRows::by_share
                     ? files_by_share(study.summary, study.all)
                     : load_run_files(runs_by_row(study.summary.at("runs")), study.all);
-  study.comparisons = compare_rows(study.files, "learned");
+  study.comparisons = compare_rows(study.files, reference);
   return study;
 }
 

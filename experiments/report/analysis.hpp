@@ -77,7 +77,9 @@ struct Study {
 };
 // A data-size sweep's rows are by share (files_by_share).
 enum class StudyRows { by_mode, by_share };
-Study load_study(const std::filesystem::path& folder, StudyRows rows = StudyRows::by_mode);
+// Each row compared with the same model's `reference` mode.
+Study load_study(const std::filesystem::path& folder, StudyRows rows = StudyRows::by_mode,
+                 const std::string& reference = "learned");
 
 // How many of a study's finished runs used every epoch of their budget (`epochs`, from its
 // base configuration) instead of stopping early: not converged by the early-stopping rule.

@@ -27,11 +27,6 @@ std::string render(const std::string& results_dir, bool plots) {
   const json size = load_summary(dir / "data_size" / "summary.json");
   const json life = load_summary(dir / "lifecycle" / "summary.json");
   const json converged_life = load_summary(dir / "converged" / "lifecycle" / "summary.json");
-  if (emb.is_null() && size.is_null() && life.is_null() && !fs::exists(dir / "converged") &&
-      !fs::exists(dir / "paper_nplm") && !fs::exists(dir / "lifecycle_optimizers"))
-    throw std::runtime_error(
-        results_dir +
-        ": no experiment results (run scripts/reproduce.sh or an exp_* binary first)");
   // Without gnuplot the report still renders, but its pictures would vanish unannounced.
   if (plots && !have_gnuplot()) {
     std::fprintf(stderr,
@@ -39,6 +34,16 @@ std::string render(const std::string& results_dir, bool plots) {
                  "(scripts/setup.sh report installs gnuplot; --no-plots asks for tables only)\n");
     plots = false;
   }
+  // Any folder that declares its study (study.json) renders, under any name.
+  const std::string declared = declared_studies_section(dir, plots);
+  if (emb.is_null() && size.is_null() && life.is_null() && !fs::exists(dir / "converged") &&
+      !fs::exists(dir / "paper_nplm") && !fs::exists(dir / "lifecycle_optimizers") &&
+      declared.empty())
+    throw std::runtime_error(
+        results_dir +
+        ": no experiment results (run scripts/reproduce.sh, an exp_* binary, or a study of your "
+        "own with --out " +
+        results_dir + "/NAME first)");
   std::ostringstream md;
   md << "# Embedding experiments: results\n\n"
      << "Rendered by `build/bin/report` from the JSON files in this folder; every number below "
@@ -89,7 +94,7 @@ std::string render(const std::string& results_dir, bool plots) {
      << optimizer_rows_section(optimizers) << lazy_adam_section(lazy)
      << gpt2_lifecycle_section(gpt2_life, dir, plots)
      << short_lifecycle_section(life, !converged_life.is_null(), dir, plots);
-  md << compute_table;
+  md << declared << compute_table;
   const std::string text = md.str();
   base::atomic_write((dir / "REPORT.md").string(), [&](std::ostream& o) { o << text; });
   return text;

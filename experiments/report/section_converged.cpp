@@ -41,11 +41,11 @@ std::string reruns_sentence(const Study& study) {
   return s + ".\n\n";
 }
 
-// The five modes trained to early stopping (scripts/converged.sh), in root/converged/<model>.
-std::string converged_model(const fs::path& root, const std::string& folder, const Study& study,
-                            bool plots) {
+}  // namespace
+
+std::string study_block(const fs::path& root, const fs::path& sub, const Study& study,
+                        const std::string& reference, const std::string& family, bool plots) {
   if (study.summary.is_null()) return "";
-  const fs::path sub = fs::path("converged") / folder;
   const json& summary = study.summary;
   const size_t budget = config_of(summary.at("base_config")).epochs;
   const RunClock clock = run_clock(study.files);
@@ -74,7 +74,8 @@ std::string converged_model(const fs::path& root, const std::string& folder, con
                       : " " + std::to_string(cap.capped) + " of the " + std::to_string(cap.runs) +
                             " runs used all " + std::to_string(budget) +
                             " epochs (cap in the epochs table): not converged by that rule.";
-  return "`converged/" + folder + "/`: " + training_setup(summary, first_run_config(study.files)) +
+  return markdown_code(sub.generic_string() + "/") + ": " +
+         training_setup(summary, first_run_config(study.files)) +
          " A run that used fewer than its " + std::to_string(budget) +
          " epochs stopped because validation stopped improving." + caps +
          (cpu ? " Times are CPU times (all of a run's threads), which leave out the time a run "
@@ -91,21 +92,20 @@ std::string converged_model(const fs::path& root, const std::string& folder, con
                                [](const json& row) {
                                  return row.at("train_tokens_per_s").at("mean").get<double>();
                                }}) +
-         "\n" + significance_rows(study.comparisons, "learned") + epochs_table(study.files, clock) +
-         "\n" + band_table(study.files) + band_difference_table(study.files, "learned") +
-         reruns_sentence(study) +
+         "\n" + significance_rows(study.comparisons, reference, family) +
+         epochs_table(study.files, clock) + "\n" + band_table(study.files) +
+         band_difference_table(study.files, reference) + reruns_sentence(study) +
          (plots ? validation_curves(summary, study.files, root, sub, CurvePanels::with_near_best)
                 : "");
 }
-
-}  // namespace
 
 // The five modes trained to early stopping (scripts/converged.sh), model by model.
 std::string converged_section(const fs::path& dir, const std::vector<ConvergedStudy>& converged,
                               bool plots) {
   std::string models;
   for (const auto& [folder, reads, label, study] : converged)
-    models += converged_model(dir, folder, study, plots);
+    models +=
+        study_block(dir, fs::path("converged") / folder, study, "learned", kHolmFamily, plots);
   if (models.empty()) return "";
   return "## 1. At convergence: frozen pretrained vs learned embeddings (and tied vs untied)\n\n"
          "`scripts/converged.sh`. Every number is of the parameters of the best validation "

@@ -55,6 +55,18 @@ std::string words_against_subwords(const std::vector<ScaleRow>& scale);
 
 // section_converged.cpp
 // The five modes trained to early stopping (scripts/converged.sh), model by model.
+// One study's folder (root/sub): its setup, the rows' table, each row against `reference`
+// with its verdict (Holm over `family`, as the method sentence names it), the epochs, the
+// frequency bands and (with `plots`) the validation curves.
+std::string study_block(const std::filesystem::path& root, const std::filesystem::path& sub,
+                        const Study& study, const std::string& reference, const std::string& family,
+                        bool plots);
+
+// Every study folder under dir that declares itself (study.json, written by the experiment
+// programs before their first run) and is not one of the folders the sections above render by
+// name: each with its own family of comparisons, Holm-corrected within it. Empty when none.
+std::string declared_studies_section(const std::filesystem::path& dir, bool plots);
+
 std::string converged_section(const std::filesystem::path& dir,
                               const std::vector<ConvergedStudy>& converged, bool plots);
 // Tying with one decay policy: learned-tied against the untied GPT whose vocabulary matrices

@@ -304,11 +304,11 @@ std::string training_setup(const json& summary, const json& run_config) {
 }
 
 // The verdicts' method, in the words the tables and the conclusions use.
-std::string method_sentence() {
+std::string method_sentence(const std::string& family) {
   return std::string(
              "A row is better or worse only when a paired t-test of the per-seed "
              "differences, with Holm's correction across every comparison of ") +
-         kHolmFamily +
+         family +
          " (family-wise error 5%), says so; otherwise it is not decided, and a row with one seed "
          "is not tested.";
 }
@@ -325,7 +325,8 @@ std::string verdict_text(const Comparison& c) {
                         : " (not within 1,000 seeds at this spread)");
 }
 
-std::string significance_rows(const std::vector<Comparison>& rows, const std::string& reference) {
+std::string significance_rows(const std::vector<Comparison>& rows, const std::string& reference,
+                              const std::string& family) {
   if (rows.empty()) return "";
   std::ostringstream out;
   for (const Comparison& c : rows) {
@@ -343,7 +344,7 @@ std::string significance_rows(const std::vector<Comparison>& rows, const std::st
          "test perplexity seed by seed, its 95% Student t interval over the seeds (the interval "
          "the paired t-test inverts: it excludes zero exactly when p < 0.05 before Holm's "
          "correction), and the per-seed spread (standard deviation, range). " +
-         method_sentence() +
+         method_sentence(family) +
          " An undecided row names the seeds that would decide it at its mean difference and "
          "spread, even under Bonferroni's correction over the family (Holm's never asks more)."
          "\n\n"

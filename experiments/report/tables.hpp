@@ -67,13 +67,15 @@ std::string training_setup(const nlohmann::json& summary,
                            const nlohmann::json& run_config = nlohmann::json());
 
 // The verdicts' method, in the words the tables and the conclusions use.
-std::string method_sentence();
+// `family`: the comparisons Holm's correction runs over, as the sentence names them.
+std::string method_sentence(const std::string& family = kHolmFamily);
 // The comparisons against `reference` as a table, after a paragraph saying how they are drawn.
 // "-3.1 to -1.2": a comparison's 95% t interval.
 std::string t_interval_text(const train::TInterval& interval);
 // The verdict's name; an undecided one adds the seeds that would decide it.
 std::string verdict_text(const Comparison& c);
-std::string significance_rows(const std::vector<Comparison>& rows, const std::string& reference);
+std::string significance_rows(const std::vector<Comparison>& rows, const std::string& reference,
+                              const std::string& family = kHolmFamily);
 // "  - learned-tied: -14.9 (95% interval ...): not decided" for each row.
 std::string verdict_lines(const std::vector<Comparison>& rows, bool with_model = false);
 

@@ -1552,6 +1552,42 @@ BOOST_FIXTURE_TEST_CASE(a_table_of_every_run_in_any_study_folder, ResultsFolder)
   BOOST_TEST(csv.find(",\"'=HYPERLINK(\"\"x\"\")-dirty\"\n") != std::string::npos, csv);
 }
 
+// A folder of any name with a study.json renders: only the comparisons it declared are tested,
+// Holm's correction runs over them alone, and a study file that cannot be read is refused.
+BOOST_FIXTURE_TEST_CASE(a_study_that_describes_itself_renders_under_any_name, ResultsFolder) {
+  const fs::path folder = dir / "sweeps" / "my study";
+  write_block_study(folder, {{"model", "gpt"}},
+                    {{"learned", 0.0}, {"learned-tied", -0.03}, {"frozen-random", 0.05}}, 0.2);
+  const json declared = {
+      {"schema", 1},
+      {"program", "embeddings"},
+      {"reference", "learned"},
+      {"family",
+       {{{"group", {{"model", "gpt"}}}, {"mode", "learned-tied"}, {"against", "learned"}}}}};
+  std::ofstream(folder / "study.json") << declared.dump();
+  const std::string md = experiments::report::render_report(dir.string(), false);
+  BOOST_TEST(md.find("`sweeps/my study/`: gpt") != std::string::npos, md);
+  BOOST_TEST(md.find("Holm over this study's family (the 1 comparisons") != std::string::npos, md);
+  // The undeclared row has its numbers in the table of rows but no test.
+  BOOST_TEST(md.find("| gpt | frozen-random | 1.50M | 300.0") != std::string::npos, md);
+  BOOST_TEST(md.find("  - gpt, frozen-random:") == std::string::npos, md);
+  const size_t verdict = md.find("  - gpt, learned-tied: ");
+  BOOST_REQUIRE(verdict != std::string::npos);
+  // One comparison: Holm's p is the t-test's own.
+  const std::string line = md.substr(verdict, md.find('\n', verdict) - verdict);
+  const size_t p = line.find(", p "), holm = line.find(", Holm ");
+  BOOST_TEST(line.substr(p + 4, line.find(',', p + 4) - p - 4) ==
+                 line.substr(holm + 7, line.find(')', holm) - holm - 7),
+             line);
+
+  std::ofstream(folder / "study.json") << json{{"schema", 1}, {"reference", "x' y"}}.dump();
+  BOOST_CHECK_EXCEPTION(experiments::report::render_report(dir.string(), false), std::runtime_error,
+                        [](const std::runtime_error& e) {
+                          return std::string(e.what()).find("study.json: \"reference\" is") !=
+                                 std::string::npos;
+                        });
+}
+
 // The sinks' escapes, one by one.
 BOOST_AUTO_TEST_CASE(text_from_a_file_is_escaped_for_each_sink) {
   using experiments::report::gnuplot_string;

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# A study of one's own renders: exp_embeddings --out R/any_name writes its study.json before its
+# first run, report --results R renders that folder with its seed-level verdicts, and report
+# --csv lists its runs.
+#   tests/study_report.sh BIN_DIR TOY_CORPUS WORK_DIR
+set -uo pipefail
+bin=$1 toy=$2 work=$3
+suite=study_report
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+rm -rf "$work"
+mkdir -p "$work"
+flags=(--corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 --warmup 2
+       --epochs 2 --models gpt --modes learned,learned-tied --seeds 3)
+"$bin/exp_embeddings" "${flags[@]}" --out "$work/R/any_name" >/dev/null 2>"$work/study.err" ||
+  die "the study failed: $(tail -1 "$work/study.err")"
+grep -q '"reference": "learned"' "$work/R/any_name/study.json" || die "study.json names no reference"
+grep -q '"mode": "learned-tied"' "$work/R/any_name/study.json" || die "study.json declares no comparison"
+"$bin/report" --results "$work/R" --no-plots 2>"$work/report.err" || die "report failed: $(tail -1 "$work/report.err")"
+md=$work/R/REPORT.md
+grep -q '^`any_name/`: gpt, d_model 16' "$md" || die "REPORT.md has no section for any_name/"
+grep -Eq '^  - gpt, learned-tied: [-0-9.]+ \(95% t interval [-0-9.]+ to [-0-9.]+; 3 seeds, p [<0-9.]+, Holm [<0-9.]+\): (better|worse|not decided)' "$md" ||
+  die "REPORT.md has no verdict for learned-tied: $(grep -n 'learned-tied' "$md" | head -3)"
+grep -q "Holm over this study's family (the 1 comparisons its study.json declared" "$md" ||
+  die "the verdicts do not name their family"
+"$bin/report" --results "$work/R" --csv "$work/runs.csv" 2>"$work/csv.err" || die "report --csv failed"
+[ "$(grep -c '^"any_name","gpt",' "$work/runs.csv")" = 6 ] || die "runs.csv lists $(grep -c '^"any_name"' "$work/runs.csv") runs, not 6"
+echo "study_report: any_name/ rendered with its verdict and its 6 runs in the CSV"
