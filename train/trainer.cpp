@@ -435,23 +435,50 @@ Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
 
 Trainer::~Trainer() = default;
 
+namespace {
+// "\n  --results: 'r1.json' on rank 1, none on rank 0" for each file flag the ranks differ in.
+std::string file_differences(const json& rank0, const json& other, const std::string& on) {
+  std::string out;
+  const auto shown = [](const json& path) {
+    return path.get<std::string>().empty() ? std::string("none")
+                                           : "'" + path.get<std::string>() + "'";
+  };
+  for (const auto& [flag, path] : rank0.items())
+    if (other.value(flag, json("")) != path)
+      out += "\n  " + flag + ": " + shown(other.value(flag, json(""))) + " " + on + ", " +
+             shown(path) +
+             " on rank 0 (rank 0 writes and reads these files for the job: give "
+             "them to every rank alike)";
+  return out;
+}
+}  // namespace
+
 void Trainer::check_ranks_agree() const {
   // Ranks started with other flags or data would exchange gradients of other shapes (a crash
   // inside MPI), wait for steps the others never take (a hang), or average gradients of other
   // models (a wrong model, exit 0). Before the first collective on the model, every rank
   // compares its configuration and data with rank 0's, and all stop together if any differs.
-  const std::string mine = dump(json{{"config", c_.to_json()}, {"data", fingerprint_}});
-  const bool differs = distributed::broadcast(mine) != mine;
-  if (distributed::sum(differs ? 1.0 : 0.0) == 0) return;
+  // The files it names too: rank 0 writes every output, so an output given to another rank
+  // only would be dropped without a word.
+  const json files = {{"--results", c_.results},
+                      {"--checkpoint", c_.checkpoint},
+                      {"--token-nll", c_.token_nll},
+                      {"--resume", c_.resume}};
+  const std::string mine =
+      dump(json{{"config", c_.to_json()}, {"data", fingerprint_}, {"files", files}});
+  const std::string first = distributed::broadcast(mine);  // rank 0's
+  if (distributed::sum(first != mine ? 1.0 : 0.0) == 0) return;
+  // Every rank names the same difference: each rank against rank 0, not against itself.
+  const json ours = json::parse(first);
   std::string message;
   for (int r = 1; r < distributed::size(); ++r) {
     const json theirs = json::parse(distributed::broadcast(mine, r));
-    const json ours = json::parse(mine);
     const std::string on = "on rank " + std::to_string(r);
     const std::string differences =
         config_differences(ours.at("config"), theirs.at("config"), "on rank 0", on) +
         data_difference(ours.at("data").get<std::string>(), theirs.at("data").get<std::string>(),
-                        "on rank 0", on);
+                        "on rank 0", on) +
+        file_differences(ours.at("files"), theirs.at("files"), on);
     if (!differences.empty() && message.empty())
       message = "rank " + std::to_string(r) + " of " + std::to_string(distributed::size()) +
                 " was started with other settings than rank 0:" + differences;
