@@ -3,6 +3,9 @@
 #include <atomic>
 #include <cstring>
 #include <exception>
+#include <utility>
+
+#include <unistd.h>
 
 #include "distributed/distributed.hpp"
 
@@ -12,10 +15,24 @@ namespace {
 
 std::atomic<int> g_pending{0};
 int g_depth = 0;  // nesting of StopSignalScope (they are created on the main thread)
+// Inside a FinalStretch: its note (owned by it), read by the handler.
+std::atomic<const std::string*> g_final_note{nullptr};
 
 extern "C" void on_stop_signal(int signal_number) {
   int none = 0;
-  if (g_pending.compare_exchange_strong(none, signal_number)) return;  // the first: stop cleanly
+  const std::string* final_note = g_final_note.load();
+  if (g_pending.compare_exchange_strong(none, signal_number)) {  // the first: stop cleanly
+    if (final_note)  // write(2) is async-signal-safe; the note was formatted beforehand
+        [[maybe_unused]]
+      const ssize_t written = ::write(2, final_note->data(), final_note->size());
+    return;
+  }
+  // A second signal in the final stretch: nothing more is saved by waiting. Now.
+  if (final_note) {
+    ::signal(signal_number, SIG_DFL);
+    ::raise(signal_number);
+    return;
+  }
   // A second Ctrl-C: the user means it. Default action, now. A repeated SIGTERM (or SIGHUP,
   // which a closed terminal or a dropped ssh connection sends) is absorbed:
   // launchers and schedulers send it to every process of a job and again through mpirun,
@@ -50,6 +67,13 @@ StopSignalScope::~StopSignalScope() {
   ::sigaction(SIGHUP, &previous_hup_, nullptr);
   if (std::uncaught_exceptions() > exceptions_) return;  // unwinding: the error comes first
   if (const int signal = g_pending.exchange(0)) ::raise(signal);
+}
+
+FinalStretch::FinalStretch(std::string note) : note_(std::move(note)) {
+  g_final_note.store(&note_);
+}
+FinalStretch::~FinalStretch() {
+  g_final_note.store(nullptr);
 }
 
 int pending_stop_signal() {

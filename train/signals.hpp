@@ -37,6 +37,21 @@ class StopSignalScope {
   int exceptions_ = 0;  // in flight when the scope began
 };
 
+// A run's last stretch that a stop cannot shorten (the final evaluation, after the checkpoint
+// it resumes from is written): inside it, the first stop signal prints `note` (standard error)
+// and is recorded as usual, and a second one of any kind ends the process at once, so that a
+// scheduler or a user never waits an unbounded time for a stop. Not nested.
+class FinalStretch {
+ public:
+  explicit FinalStretch(std::string note);
+  ~FinalStretch();
+  FinalStretch(const FinalStretch&) = delete;
+  FinalStretch& operator=(const FinalStretch&) = delete;
+
+ private:
+  std::string note_;
+};
+
 // The signal received inside a StopSignalScope, or 0.
 int pending_stop_signal();
 void clear_stop_signal();  // handled: the scope's end does not raise it again

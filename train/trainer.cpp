@@ -647,7 +647,14 @@ RunResult Trainer::run() {
     }
     end_epoch();
   }
-  RunResult result = finish();
+  RunResult result = [&] {
+    const FinalStretch final_evaluation(
+        "\nstop signal: the final evaluation finishes first (" +
+        (c_.checkpoint.empty() ? std::string("no --checkpoint: stopping now loses the run")
+                               : "--resume " + c_.checkpoint + " ends with this evaluation") +
+        "); a second signal stops at once\n");
+    return finish();
+  }();
   // A signal during the final evaluation: the evaluation was finished and every file written,
   // so the run is complete; stop as asked, saying so.
   if (const int signal = agreed_stop_signal()) {

@@ -10,7 +10,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <thread>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "base/build_info.hpp"
 #include "base/machine.hpp"
@@ -582,6 +586,34 @@ BOOST_AUTO_TEST_CASE(early_stopping_keeps_the_best_epoch) {
   double best = INFINITY;
   for (const auto& e : r.json["epochs"]) best = std::min(best, e["valid_loss"].get<double>());
   BOOST_TEST(r.valid_ppl == std::exp(best), boost::test_tools::tolerance(1e-9));
+}
+
+// A stop signal in a run's final stretch (its final evaluation) is recorded and says it will
+// finish first; a second one ends the process at once. Outside that stretch a repeated SIGTERM
+// is absorbed (launchers send it twice), as before.
+BOOST_AUTO_TEST_CASE(a_second_signal_in_the_final_evaluation_stops_at_once) {
+  const auto child_status = [](bool final_stretch) {
+    std::fflush(nullptr);
+    const pid_t child = ::fork();
+    if (child == 0) {
+      const train::StopSignalScope scope;
+      std::optional<train::FinalStretch> stretch;
+      if (final_stretch) stretch.emplace("final stretch: finishing first\n");
+      ::raise(SIGTERM);
+      ::raise(SIGTERM);
+      train::clear_stop_signal();
+      ::_exit(train::pending_stop_signal() == 0 ? 7 : 8);
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    return status;
+  };
+  const int in_stretch = child_status(true);
+  BOOST_TEST(WIFSIGNALED(in_stretch));
+  BOOST_TEST((WIFSIGNALED(in_stretch) && WTERMSIG(in_stretch) == SIGTERM));
+  const int outside = child_status(false);
+  BOOST_TEST(WIFEXITED(outside));
+  BOOST_TEST((WIFEXITED(outside) && WEXITSTATUS(outside) == 7));
 }
 
 // Every run file names where it comes from: the commit (and whether the tree was dirty), the
