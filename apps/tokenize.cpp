@@ -86,17 +86,23 @@ int decode(const Args& a) {
   size_t number = 0;
   while (in >> word) {
     ++number;
+    // An id is written as digits alone: "-0", "+5" or "1e3" are not ids.
     size_t used = 0;
     long long id = -1;
-    try {
+    if (word.find_first_not_of("0123456789") == std::string::npos && word.size() <= 12)
       id = std::stoll(word, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != word.size() || id < 0 || id >= static_cast<long long>(bpe.size()))
+    if (used != word.size() || id < 0 || id >= static_cast<long long>(bpe.size())) {
+      std::string shown;  // the word as it is, a control byte or NUL as \xHH
+      for (unsigned char c : word.substr(0, 40)) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\x%02x", c);
+        shown += c < 0x20 || c == 0x7f ? std::string(hex) : std::string(1, static_cast<char>(c));
+      }
       throw std::invalid_argument("--input " + a.input + ": token " + std::to_string(number) +
-                                  " is '" + word + "', not an id of the " +
-                                  std::to_string(bpe.size()) + "-token vocabulary");
+                                  " is '" + shown + (word.size() > 40 ? "...'" : "'") +
+                                  ", not an id of the " + std::to_string(bpe.size()) +
+                                  "-token vocabulary");
+    }
     ids.push_back(static_cast<int32_t>(id));
   }
   const std::string text = bpe.decode(ids);

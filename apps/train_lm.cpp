@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
+#include <stdexcept>
 
 #include "apps/cli.hpp"
 #include "apps/flags.hpp"
@@ -32,6 +33,14 @@ int tg::apps::train_lm_main(int argc, char** argv) {
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   return apps::guarded_main("train_lm", [&] {
+    // The recurrent models read tokens in order, with no attention: a GPT's flag given to them
+    // is a mistake, not a setting to ignore.
+    if (c.model.name == "lstm" || c.model.name == "gru")
+      for (const char* flag : {"--heads", "--positions"})
+        if (app.count(flag) > 0)
+          throw std::invalid_argument(std::string(flag) + ": the " + c.model.name +
+                                      " has no attention (its width is --hidden); give it to "
+                                      "--model gpt");
     c.validate();
     c.check_files();  // before the corpus is read, not after
     std::fprintf(stderr, "train_lm %s\n", apps::describe_flags(app).c_str());

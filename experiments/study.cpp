@@ -228,8 +228,13 @@ json read_finished(const train::TrainConfig& c, const std::string& json_path,
     throw std::invalid_argument(json_path +
                                 ": not valid JSON (a damaged run file: delete it "
                                 "and the run is trained again)");
-  if (!done.is_object() || !done.contains("test_ppl") || done.contains("interrupted"))
-    return nullptr;
+  // A run file is an object; anything else was put there by hand or by another program, and
+  // training over it would silently replace it.
+  if (!done.is_object())
+    throw std::invalid_argument(json_path +
+                                ": not a run file (a JSON object): delete it and the run is "
+                                "trained again, or give another --out");
+  if (!done.contains("test_ppl") || done.contains("interrupted")) return nullptr;
   // A finished run's numbers are perplexities: a damaged or hand-edited file must not count.
   for (const char* key : {"test_ppl", "valid_ppl"}) {
     const json v = done.value(key, json());
@@ -589,9 +594,15 @@ void Plan::train(size_t i, const text::LMData& data) {
   // run_one reads the run's JSON first: a run another process finished meanwhile is listed.
   try {
     list(i, run_one(run.config, data, run.label, run.file, run.hooks, run.hooks_key));
-  } catch (const train::Interrupted&) {
+  } catch (const train::Interrupted& e) {
     save();  // lists the run if the signal came in its final evaluation, which finished it
-    throw;
+    // A study continues by being invoked again, not by --resume (which the study passes itself).
+    std::string what = e.what();
+    if (const size_t at = what.find("; continue with --resume "); at != std::string::npos)
+      what = what.substr(0, at) +
+             "; run the same command again to continue: the study skips its finished runs and "
+             "resumes this one from its checkpoint";
+    throw train::Interrupted(e.signal, what);
   }
   // Finished: its JSON is what the others look for now. A claim ended by an interruption
   // keeps its file, so that no two processes ever hold the same run's lock on two files.

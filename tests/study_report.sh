@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A study of one's own renders: exp_embeddings --out R/any_name writes its study.json before its
 # first run, report --results R renders that folder with its seed-level verdicts, and report
-# --csv lists its runs.
+# --csv lists its runs. Then the study's own errors: a run file that is not a run is refused,
+# and a stopped study says how to continue.
 #   tests/study_report.sh BIN_DIR TOY_CORPUS WORK_DIR
 set -uo pipefail
 bin=$1 toy=$2 work=$3
@@ -24,4 +25,26 @@ grep -q "Holm over this study's family (the 1 comparisons its study.json declare
   die "the verdicts do not name their family"
 "$bin/report" --results "$work/R" --csv "$work/runs.csv" 2>"$work/csv.err" || die "report --csv failed"
 [ "$(grep -c '^"any_name","gpt",' "$work/runs.csv")" = 6 ] || die "runs.csv lists $(grep -c '^"any_name"' "$work/runs.csv") runs, not 6"
+# A run file replaced by something that is not a run (here []) is refused, not trained over.
+mkdir -p "$work/replaced"
+echo '[]' >"$work/replaced/gpt_learned_seed1.json"
+if "$bin/exp_embeddings" "${flags[@]}" --out "$work/replaced" >/dev/null 2>"$work/replaced.err"; then
+  die "a run file holding [] was trained over"
+fi
+grep -q "gpt_learned_seed1.json: not a run file (a JSON object)" "$work/replaced.err" ||
+  die "the refusal does not say why: $(tail -1 "$work/replaced.err")"
+[ "$(cat "$work/replaced/gpt_learned_seed1.json")" = "[]" ] || die "the refused file was replaced"
+# A study stopped by SIGTERM says how to continue it: the same command again, not --resume.
+slow=(--corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 8 --warmup 2
+      --epochs 2000 --models gpt --modes learned --seeds 1)
+"$bin/exp_embeddings" "${slow[@]}" --out "$work/stopped" >/dev/null 2>"$work/stopped.err" &
+pid=$!
+for _ in $(seq 600); do [ -f "$work/stopped/gpt_learned_seed1.ckpt" ] && break; sleep 0.05; done
+kill -TERM $pid
+wait $pid
+status=$?
+[ "$status" = 143 ] || die "the stopped study exited $status, not 143"
+grep -q "run the same command again to continue" "$work/stopped.err" ||
+  die "the stopped study does not say how to continue: $(tail -1 "$work/stopped.err")"
+grep -q -- "--resume" "$work/stopped.err" && die "the stopped study points to --resume: $(tail -1 "$work/stopped.err")"
 echo "study_report: any_name/ rendered with its verdict and its 6 runs in the CSV"
