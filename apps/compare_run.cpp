@@ -6,20 +6,118 @@
 // OpenBLAS kernel ("blas") made it; when either differs (other summation orders), or with
 // --relaxed (the sanitizer build, whose instrumentation keeps the kernels scalar), numbers must
 // agree within a relative 1e-4 instead.
+// compare_run --agreement COMMITTED NEW: how every run of a folder trained anew agrees with
+// the committed run of the same place (scripts/reproduce.sh): the same to the last digit, or
+// the relative difference in test perplexity and why (another CPU's kernels, threads, build).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "autograd/simd_kernels.hpp"
 
 using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return in ? json::parse(in, nullptr, false) : json();
+}
+
+std::string text_of(const json& v) {
+  return v.is_string() ? v.get<std::string>() : v.is_null() ? std::string("?") : v.dump();
+}
+
+// Why a run here can differ from the committed one: the first of the things that change the
+// order of its sums (another CPU's kernels, another thread or rank count) or its code.
+std::string why_different(const json& committed, const json& here) {
+  const auto differs = [&](const char* key) {
+    return committed.contains(key) && here.contains(key) && committed[key] != here[key];
+  };
+  if (differs("blas"))
+    return "another OpenBLAS kernel (" + text_of(committed["blas"]) + " there, " +
+           text_of(here["blas"]) + " here)";
+  if (differs("simd"))
+    return "other row kernels (" + text_of(committed["simd"]) + " there, " + text_of(here["simd"]) +
+           " here)";
+  if (differs("threads"))
+    return "another thread count (" + text_of(committed["threads"]) + " there, " +
+           text_of(here["threads"]) + " here)";
+  if (differs("mpi_ranks")) return "another number of MPI ranks";
+  const auto commit = [](const json& run) {
+    return run.contains("provenance") ? run["provenance"].value("commit", std::string())
+                                      : run.value("commit", run.value("added_in_commit", ""));
+  };
+  if (commit(committed) != commit(here))
+    return "another build (commit " + commit(committed) + " there, " + commit(here) + " here)";
+  return "the same kernels, threads and build: unexplained, a regression to look into";
+}
+
+// compare_run --agreement COMMITTED NEW: every run file under NEW against the file at the same
+// place under COMMITTED; one line per run and a total. Exit 0 unless a run has no counterpart
+// or an unexplained difference.
+int agreement(const fs::path& committed_dir, const fs::path& new_dir) {
+  size_t same = 0, close = 0, unexplained = 0, missing = 0;
+  double largest = 0;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(new_dir))
+    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& file : files) {
+    const json here = read_json(file);
+    if (!here.is_object() || !here.contains("epochs") || !here.contains("test_ppl")) continue;
+    const fs::path relative = fs::relative(file, new_dir);
+    const json there = read_json(committed_dir / relative);
+    if (!there.is_object() || !there.contains("test_ppl")) {
+      std::printf("%-48s no committed run to compare with\n", relative.c_str());
+      ++missing;
+      continue;
+    }
+    const double a = there["test_ppl"].get<double>(), b = here["test_ppl"].get<double>();
+    const bool identical = there.value("valid_ppl", json()) == here.value("valid_ppl", json()) &&
+                           there["test_ppl"] == here["test_ppl"] &&
+                           there.value("epochs", json()).size() == here["epochs"].size();
+    if (identical) {
+      std::printf("%-48s test ppl %.4f: the same to the last digit\n", relative.c_str(), b);
+      ++same;
+      continue;
+    }
+    const double relative_difference = (b - a) / a;
+    largest = std::max(largest, std::abs(relative_difference));
+    const std::string why = why_different(there, here);
+    (why.starts_with("the same") ? unexplained : close) += 1;
+    std::printf("%-48s test ppl %.4f committed, %.4f here (%+.3f%%): %s\n", relative.c_str(), a, b,
+                100 * relative_difference, why.c_str());
+  }
+  std::printf(
+      "%zu runs: %zu the same to the last digit, %zu differ for a known reason (largest "
+      "test ppl difference %.3f%%), %zu unexplained, %zu without a committed run\n",
+      same + close + unexplained + missing, same, close, 100 * largest, unexplained, missing);
+  return unexplained + missing == 0 ? 0 : 1;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "--agreement") {
+    if (!fs::is_directory(argv[2]) || !fs::is_directory(argv[3])) {
+      std::fprintf(stderr, "compare_run --agreement: %s and %s must be folders\n", argv[2],
+                   argv[3]);
+      return 2;
+    }
+    return agreement(argv[2], argv[3]);
+  }
   const bool relaxed = argc == 4 && std::string(argv[3]) == "--relaxed";
   if (argc != 3 && !relaxed) {
-    std::fprintf(stderr, "usage: compare_run GOLDEN RESULT [--relaxed]\n");
+    std::fprintf(stderr,
+                 "usage: compare_run GOLDEN RESULT [--relaxed]\n"
+                 "       compare_run --agreement COMMITTED_FOLDER NEW_FOLDER\n");
     return 2;
   }
   json golden, result;

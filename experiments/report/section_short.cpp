@@ -16,7 +16,11 @@ std::string short_embeddings_section(const json& emb, const fs::path& dir, bool 
   const std::string budget = budget_of(emb);
   md << "## 1a. A short budget: the same comparison" << (budget.empty() ? "" : " after " + budget)
      << "\n\n"
-     << data_line(emb) << "\n\n";
+     << data_line(emb) << "\n\n"
+     << "These runs stop after " << (budget.empty() ? "a fixed budget" : budget)
+     << ", far from convergence: their ranking of the modes need not be the converged study's "
+        "(section 1 of the full profile, `scripts/reproduce.sh --full`, where every mode trains "
+        "to early stopping).\n\n";
   if (emb.contains("word2vec"))
     md << "word2vec (skip-gram, trained on the training split only): WordSim-353 Spearman "
        << score(emb.at("word2vec").at("wordsim353")) << ", "

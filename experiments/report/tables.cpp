@@ -233,7 +233,8 @@ std::string band_difference_table(const RunFiles& files, const std::string& refe
 std::string budget_of(const json& summary) {
   if (!summary.contains("base_config")) return "";
   const train::TrainConfig c = config_of(summary.at("base_config"));
-  return c.steps > 0 ? std::to_string(c.steps) + " steps" : std::to_string(c.epochs) + " epochs";
+  return c.steps > 0 ? std::to_string(c.steps) + (c.steps == 1 ? " step" : " steps")
+                     : std::to_string(c.epochs) + (c.epochs == 1 ? " epoch" : " epochs");
 }
 
 bool on_brown(const json& summary) {

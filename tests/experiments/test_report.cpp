@@ -1485,10 +1485,11 @@ BOOST_FIXTURE_TEST_CASE(a_results_folder_is_untrusted_input, ResultsFolder) {
   const fs::path ran_quote = dir / "ran_quote", ran_backquote = dir / "ran_backquote";
   const std::string payload = "x' ; system 'touch " + ran_quote.string() + "' ; x='`touch " +
                               ran_backquote.string() + "`@x|<b>*_[l](u)\n| fake | row |\x1b[2J";
-  // Typed settings are refused by name (a test of their own); model and mode below.
+  // Typed settings are refused by name (a test of their own); names (model, mode, a study's
+  // reference arm) too, model's below.
   const std::set<std::string> typed = {"smoothing", "embedding",   "optimizer",    "positions",
                                        "schedule",  "table_decay", "vocab_counts", "precision",
-                                       "model",     "mode"};
+                                       "model",     "mode",        "reference"};
   const fs::path text = dir / "text";
   copy_with_payload(committed, text, payload,
                     [&](const std::string& key) { return !typed.contains(key); });
