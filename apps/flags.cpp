@@ -50,8 +50,9 @@ void add_model_flags(CLI::App& app, train::ModelConfig& m) {
              m.options[kv.substr(0, eq)] = kv.substr(eq + 1);
            }
          },
-         "a registered model's own setting (repeatable)")
-      ->type_name("KEY=VALUE");
+         "a registered model's own setting (repeatable); MODEL:KEY=VALUE gives it to one "
+         "model of a study")
+      ->type_name("[MODEL:]KEY=VALUE");
   app.add_option("--d-model", m.d_model, "embedding / residual width")
       ->capture_default_str()
       ->check(positive());

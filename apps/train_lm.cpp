@@ -10,6 +10,7 @@
 #include "apps/programs.hpp"
 #include "apps/validators.hpp"
 #include "train/evaluate.hpp"
+#include "train/models.hpp"
 #include "train/trainer.hpp"
 
 using namespace tg;
@@ -41,6 +42,8 @@ int tg::apps::train_lm_main(int argc, char** argv) {
           throw std::invalid_argument(std::string(flag) + ": the " + c.model.name +
                                       " has no attention (its width is --hidden); give it to "
                                       "--model gpt");
+    train::check_model_options(c.model.options, {c.model.name});
+    c.model.options = train::options_for(c.model.options, c.model.name);
     c.validate();
     c.check_files();  // before the corpus is read, not after
     std::fprintf(stderr, "train_lm %s\n", apps::describe_flags(app).c_str());

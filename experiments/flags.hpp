@@ -103,9 +103,13 @@ struct ExperimentProgram {
               std::string(flag) + ": " + name +
               " writes each run's results and checkpoint into --out (RUN.json, RUN.ckpt) and "
               "resumes from them when invoked again; give --out instead");
-      for (const std::string& model : split_commas(flags.models))
+      const std::vector<std::string> models = split_commas(flags.models);
+      for (const std::string& model : models)
         if (!train::has_model(model))
           throw std::invalid_argument("--models: " + train::unknown_model_message(model));
+      // Before any data is read, --dry-run too: an option for a model that takes none, or for
+      // a model the study does not train (MODEL:KEY=VALUE scopes one to one model).
+      train::check_model_options(base.model.options, models);
       std::fprintf(stderr, "%s %s\n", name.c_str(), apps::describe_flags(app).c_str());
       return body();
     });

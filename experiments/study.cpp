@@ -27,6 +27,7 @@
 #include "text/lm_data.hpp"
 #include "text/similarity.hpp"
 #include "text/vectors.hpp"
+#include "train/models.hpp"
 #include "train/progress.hpp"
 #include "train/signals.hpp"
 #include "train/significance.hpp"
@@ -92,6 +93,7 @@ train::TrainConfig run_config(const train::TrainConfig& base, const std::string&
                               const Mode& mode, uint64_t seed) {
   train::TrainConfig c = base;
   c.model.name = model;
+  c.model.options = train::options_for(base.model.options, model);
   c.model.embedding = mode.embedding;
   c.model.tied = mode.tied;
   c.seed = seed;

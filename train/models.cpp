@@ -14,14 +14,22 @@ struct Entry {
   ModelFactory factory;
 };
 
+bool built_in(const std::string& name) {
+  return name == "gpt" || name == "nplm" || name == "lstm" || name == "gru";
+}
+
 // The built-in models take their settings from flags only: a --model-option given to them is a
 // mistake (a misspelt flag, or meant for another model), not a setting to ignore.
+void refuse_options(const std::map<std::string, std::string>& options, const std::string& name) {
+  if (!options.empty())
+    throw std::invalid_argument("--model-option " + options.begin()->first + "=" +
+                                options.begin()->second + ": the built-in model '" + name +
+                                "' takes no model options (its settings are flags: see --help; "
+                                "MODEL:KEY=VALUE gives an option to one model of a study)");
+}
+
 const ModelSpec& without_options(const ModelSpec& s) {
-  if (!s.config.options.empty())
-    throw std::invalid_argument("--model-option " + s.config.options.begin()->first + "=" +
-                                s.config.options.begin()->second + ": the built-in model '" +
-                                s.config.name +
-                                "' takes no model options (its settings are flags: see --help)");
+  refuse_options(s.config.options, s.config.name);
   return s;
 }
 
@@ -65,6 +73,31 @@ void register_model(const std::string& name, ModelFactory factory, const std::st
     *it = {name, description, std::move(factory)};
   else
     entries.push_back({name, description, std::move(factory)});
+}
+
+std::map<std::string, std::string> options_for(const std::map<std::string, std::string>& options,
+                                               const std::string& model) {
+  std::map<std::string, std::string> out;
+  for (const auto& [key, value] : options) {
+    const size_t colon = key.find(':');
+    if (colon == std::string::npos)
+      out[key] = value;
+    else if (key.substr(0, colon) == model)
+      out[key.substr(colon + 1)] = value;
+  }
+  return out;
+}
+
+void check_model_options(const std::map<std::string, std::string>& options,
+                         const std::vector<std::string>& models) {
+  for (const auto& [key, value] : options)
+    if (const size_t colon = key.find(':');
+        colon != std::string::npos &&
+        std::ranges::find(models, key.substr(0, colon)) == models.end())
+      throw std::invalid_argument("--model-option " + key + "=" + value + ": '" +
+                                  key.substr(0, colon) + "' is not a model of this run or study");
+  for (const std::string& model : models)
+    if (built_in(model)) refuse_options(options_for(options, model), model);
 }
 
 bool has_model(const std::string& name) {

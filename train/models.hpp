@@ -42,6 +42,16 @@ std::vector<std::string> model_names();  // built-in first, then in registration
 std::string model_help();                // "gpt (GPT-2 ...), nplm (...), my-gpt"
 // "unknown model 'rnn' (registered: gpt, nplm, my-gpt)"
 std::string unknown_model_message(const std::string& name);
+// --model-option MODEL:KEY=VALUE gives a setting to one model of a study, KEY=VALUE to every
+// model: the options that apply to `model` (keys without their prefix).
+std::map<std::string, std::string> options_for(const std::map<std::string, std::string>& options,
+                                               const std::string& model);
+// Throws, as building the model would, when options apply to `model` and it takes none (the
+// built-in models take their settings from flags), or when an option is scoped to a model
+// that is not among `models` (a study's --models; a run's --model): checked before any data
+// is read.
+void check_model_options(const std::map<std::string, std::string>& options,
+                         const std::vector<std::string>& models);
 // Throws naming the registered models when `spec.config.name` is unknown.
 std::unique_ptr<nn::LanguageModel> make_model(const ModelSpec& spec);
 

@@ -658,6 +658,15 @@ BOOST_AUTO_TEST_CASE(registered_models_train_by_name) {
   for (const char* bad : {"", "my gpt", "gpt,2", "gpt'x", "-gpt", "gpt|x", "gpt\n"})
     BOOST_CHECK_THROW(train::register_model(bad, factory), std::invalid_argument);
   BOOST_TEST(!train::has_model("my gpt"));
+  // --model-option MODEL:KEY=VALUE reaches that model alone, KEY=VALUE every model.
+  const std::map<std::string, std::string> options = {{"a", "1"}, {"m:b", "2"}, {"n:c", "3"}};
+  BOOST_TEST((train::options_for(options, "m") ==
+              std::map<std::string, std::string>{{"a", "1"}, {"b", "2"}}));
+  BOOST_TEST(
+      (train::options_for(options, "gpt") == std::map<std::string, std::string>{{"a", "1"}}));
+  BOOST_CHECK_NO_THROW(train::check_model_options({{"m:b", "2"}}, {"gpt", "m"}));
+  BOOST_CHECK_THROW(train::check_model_options({{"m:b", "2"}}, {"gpt"}), std::invalid_argument);
+  BOOST_CHECK_THROW(train::check_model_options({{"b", "2"}}, {"gpt", "m"}), std::invalid_argument);
   train::TrainConfig c = tiny("test-gpt-wide-norm");
   const auto r = train::train_language_model(c, toy());
   BOOST_TEST(built == 1u);
