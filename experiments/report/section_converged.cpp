@@ -193,7 +193,8 @@ std::string fair_tie_conclusion(const FairTie& tie) {
   for (const BandDifferences& row : band_differences(tie.files, kUntiedNoDecay))
     if (row.seeds >= 2)
       out += "  - by band, " + row.key.first + " (" + std::to_string(row.seeds) +
-             " seeds; tied minus untied, nats, 95% t intervals not corrected across the bands): " +
+             " seeds; tied minus untied, nats, 95% t intervals not corrected across the bands or "
+             "the comparisons, exploratory): " +
              band_verdicts(row) + "\n";
   return out;
 }

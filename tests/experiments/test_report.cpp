@@ -617,9 +617,11 @@ BOOST_FIXTURE_TEST_CASE(tying_with_one_decay_policy_by_band, ResultsFolder) {
   const size_t line = md.find("  - by band, gpt d128 (3 seeds; tied minus untied");
   BOOST_TEST_REQUIRE(line != std::string::npos, md);
   BOOST_TEST(line < section, md);
-  BOOST_TEST(md.substr(line, md.find('\n', line) - line)
-                 .ends_with("; lower in: frequent (100+); higher in: unseen"),
-             md);
+  BOOST_TEST(
+      md.substr(line, md.find('\n', line) - line)
+          .ends_with(
+              "; uncorrected interval below zero in: frequent (100+); above zero in: unseen"),
+      md);
 }
 
 // Section 3c: LazyAdam's learned runs against AdamW's, seed by seed in Holm's family, with each
@@ -1746,8 +1748,10 @@ BOOST_AUTO_TEST_CASE(the_conclusions_name_the_bands_where_tying_gains_or_loses) 
            {{"gpt", "learned-tied"}, {{1, &tied[0]}, {2, &tied[1]}, {3, &tied[2]}}}};
   const std::string line = experiments::report::tying_by_band(converged);
   BOOST_TEST(line.find("  - gpt (3 seeds): frequent (100+) -0.110 (") != std::string::npos, line);
-  BOOST_TEST(line.find("; lower in: frequent (100+); higher in: unseen\n") != std::string::npos,
-             line);
+  BOOST_TEST(
+      line.find("; uncorrected interval below zero in: frequent (100+); above zero in: unseen\n") !=
+          std::string::npos,
+      line);
   BOOST_TEST(line.find("rare (1-9) 0.000 (-1.242 to +1.242)") != std::string::npos, line);
   // One paired seed: no line; nor for a model without a tied row.
   files[1].second = {{1, &tied[0]}};
