@@ -232,7 +232,12 @@ std::string words_against_subwords(const std::vector<ScaleRow>& scale) {
   return "- **Words against subword tokens** (All models on one scale), test perplexity per "
          "word, a word-level model also with every `<unk>` charged its spelling (an upper "
          "bound); each side a Welch t-test over the seeds, Holm-corrected across the " +
-         std::to_string(p.size()) + " tests of this list:\n" + lines;
+         std::to_string(p.size()) +
+         " tests of this list. One setup for both: the model size, learning rate and 64-token "
+         "context chosen for words (fewer words fit in 64 subword tokens), and the subword runs "
+         "not tuned for their tokenization (the Brown BPE's stopped at their epoch cap); so these "
+         "say which is lower in this setup, not which tokenization is better:\n" +
+         lines;
 }
 
 std::string tying_by_band(const std::vector<ConvergedStudy>& converged) {
