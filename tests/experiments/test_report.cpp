@@ -910,7 +910,8 @@ BOOST_AUTO_TEST_CASE(the_conclusions_set_subword_rows_against_the_same_model_in_
        row("nplm, learned", bpe, 700.0, 700.0)});
   for (const std::string& expected :
        {std::string("- **Words against subword tokens** (All models on one scale)"),
-        std::string("Holm-corrected across the 8 tests of this list:\n"),
+        std::string("Holm-corrected across the 8 tests of this list. One setup for both"),
+        std::string("say which is lower in this setup, not which tokenization is better:\n"),
         "  - gpt, learned-tied: 660.0 in " + bpe +
             " (3 seeds), against 240.0 in words (3 seeds), 530.0 with `<unk>` spelled out: words "
             "lower on both (Holm p <0.001 and <0.001)\n",
