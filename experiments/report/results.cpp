@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <stdexcept>
 
 #include "base/enum_names.hpp"
@@ -55,7 +56,90 @@ json load(const fs::path& p) {
 
 namespace {
 
-// A file's errors of shape, named by file and key, before the sections read it: a file edited
+// What a field of a run holds, where a run file or a summary's entry has it.
+enum class Kind { number, boolean, text, object, objects };
+
+constexpr std::pair<const char*, Kind> kRunFields[] = {{"valid_ppl", Kind::number},
+                                                       {"test_ppl", Kind::number},
+                                                       {"train_ppl", Kind::number},
+                                                       {"test_ppl_per_word", Kind::number},
+                                                       {"valid_ppl_per_word", Kind::number},
+                                                       {"seed", Kind::number},
+                                                       {"best_epoch", Kind::number},
+                                                       {"steps", Kind::number},
+                                                       {"steps_per_epoch", Kind::number},
+                                                       {"tokens_per_step", Kind::number},
+                                                       {"wall_s", Kind::number},
+                                                       {"train_seconds", Kind::number},
+                                                       {"cpu_s", Kind::number},
+                                                       {"trainable_params", Kind::number},
+                                                       {"total_params", Kind::number},
+                                                       {"train_tokens_per_s", Kind::number},
+                                                       {"fraction", Kind::number},
+                                                       {"train_tokens", Kind::number},
+                                                       {"stopped_early", Kind::boolean},
+                                                       {"model", Kind::text},
+                                                       {"mode", Kind::text},
+                                                       {"file", Kind::text},
+                                                       {"commit", Kind::text},
+                                                       {"config", Kind::object},
+                                                       {"test_blocks", Kind::object},
+                                                       {"provenance", Kind::object},
+                                                       {"epochs", Kind::objects},
+                                                       {"evals", Kind::objects}};
+constexpr const char* kEpochNumbers[] = {"epoch", "step", "valid_ppl", "valid_loss", "train_loss"};
+
+bool is_kind(const json& v, Kind kind) {
+  switch (kind) {
+    case Kind::number:
+      return v.is_number() || v.is_null();  // null: how JSON writes a NaN
+    case Kind::boolean:
+      return v.is_boolean();
+    case Kind::text:
+      return v.is_string();
+    case Kind::object:
+      return v.is_object();
+    case Kind::objects:
+      return v.is_array() && std::ranges::all_of(v, [](const json& e) { return e.is_object(); });
+  }
+  return false;
+}
+
+const char* kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::number:
+      return "a number";
+    case Kind::boolean:
+      return "true or false";
+    case Kind::text:
+      return "a string";
+    case Kind::object:
+      return "an object";
+    case Kind::objects:
+      return "a list of objects";
+  }
+  return "";
+}
+
+// A run's fields (a run file, or an entry of a summary's "runs"), each of the kind the report
+// reads it as; `where` names the field's place ("" or "runs[3].").
+void check_run_fields(const json& run, const std::string& where,
+                      const std::function<std::runtime_error(const std::string&)>& bad) {
+  for (const auto& [key, kind] : kRunFields)
+    if (run.contains(key) && !is_kind(run.at(key), kind))
+      throw bad("\"" + where + key + "\" is " + run.at(key).dump().substr(0, 60) + ", not " +
+                kind_name(kind));
+  for (const char* list : {"epochs", "evals"}) {
+    if (!run.contains(list)) continue;
+    for (size_t i = 0; i < run.at(list).size(); ++i)
+      for (const char* key : kEpochNumbers)
+        if (run.at(list)[i].contains(key) && !is_kind(run.at(list)[i].at(key), Kind::number))
+          throw bad("\"" + where + list + "[" + std::to_string(i) + "]." + key + "\" is " +
+                    run.at(list)[i].at(key).dump().substr(0, 60) + ", not a number");
+  }
+}
+
+// A file's errors of shape, named by file and field, before the sections read it: a file edited
 // by hand or written by another program otherwise fails deep inside a section, unnamed.
 void check_shape(const json& file, const fs::path& p) {
   const auto bad = [&](const std::string& what) {
@@ -63,16 +147,13 @@ void check_shape(const json& file, const fs::path& p) {
   };
   if (!file.is_object()) throw bad("not a JSON object");
   for (const char* key : {"runs", "rows"})
-    if (file.contains(key) &&
-        (!file.at(key).is_array() ||
-         !std::ranges::all_of(file.at(key), [](const json& v) { return v.is_object(); })))
+    if (file.contains(key) && !is_kind(file.at(key), Kind::objects))
       throw bad("\"" + std::string(key) + "\" is " + file.at(key).dump().substr(0, 60) +
                 ", not a list of objects");
-  // null: how JSON writes a NaN.
-  for (const char* key : {"valid_ppl", "test_ppl", "test_ppl_per_word"})
-    if (file.contains(key) && !file.at(key).is_number() && !file.at(key).is_null())
-      throw bad("\"" + std::string(key) + "\" is " + file.at(key).dump().substr(0, 60) +
-                ", not a number");
+  check_run_fields(file, "", bad);
+  if (file.contains("runs"))
+    for (size_t i = 0; i < file.at("runs").size(); ++i)
+      check_run_fields(file.at("runs")[i], "runs[" + std::to_string(i) + "].", bad);
 }
 
 }  // namespace

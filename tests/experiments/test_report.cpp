@@ -1592,6 +1592,35 @@ BOOST_FIXTURE_TEST_CASE(a_study_that_describes_itself_renders_under_any_name, Re
                         });
 }
 
+// A field of the wrong type in a run file is an error naming the file and the field, not a raw
+// JSON exception naming the folder.
+BOOST_FIXTURE_TEST_CASE(a_run_field_of_the_wrong_type_names_its_file_and_field, ResultsFolder) {
+  const fs::path folder = dir / "converged" / "gpt";
+  write_block_study(folder, {{"model", "gpt"}}, {{"learned", 0.0}, {"learned-tied", -0.03}});
+  const fs::path file = folder / "gpt_learned-tied_seed2.json";
+  const json good = json::parse(std::ifstream(file));
+  const auto refused = [&](const json& damaged, const std::string& expected) {
+    std::ofstream(file) << damaged.dump();
+    try {
+      experiments::report::render_report(dir.string(), false);
+      BOOST_ERROR("rendered a run file with " << expected);
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      BOOST_TEST(what.find("gpt_learned-tied_seed2.json: \"" + expected) != std::string::npos,
+                 what);
+    }
+  };
+  json damaged = good;
+  damaged["seed"] = "two";
+  refused(damaged, "seed\" is \"two\", not a number");
+  damaged = good;
+  damaged["epochs"][1]["valid_ppl"] = "x";
+  refused(damaged, "epochs[1].valid_ppl\" is \"x\", not a number");
+  damaged = good;
+  damaged["config"] = json::array();
+  refused(damaged, "config\" is [], not an object");
+}
+
 // The sinks' escapes, one by one.
 BOOST_AUTO_TEST_CASE(text_from_a_file_is_escaped_for_each_sink) {
   using experiments::report::gnuplot_string;
