@@ -293,7 +293,14 @@ std::string training_setup(const json& summary, const json& run_config) {
         << markdown_code(base::last_path_component(tokenizer));
   out << ", batch " << c.batch << ", " << base::name_of(train::kOptimizerNames, c.optimizer)
       << " lr " << c.lr;
-  if (c.weight_decay > 0) out << ", weight decay " << c.weight_decay;
+  if (c.weight_decay > 0) {
+    out << ", weight decay " << c.weight_decay;
+    // --table-decay: which vocabulary matrices decay (the default, output, needs no words).
+    if (c.table_decay == optim::TableDecay::none)
+      out << " (not on the vocabulary matrices)";
+    else if (c.table_decay == optim::TableDecay::all)
+      out << " (the vocabulary matrices too)";
+  }
   out << ", " << c.warmup << " warm-up steps, " << base::name_of(optim::kScheduleNames, c.schedule)
       << ", dropout " << fixed(c.model.dropout, 2) << ", up to " << c.epochs << " epochs, patience "
       << c.patience;

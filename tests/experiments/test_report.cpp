@@ -1560,7 +1560,7 @@ BOOST_FIXTURE_TEST_CASE(a_table_of_every_run_in_any_study_folder, ResultsFolder)
 // Holm's correction runs over them alone, and a study file that cannot be read is refused.
 BOOST_FIXTURE_TEST_CASE(a_study_that_describes_itself_renders_under_any_name, ResultsFolder) {
   const fs::path folder = dir / "sweeps" / "my study";
-  write_block_study(folder, {{"model", "gpt"}},
+  write_block_study(folder, {{"model", "gpt"}, {"weight_decay", 0.1}, {"table_decay", "none"}},
                     {{"learned", 0.0}, {"learned-tied", -0.03}, {"frozen-random", 0.05}}, 0.2);
   const json declared = {
       {"schema", 1},
@@ -1571,6 +1571,7 @@ BOOST_FIXTURE_TEST_CASE(a_study_that_describes_itself_renders_under_any_name, Re
   std::ofstream(folder / "study.json") << declared.dump();
   const std::string md = experiments::report::render_report(dir.string(), false);
   BOOST_TEST(md.find("`sweeps/my study/`: gpt") != std::string::npos, md);
+  BOOST_TEST(md.find("weight decay 0.1 (not on the vocabulary matrices)") != std::string::npos, md);
   BOOST_TEST(md.find("Holm over this study's family (the 1 comparisons") != std::string::npos, md);
   // The undeclared row has its numbers in the table of rows but no test.
   BOOST_TEST(md.find("| gpt | frozen-random | 1.50M | 300.0") != std::string::npos, md);
