@@ -51,8 +51,9 @@ declare -A shape=([d64]="64 2 2" [d128]="128 2 4" [d192]="192 3 6" [d256]="256 4
 # size -> the learning rates searched
 declare -A grid=([d64]="5e-4 1e-3 2e-3 4e-3" [d128]="5e-4 1e-3 2e-3" [d192]="5e-4 1e-3 2e-3"
                  [d256]="2.5e-4 5e-4 1e-3")
-# size -> the rate the search chose (filled in as each size's search lands)
-declare -A chosen=()
+# size -> the rate the search chose (filled in as each size's search lands; the search's table
+# is in results/scaling/README.md)
+declare -A chosen=([d64]=1e-3)
 IFS=, read -ra size_list <<< "$sizes"
 for size in "${size_list[@]}"; do
   [ -n "${shape[$size]:-}" ] || { echo "scaling.sh: --sizes: unknown size '$size' (use d64, d128, d192, d256)" >&2; exit 2; }
