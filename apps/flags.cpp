@@ -5,6 +5,7 @@
 #include <map>
 
 #include "train/models.hpp"
+#include "train/optimizers.hpp"
 
 namespace tg::apps {
 
@@ -32,26 +33,41 @@ void add_data_flags(CLI::App& app, text::LMDataOptions& d) {
 
 namespace {
 
+// A flag naming a registered part (a model, an optimizer, a kind of token table): an unknown
+// name is refused with the registered ones.
+CLI::Validator registered_name(bool (*has)(const std::string&),
+                               std::string (*unknown)(const std::string&), const char* type) {
+  return CLI::Validator(
+      [has, unknown](std::string& name) { return has(name) ? std::string() : unknown(name); },
+      type);
+}
+
+// A repeatable KEY=VALUE flag into `settings` (a later KEY replaces an earlier one).
+CLI::Option* add_settings_option(CLI::App& app, const std::string& flag,
+                                 std::map<std::string, std::string>& settings,
+                                 const std::string& description) {
+  return app
+      .add_option_function<std::vector<std::string>>(
+          flag,
+          [&settings, flag](const std::vector<std::string>& pairs) {
+            for (const std::string& kv : pairs) {
+              const size_t eq = kv.find('=');
+              if (eq == 0 || eq == std::string::npos)
+                throw CLI::ValidationError(flag, "'" + kv + "' is not KEY=VALUE");
+              settings[kv.substr(0, eq)] = kv.substr(eq + 1);
+            }
+          },
+          description)
+      ->type_name("KEY=VALUE");
+}
+
 void add_model_flags(CLI::App& app, train::ModelConfig& m) {
   app.add_option("--model", m.name, "a registered model: " + train::model_help())
       ->capture_default_str()
-      ->check(CLI::Validator(
-          [](std::string& name) {
-            return train::has_model(name) ? std::string() : train::unknown_model_message(name);
-          },
-          "MODEL"));
-  app.add_option_function<std::vector<std::string>>(
-         "--model-option",
-         [&m](const std::vector<std::string>& pairs) {
-           for (const std::string& kv : pairs) {
-             const size_t eq = kv.find('=');
-             if (eq == 0 || eq == std::string::npos)
-               throw CLI::ValidationError("--model-option", "'" + kv + "' is not KEY=VALUE");
-             m.options[kv.substr(0, eq)] = kv.substr(eq + 1);
-           }
-         },
-         "a registered model's own setting (repeatable); MODEL:KEY=VALUE gives it to one "
-         "model of a study")
+      ->check(registered_name(train::has_model, train::unknown_model_message, "MODEL"));
+  add_settings_option(app, "--model-option", m.options,
+                      "a registered model's own setting (repeatable); MODEL:KEY=VALUE gives it "
+                      "to one model of a study")
       ->type_name("[MODEL:]KEY=VALUE");
   app.add_option("--d-model", m.d_model, "embedding / residual width")
       ->capture_default_str()
@@ -77,8 +93,13 @@ void add_model_flags(CLI::App& app, train::ModelConfig& m) {
       ->capture_default_str()
       ->check(positive());
   app.add_flag("--direct", m.direct, "NPLM: direct input-to-output connections");
-  add_enum_option(app, "--embedding", m.embedding, nn::kEmbeddingModeNames, "");
-  app.add_option("--vectors", m.vectors, "word2vec file (text or binary) for the pretrained modes")
+  app.add_option("--embedding", m.embedding,
+                 "a registered kind of token table: " + nn::table_kind_help())
+      ->capture_default_str()
+      ->check(registered_name(nn::has_table_kind, nn::unknown_table_kind_message, "KIND"));
+  app.add_option("--vectors", m.vectors,
+                 "word2vec-format vectors (text or binary: word2vec, GloVe, fastText .vec, "
+                 "train_lm --export-vectors) for the kinds that load them")
       ->check(CLI::ExistingFile);
   app.add_flag("--tied", m.tied, "output matrix = token embedding (GPT-2 style)");
   app.add_option("--dropout", m.dropout, "dropout probability")
@@ -87,7 +108,11 @@ void add_model_flags(CLI::App& app, train::ModelConfig& m) {
 }
 
 void add_optimizer_flags(CLI::App& app, train::TrainConfig& c) {
-  add_enum_option(app, "--optimizer", c.optimizer, train::kOptimizerNames, "");
+  app.add_option("--optimizer", c.optimizer, "a registered optimizer: " + train::optimizer_help())
+      ->capture_default_str()
+      ->check(registered_name(train::has_optimizer, train::unknown_optimizer_message, "OPTIMIZER"));
+  add_settings_option(app, "--optimizer-option", c.optimizer_options,
+                      "a registered optimizer's own setting (repeatable)");
   app.add_option("--lr", c.lr, "peak learning rate")->capture_default_str()->check(positive(false));
   app.add_option("--weight-decay", c.weight_decay,
                  "AdamW: on matrices, not embeddings/biases/norms")

@@ -65,7 +65,15 @@ namespace {
 nlohmann::json mix(const std::string& path, const tg::text::LMData& data,
                    const std::vector<double>& valid_ngram, const std::vector<double>& test_ngram) {
   std::ifstream in(path);
-  const nlohmann::json file = nlohmann::json::parse(in, nullptr, false);
+  nlohmann::json file;
+  try {
+    file = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    // An empty file, or a NaN or Infinity literal (JSON has none): say so, not "no array".
+    const std::string what = e.what();
+    throw std::invalid_argument("--mix-with " + path + ": not JSON (" +
+                                what.substr(what.find(']') + 2) + ")");
+  }
   if (file.is_object() && file.value("data_fingerprint", "") != tg::text::fingerprint(data))
     throw std::invalid_argument(
         "--mix-with " + path + ": its losses are of other data (fingerprint " +

@@ -15,6 +15,7 @@
 #include "apps/cli.hpp"
 #include "apps/programs.hpp"
 #include "apps/validators.hpp"
+#include "base/escape.hpp"
 #include "base/files.hpp"
 #include "distributed/distributed.hpp"
 #include "text/bpe.hpp"
@@ -92,12 +93,7 @@ int decode(const Args& a) {
     if (word.find_first_not_of("0123456789") == std::string::npos && word.size() <= 12)
       id = std::stoll(word, &used);
     if (used != word.size() || id < 0 || id >= static_cast<long long>(bpe.size())) {
-      std::string shown;  // the word as it is, a control byte or NUL as \xHH
-      for (unsigned char c : word.substr(0, 40)) {
-        char hex[8];
-        std::snprintf(hex, sizeof hex, "\\x%02x", c);
-        shown += c < 0x20 || c == 0x7f ? std::string(hex) : std::string(1, static_cast<char>(c));
-      }
+      const std::string shown = base::escape_bytes(word.substr(0, 40));
       throw std::invalid_argument("--input " + a.input + ": token " + std::to_string(number) +
                                   " is '" + shown + (word.size() > 40 ? "...'" : "'") +
                                   ", not an id of the " + std::to_string(bpe.size()) +

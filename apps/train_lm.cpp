@@ -3,12 +3,15 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 
 #include "apps/cli.hpp"
 #include "apps/flags.hpp"
 #include "apps/programs.hpp"
 #include "apps/validators.hpp"
+#include "base/files.hpp"
+#include "distributed/distributed.hpp"
 #include "train/evaluate.hpp"
 #include "train/models.hpp"
 #include "train/trainer.hpp"
@@ -24,6 +27,9 @@ int tg::apps::train_lm_main(int argc, char** argv) {
   size_t sample = 0, top_k = 40;
   std::string prompt = "The";
   float temperature = 1.0f;
+  app.add_option("--export-vectors", c.export_vectors,
+                 "after training, write the token table's rows (the best epoch's) in word2vec's "
+                 "text format: for --vectors, gensim or another study");
   app.add_option("--sample", sample, "after training, generate N tokens from --prompt")
       ->capture_default_str();
   app.add_option("--prompt", prompt, "words to start sampling from")->capture_default_str();
@@ -46,6 +52,15 @@ int tg::apps::train_lm_main(int argc, char** argv) {
     c.model.options = train::options_for(c.model.options, c.model.name);
     c.validate();
     c.check_files();  // before the corpus is read, not after
+    // One run per checkpoint: two writing one file would each resume from the other's steps.
+    std::optional<base::FileLock> only_writer;
+    if (!c.checkpoint.empty() && distributed::is_main()) {
+      only_writer.emplace(c.checkpoint + ".lock", false, true);
+      if (!only_writer->held())
+        throw std::invalid_argument("--checkpoint " + c.checkpoint +
+                                    ": another train_lm is writing it (it holds " + c.checkpoint +
+                                    ".lock); give another --checkpoint, or wait for that run");
+    }
     std::fprintf(stderr, "train_lm %s\n", apps::describe_flags(app).c_str());
     const text::LMData data = train::load_data(c.data);
     train::RunResult r = train::train_language_model(c, data);

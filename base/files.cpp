@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -266,6 +267,45 @@ void atomic_write(const std::string& path, const std::function<void(std::ostream
     discard();
     fail(path, "cannot rename temporary file into place: " + reason);
   }
+}
+
+FileLock::FileLock(const std::string& path, bool wait, bool remove_when_done)
+    : path_(path), remove_when_done_(remove_when_done) {
+  for (;;) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+      throw std::runtime_error(path + ": cannot open the lock file (" + std::strerror(errno) + ")");
+    int rc;
+    do rc = ::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB));
+    while (rc != 0 && errno == EINTR);
+    if (rc != 0) {
+      const int error = errno;
+      ::close(fd);
+      if (error != EWOULDBLOCK)
+        throw std::runtime_error(path + ": cannot lock (" + std::strerror(error) + ")");
+      return;  // held by another process
+    }
+    // Locked: still the file at `path`? (Its last holder may have deleted it after we opened it.)
+    struct stat locked {
+    }, at_path{};
+    if (::fstat(fd, &locked) == 0 && ::stat(path.c_str(), &at_path) == 0 &&
+        locked.st_dev == at_path.st_dev && locked.st_ino == at_path.st_ino) {
+      fd_ = fd;
+      return;
+    }
+    ::close(fd);
+  }
+}
+
+FileLock::~FileLock() {
+  if (fd_ < 0) return;
+  if (remove_when_done_) ::unlink(path_.c_str());  // while still holding it: see the constructor
+  ::close(fd_);
+}
+
+void FileLock::write(const std::string& text) const {
+  if (fd_ < 0 || ::ftruncate(fd_, 0) != 0) return;
+  [[maybe_unused]] const ssize_t written = ::pwrite(fd_, text.data(), text.size(), 0);
 }
 
 }  // namespace tg::base

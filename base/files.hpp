@@ -47,4 +47,27 @@ struct FileFlag {
 void check_outputs(std::span<const FileFlag> outputs, std::span<const FileFlag> inputs,
                    std::span<const std::pair<std::string, std::string>> allowed = {});
 
+// An advisory lock (flock) on a lock file, held until destroyed or until its process ends,
+// however it ends (the kernel releases it), so a killed program never leaves a path locked.
+// A holder may delete the lock file (remove_when_done, or by hand once done): a process that
+// locked a file deleted or replaced meanwhile lets go and tries the new one, so no two
+// processes ever hold locks on two files of one path.
+class FileLock {
+ public:
+  // Waits for the lock when `wait`; otherwise takes it only if no one holds it (held()).
+  // Throws std::runtime_error naming the path if the file cannot be opened or locked.
+  FileLock(const std::string& path, bool wait, bool remove_when_done = false);
+  ~FileLock();
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  bool held() const { return fd_ >= 0; }
+  // Replaces the lock file's content (the holder says what it does under the lock).
+  void write(const std::string& text) const;
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  bool remove_when_done_ = false;
+};
+
 }  // namespace tg::base

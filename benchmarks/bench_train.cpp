@@ -17,11 +17,58 @@
 #include "apps/startup.hpp"
 #include "apps/validators.hpp"
 #include "autograd/blas.hpp"
+#include "autograd/precision.hpp"
+#include "nn/gpt.hpp"
 #include "optim/optimizer.hpp"
 #include "train/signals.hpp"
 #include "train/trainer.hpp"
 
 using namespace tg;
+
+namespace {
+
+// Model FLOPs per trained token (PaLM's accounting, Chowdhery et al. 2022, appendix B): 6 per
+// weight of every matrix product (2 forward, 4 backward), the output projection included and
+// the lookup tables not (a tied table is the output projection, so it counts once), plus a
+// GPT's attention products, 6 x 2 x layers x context x d_model (scores and their weighted sum,
+// counted over the whole context as PaLM does, not the causal half). docs/performance.md.
+double model_flops_per_token(const nn::LanguageModel& model, const train::TrainConfig& c) {
+  double weights = 0;
+  for (const auto& p : model.parameters_with_roles())
+    if (p.tensor.dim() >= 2 && p.role != nn::ParamRole::embedding)
+      weights += static_cast<double>(p.tensor.numel());
+  if (model.tied()) weights += static_cast<double>(model.output_matrix().numel());
+  double attention = 0;
+  if (dynamic_cast<const nn::GPT*>(&model))
+    attention = 12.0 * static_cast<double>(c.model.layers * c.model.context * c.model.d_model);
+  return 6.0 * weights + attention;
+}
+
+// The machine's product rate at the run's thread count: the median of 3 timed 2048^3 products
+// (after one untimed) through OpenBLAS's sgemm (fp32), or oneDNN's bf16 matmul on operands
+// rounded beforehand (bf16): the ceiling a model's products could reach here.
+double reference_gemm_tflops(Precision precision) {
+  constexpr size_t n = 2048;
+  std::vector<float> a(n * n), b(n * n), out(n * n);
+  Generator gen(7);
+  for (float& x : a) x = gen.normal();
+  for (float& x : b) x = gen.normal();
+  const PrecisionScope scope(precision);
+  std::vector<uint16_t> a16, b16;
+  const detail::Operand pa = detail::pack_operand(a.data(), n, n, n, a16);
+  const detail::Operand pb = detail::pack_operand(b.data(), n, n, n, b16);
+  std::vector<double> seconds;
+  for (int run = 0; run < 4; ++run) {
+    const auto t0 = std::chrono::steady_clock::now();
+    detail::gemm(false, false, n, n, n, 1.0f, pa, pb, 0.0f, out.data(), n);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (run > 0) seconds.push_back(s);
+  }
+  std::sort(seconds.begin(), seconds.end());
+  return 2.0 * n * n * n / seconds[1] / 1e12;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   apps::start_program(argv);
@@ -132,6 +179,17 @@ int main(int argc, char** argv) {
     std::vector<double> sorted = seconds;
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted[sorted.size() / 2];
+    // Model FLOPs utilisation: the model's FLOPs at the measured rate over the machine's
+    // product rate, measured here, now, at the same threads (fp32 always; bf16 where it runs).
+    const double tokens_per_s = static_cast<double>(c.batch * t) / median;
+    const double flops_per_token = model_flops_per_token(*model, c);
+    const double model_tflops = flops_per_token * tokens_per_s / 1e12;
+    nlohmann::json peak = {{"shape", "2048^3"},
+                           {"fp32_tflops", reference_gemm_tflops(Precision::fp32)}};
+    if (c.precision == Precision::bf16)
+      peak["bf16_tflops"] = reference_gemm_tflops(Precision::bf16);
+    const double run_peak = c.precision == Precision::bf16 ? peak["bf16_tflops"].get<double>()
+                                                           : peak["fp32_tflops"].get<double>();
     const nlohmann::json out = {
         {"side", "tapegrad"},
         {"config", c.to_json()},
@@ -141,7 +199,13 @@ int main(int argc, char** argv) {
         {"step_seconds", seconds},
         {"losses", losses},
         {"median_step_s", median},
-        {"tokens_per_s", static_cast<double>(c.batch * t) / median},
+        {"tokens_per_s", tokens_per_s},
+        {"model_flops_per_token", flops_per_token},
+        {"model_tflops", model_tflops},
+        // Under mpirun every rank measures at once, each its share of the machine; the
+        // machine's rate is taken as rank 0's times the ranks.
+        {"reference_gemm", peak},
+        {"mfu", model_tflops / (run_peak * distributed::size())},
         {"ranks", distributed::size()},
         {"comm_overlap", c.comm_overlap},
         {"threading", threading_backend()},

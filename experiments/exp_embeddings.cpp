@@ -31,44 +31,52 @@ namespace {
 class SeedVectors {
  public:
   SeedVectors(const train::TrainConfig& base, const experiments::CommonFlags& f)
-      : flags_(f), size_(base.model.d_model), first_(base.seed) {
-    const std::string stem = f.out + "/word2vec_d" + std::to_string(size_);
-    for (uint64_t seed = first_; seed < first_ + f.seeds; ++seed) {
-      const uint64_t trained_with = f.w2v_seeds == experiments::VectorSeeds::shared ? first_ : seed;
-      const std::string suffix = trained_with == 1 ? "" : "_seed" + std::to_string(trained_with);
-      files_[seed] = {stem + suffix + ".bin", trained_with};
-    }
+      : flags_(f), d_model_(base.model.d_model), first_(base.seed) {
+    for (uint64_t seed = first_; seed < first_ + f.seeds; ++seed)
+      trained_with_[seed] = f.w2v_seeds == experiments::VectorSeeds::shared ? first_ : seed;
   }
-  const std::string& file(uint64_t seed) const { return files_.at(seed).first; }
+  // The file of the seed's vectors of `width` columns (a kind of table may read vectors of
+  // another width than d_model: nn::vector_width).
+  std::string file(uint64_t seed, size_t width) const {
+    const uint64_t trained_with = trained_with_.at(seed);
+    return flags_.out + "/word2vec_d" + std::to_string(width) +
+           (trained_with == 1 ? "" : "_seed" + std::to_string(trained_with)) + ".bin";
+  }
 
-  // The logs of the vectors trained before, as they are (a run that uses them checks them).
+  // The logs of the d_model vectors trained before, as they are (a run that uses them checks
+  // them).
   void list_logs(json& summary) const {
-    for (const auto& [seed, file] : files_) {
-      std::ifstream in(file.first + ".json");
+    for (const auto& [seed, trained_with] : trained_with_) {
+      std::ifstream in(file(seed, d_model_) + ".json");
       const json log = in ? json::parse(in, nullptr, false) : json();
-      if (log.is_object()) record(summary, file.second, log);
+      if (log.is_object()) record(summary, trained_with, d_model_, log);
     }
   }
   // The seed's vectors on disk, trained now unless they are there; their log in the summary.
-  void prepare(uint64_t seed, const text::LMData& data, json& summary) {
-    const auto& [path, trained_with] = files_.at(seed);
+  void prepare(uint64_t seed, size_t width, const text::LMData& data, json& summary) {
+    const std::string path = file(seed, width);
     if (!ready_.insert(path).second) return;
+    const uint64_t trained_with = trained_with_.at(seed);
     record(
-        summary, trained_with,
-        experiments::pretrain_word2vec(data, flags_.word2vec_options(size_, trained_with), path));
+        summary, trained_with, width,
+        experiments::pretrain_word2vec(data, flags_.word2vec_options(width, trained_with), path));
   }
 
  private:
-  void record(json& summary, uint64_t trained_with, const json& log) const {
+  void record(json& summary, uint64_t trained_with, size_t width, const json& log) const {
+    if (width != d_model_) {
+      summary["word2vec_by_width"][std::to_string(width)][std::to_string(trained_with)] = log;
+      return;
+    }
     if (trained_with == first_) summary["word2vec"] = log;
     summary["word2vec_by_seed"][std::to_string(trained_with)] = log;
   }
 
   const experiments::CommonFlags& flags_;
-  size_t size_;
+  size_t d_model_;
   uint64_t first_;
-  std::map<uint64_t, std::pair<std::string, uint64_t>> files_;  // seed: file, trained with
-  std::set<std::string> ready_;                                 // checked by this invocation
+  std::map<uint64_t, uint64_t> trained_with_;  // seed: the seed its vectors are trained with
+  std::set<std::string> ready_;                // checked by this invocation
 };
 
 // What a run's summary entry keeps of its results.
@@ -116,9 +124,10 @@ int tg::experiments::exp_embeddings_main(int argc, char** argv) {
           std::function<void()> prepare;
           if (nn::is_pretrained(mode.embedding)) {
             needs_vectors = true;
-            c.model.vectors = vectors.file(c.seed);
-            prepare = [&vectors, &plan, &data, seed = c.seed] {
-              vectors.prepare(seed, data, plan.summary());
+            const size_t width = nn::vector_width(mode.embedding, c.model.d_model);
+            c.model.vectors = vectors.file(c.seed, width);
+            prepare = [&vectors, &plan, &data, seed = c.seed, width] {
+              vectors.prepare(seed, width, data, plan.summary());
             };
           }
           const std::string stem = model + "_" + mode.name + "_seed" + std::to_string(c.seed);

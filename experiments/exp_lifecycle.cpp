@@ -109,7 +109,7 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
   return program.run(argc, argv, [&] {
     const auto mode_list = experiments::parse_modes(program.modes);
     for (const auto& m : mode_list)
-      if (m.embedding != nn::EmbeddingMode::learned)
+      if (m.embedding != "learned")
         throw std::invalid_argument(
             "--modes: exp_lifecycle studies learned tables (learned, learned-tied)");
     if (!f.dry_run) experiments::make_dirs(f.out);

@@ -75,12 +75,18 @@ inline void add_common_flags(CLI::App& app, CommonFlags& f, const std::string& d
 struct ExperimentProgram {
   ExperimentProgram(std::string program, const std::string& description,
                     const std::string& default_out, std::string default_modes,
-                    const std::string& modes_help = "rows to run")
+                    const std::string& modes_help = "")
       : name(std::move(program)), app{name + ": " + description}, modes(std::move(default_modes)) {
     apps::add_version_flag(app);
     apps::add_training_flags(app, base);
     add_common_flags(app, flags, default_out);
-    app.add_option("--modes", modes, modes_help)->capture_default_str();
+    app.add_option("--modes", modes,
+                   !modes_help.empty()
+                       ? modes_help
+                       : "rows to run: kinds of token table (" + nn::table_kind_help() +
+                             "), KIND-tied for a kind that can tie, KIND-full for one that "
+                             "loads vectors (word2vec on the whole training split)")
+        ->capture_default_str();
     app.get_option("--token-nll")
         ->description(
             "a folder: each run's valid and test token losses in a file named like its JSON");

@@ -15,7 +15,9 @@ int tg::experiments::report_main(int argc, char** argv) {
   std::string results = "results";
   bool no_plots = false;
   std::string csv;
-  app.add_option("--results", results, "folder holding embeddings/, data_size/, lifecycle/")
+  app.add_option("--results", results,
+                 "folder of study folders: each with a study.json, or one of the study's own "
+                 "(embeddings/, data_size/, lifecycle/, ...)")
       ->capture_default_str();
   app.add_flag("--no-plots", no_plots, "tables only");
   app.add_option("--csv", csv,
@@ -24,6 +26,13 @@ int tg::experiments::report_main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   return tg::apps::guarded_main("report", [&] {
     if (!csv.empty()) {
+      // The table replaces what is at FILE: never a results file, a report or a device.
+      if (!csv.ends_with(".csv"))
+        throw std::invalid_argument("--csv " + csv +
+                                    ": give a file name ending in .csv (the table replaces the "
+                                    "file; a results or report file is not overwritten)");
+      const tg::base::FileFlag output[] = {{"--csv", csv}};
+      tg::base::check_outputs(output, {});
       const std::string table = tg::experiments::report::runs_csv(results);
       tg::base::atomic_write(csv, [&](std::ostream& o) { o << table; });
       std::fprintf(stderr, "wrote %s\n", csv.c_str());

@@ -59,31 +59,33 @@ void make_dirs(const std::string& dir) {
   if (ec) throw std::runtime_error(dir + ": cannot create directory: " + ec.message());
 }
 
-namespace {
-
-// Every row a study can run, once.
-const Mode kModes[] = {
-    {"learned", nn::EmbeddingMode::learned, false, false},
-    {"learned-tied", nn::EmbeddingMode::learned, true, false},
-    {"frozen-pretrained", nn::EmbeddingMode::frozen_pretrained, false, false},
-    {"finetune-pretrained", nn::EmbeddingMode::finetune_pretrained, false, false},
-    {"frozen-random", nn::EmbeddingMode::frozen_random, false, false},
-    {"frozen-pretrained-full", nn::EmbeddingMode::frozen_pretrained, false, true},
-    {"finetune-pretrained-full", nn::EmbeddingMode::finetune_pretrained, false, true},
-};
-
-}  // namespace
-
 std::vector<Mode> parse_modes(const std::string& list) {
   std::vector<Mode> modes;
+  const auto ends_with = [](const std::string& name, std::string_view suffix) {
+    return name.size() > suffix.size() && name.ends_with(suffix);
+  };
   for (const std::string& name : split_commas(list)) {
-    const auto found = std::ranges::find(kModes, name, &Mode::name);
-    if (found == std::end(kModes)) {
-      std::string known;
-      for (const Mode& m : kModes) known += (known.empty() ? "" : ", ") + m.name;
-      throw std::invalid_argument("--modes: unknown mode '" + name + "' (use " + known + ")");
+    Mode mode{.name = name, .embedding = name};
+    if (!nn::has_table_kind(name) && ends_with(name, "-tied")) {
+      mode.embedding = name.substr(0, name.size() - 5);
+      mode.tied = true;
+    } else if (!nn::has_table_kind(name) && ends_with(name, "-full")) {
+      mode.embedding = name.substr(0, name.size() - 5);
+      mode.full_vectors = true;
     }
-    modes.push_back(*found);
+    if (!nn::has_table_kind(mode.embedding))
+      throw std::invalid_argument("--modes: unknown mode '" + name +
+                                  "' (a kind of token table, KIND-tied or, for the kinds that "
+                                  "load vectors, KIND-full; " +
+                                  nn::unknown_table_kind_message(mode.embedding) + ")");
+    const nn::TableKind& kind = nn::table_kind(mode.embedding);
+    if (mode.tied && !kind.can_tie)
+      throw std::invalid_argument("--modes: " + name + ": the token table '" + mode.embedding +
+                                  "' cannot be tied");
+    if (mode.full_vectors && !kind.pretrained)
+      throw std::invalid_argument("--modes: " + name + ": '" + mode.embedding +
+                                  "' loads no vectors, so it has no -full variant");
+    modes.push_back(mode);
   }
   if (modes.empty()) throw std::invalid_argument("--modes: no mode given");
   return modes;
@@ -197,10 +199,14 @@ json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const 
   const text::VectorIndex index(data.vocab.bpe() ? text::word_names_of_subwords(r.words) : r.words,
                                 r.input);
   const auto ws = text::evaluate_similarity(index, data_path("wordsim353.tsv"));
-  char score[16] = "n/a", buf[200];
-  if (ws.measured()) std::snprintf(score, sizeof score, "%.3f", ws.spearman);
-  std::snprintf(buf, sizeof buf, "done in %.1f s, %zu words, WordSim-353 %s (%.0f%% OOV)",
-                r.seconds, r.words.size(), score, 100 * ws.oov_ratio());
+  char score[80], buf[200];
+  if (ws.measured())
+    std::snprintf(score, sizeof score, "%.3f", ws.spearman);
+  else  // too few pairs with both words known to rank
+    std::snprintf(score, sizeof score, "n/a (%zu of %zu pairs known, %zu needed)", ws.used,
+                  ws.pairs, text::SimilarityScore::kMinPairs);
+  std::snprintf(buf, sizeof buf, "done in %.1f s, %zu words, WordSim-353 %s, %.0f%% OOV", r.seconds,
+                r.words.size(), score, 100 * ws.oov_ratio());
   line.finish(label + buf);
   const json log = {{"file", file_name},
                     {"fnv1a", base::fnv1a_file_hex(path)},
@@ -286,42 +292,7 @@ void drop_leftover_checkpoint(const std::string& json_path) {
   if (distributed::is_main()) std::filesystem::remove(checkpoint_path(json_path), ignored);
 }
 
-// An advisory lock (flock) on a file, held until destroyed or until its process ends, however
-// it ends (the kernel releases it), so a killed study never leaves a run locked.
-class FileLock {
- public:
-  // Waits for the lock when `wait`; otherwise takes it only if no one holds it (held()).
-  FileLock(const std::string& path, bool wait) {
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-      throw std::runtime_error(path + ": cannot open the lock file (" + std::strerror(errno) + ")");
-    int rc;
-    do rc = ::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB));
-    while (rc != 0 && errno == EINTR);
-    if (rc == 0) {
-      fd_ = fd;
-      return;
-    }
-    const int error = errno;
-    ::close(fd);
-    if (error != EWOULDBLOCK)
-      throw std::runtime_error(path + ": cannot lock (" + std::strerror(error) + ")");
-  }
-  ~FileLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-  bool held() const { return fd_ >= 0; }
-  // Replaces the lock file's content (the holder says what it does under the lock).
-  void write(const std::string& text) const {
-    if (fd_ < 0 || ::ftruncate(fd_, 0) != 0) return;
-    [[maybe_unused]] const ssize_t written = ::pwrite(fd_, text.data(), text.size(), 0);
-  }
-
- private:
-  int fd_ = -1;
-};
+using base::FileLock;
 
 // A run's claim holds the claiming process's settings for it, so that a study with other
 // settings on the same folder is refused rather than skipping the run as if it were its own.
@@ -497,7 +468,7 @@ void Plan::declare(const std::string& reference) {
   if (!distributed::is_main()) return;
   const std::filesystem::path folder = std::filesystem::path(summary_path_).parent_path();
   const std::string path = (folder / "study.json").string();
-  const FileLock one_writer((folder / ".summary.lock").string(), true);
+  const FileLock one_writer((folder / ".summary.lock").string(), true, true);
   json study = json::object();
   if (std::filesystem::exists(path)) {
     study = json::parse(std::ifstream(path), nullptr, false);
@@ -631,7 +602,8 @@ void Plan::save() {
   std::optional<FileLock> one_writer;
   if (distributed::is_main())
     one_writer.emplace(
-        (std::filesystem::path(summary_path_).parent_path() / ".summary.lock").string(), true);
+        (std::filesystem::path(summary_path_).parent_path() / ".summary.lock").string(), true,
+        true);
   std::vector<json> listed;
   for (size_t i = 0; i < runs_.size(); ++i)
     if (!entries_[i].is_null())

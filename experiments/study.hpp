@@ -13,16 +13,17 @@
 
 namespace tg::experiments {
 
-// A row of a study: how its model's embedding table is made (an embedding mode, tied or not,
-// and which word2vec vectors).
+// A row of a study: how its model's token table is made (a registered kind, tied or not, and
+// which word2vec vectors).
 struct Mode {
-  std::string name;  // "learned", "learned-tied", "frozen-pretrained", ...
-  nn::EmbeddingMode embedding = nn::EmbeddingMode::learned;
+  std::string name;                   // "learned", "learned-tied", "frozen-pretrained", ...
+  std::string embedding = "learned";  // the kind of token table (nn/token_table.hpp)
   bool tied = false;
   bool full_vectors = false;  // word2vec trained on the full training split, not the subset
 };
-// "learned,learned-tied,frozen-pretrained,finetune-pretrained,frozen-random" (any subset),
-// plus "frozen-pretrained-full" and "finetune-pretrained-full" for the data-size sweep.
+// Comma-separated rows, each a registered kind of token table (learned, frozen-random,
+// frozen-pretrained, finetune-pretrained or a user's), KIND-tied for a kind that can tie, or
+// KIND-full for a kind that loads vectors (the data-size sweep: word2vec on the full split).
 std::vector<Mode> parse_modes(const std::string& list);
 
 // One run of a study: the base configuration with `model`, `mode`'s table and `seed`; the

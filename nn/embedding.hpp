@@ -3,8 +3,8 @@
 // gradient is just those rows (SparseGrad), which a lazy optimizer can update alone.
 #pragma once
 
-#include "nn/embedding_mode.hpp"
 #include "nn/module.hpp"
+#include "nn/token_table.hpp"
 
 namespace tg::nn {
 
@@ -13,7 +13,7 @@ struct EmbeddingOptions {
   bool sparse_grad = true;  // keep the gradient as touched rows (see SparseGrad)
 };
 
-class Embedding : public Module {
+class Embedding : public TokenTable {
  public:
   Embedding(size_t vocab, size_t dim, Generator& gen, EmbeddingOptions options = {});
   // Uses `matrix` ([vocab, dim]) as the table, like torch.nn.Embedding.from_pretrained;
@@ -22,10 +22,9 @@ class Embedding : public Module {
                                                     EmbeddingOptions options = {});
 
   // ids of any shape -> ids.shape + [dim]. Ids outside [0, vocab) throw, naming the id.
-  Tensor forward(const Ids& ids) const;
+  Tensor forward(const Ids& ids) const override;
 
-  const Tensor& weight() const { return weight_; }
-  size_t vocab() const { return weight_.size(0); }
+  const Tensor& weight() const override { return weight_; }
   size_t dim() const { return weight_.size(1); }
   bool sparse_grad() const { return options_.sparse_grad; }
 
@@ -34,12 +33,5 @@ class Embedding : public Module {
   Tensor weight_;
   EmbeddingOptions options_;
 };
-
-// The token table of a language model in the given mode: random (N(0, init_std^2)) or
-// `pretrained` ([vocab, dim], required for the pretrained modes; its shape is checked),
-// frozen for the frozen modes.
-std::shared_ptr<Embedding> make_token_embedding(size_t vocab, size_t dim, EmbeddingMode mode,
-                                                const Tensor& pretrained, bool sparse,
-                                                Generator& init, float init_std);
 
 }  // namespace tg::nn

@@ -22,9 +22,15 @@ GPT::GPT(const GPTConfig& config, const Tensor& pretrained) : config_(config) {
   Generator init(config.seed);
   dropout_gen_ = std::make_shared<Generator>(config.seed ^ 0xD50F0D50Full);
   const size_t c = config.d_model;
+  check_tie(config.embedding, config.tied);
   table_ = register_module(
-      "wte", make_token_embedding(config.vocab, c, config.embedding, pretrained,
-                                  config.sparse_embedding_grad && !config.tied, init, 0.02f));
+      "wte", make_token_table(config.embedding,
+                              {.vocab = config.vocab,
+                               .d_model = c,
+                               .pretrained = pretrained,
+                               .sparse_grad = config.sparse_embedding_grad && !config.tied,
+                               .init = &init,
+                               .init_std = 0.02f}));
   if (config.positions == Positions::learned)
     wpe_ = register_module("wpe", std::make_shared<Embedding>(config.context, c, init,
                                                               EmbeddingOptions{0.02f, false}));

@@ -29,7 +29,7 @@ struct GPTConfig {
   size_t heads = 4;
   float dropout = 0.0f;
   bool tied = false;
-  EmbeddingMode embedding = EmbeddingMode::learned;
+  std::string embedding = "learned";  // a kind of token table (nn/token_table.hpp)
   Positions positions = Positions::learned;
   bool sparse_embedding_grad = true;  // untied token table keeps a row-sparse gradient
   uint64_t seed = 0;

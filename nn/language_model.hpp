@@ -7,8 +7,8 @@
 #pragma once
 
 #include "nn/embedding.hpp"
-#include "nn/embedding_mode.hpp"
 #include "nn/linear.hpp"
+#include "nn/token_table.hpp"
 
 namespace tg::nn {
 
@@ -38,7 +38,7 @@ class LanguageModel : public Module {
   virtual std::vector<Tensor> carried_state() const { return {}; }
   virtual void set_carried_state(const std::vector<Tensor>& /*state*/) {}
 
-  virtual const Embedding& input_embedding() const = 0;
+  virtual const TokenTable& input_embedding() const = 0;
   virtual Tensor output_matrix() const = 0;  // [V, width]: the embedding itself when tied
   virtual bool tied() const = 0;
   virtual Generator& dropout_generator() = 0;
@@ -49,7 +49,7 @@ class LanguageModel : public Module {
 // modules under its own names and keeps them here.
 class VocabularyModel : public LanguageModel {
  public:
-  const Embedding& input_embedding() const override { return *table_; }
+  const TokenTable& input_embedding() const override { return *table_; }
   Tensor output_matrix() const override {
     return tied() ? table_->weight() : unembedding_->weight();
   }
@@ -57,7 +57,7 @@ class VocabularyModel : public LanguageModel {
 
  protected:
   std::shared_ptr<Generator> dropout_gen_;
-  std::shared_ptr<Embedding> table_;
+  std::shared_ptr<TokenTable> table_;
   std::shared_ptr<Linear> unembedding_;  // null when tied
 };
 
@@ -68,6 +68,14 @@ inline void check_tied_width(const std::string& model, bool tied, size_t width, 
     throw std::invalid_argument(
         model + ": a tied output matrix is the embedding table, so hidden (" +
         std::to_string(width) + ") must equal d_model (" + std::to_string(d_model) + ")");
+}
+
+// A tied output matrix is the token table's rows: a kind whose rows are not [vocab, d_model]
+// (a factorized table) cannot be tied; throws naming the kind.
+inline void check_tie(const std::string& kind, bool tied) {
+  if (tied && !table_kind(kind).can_tie)
+    throw std::invalid_argument("the token table '" + kind +
+                                "' cannot be tied: its rows are not the output's [vocab, d_model]");
 }
 
 }  // namespace tg::nn

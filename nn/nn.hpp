@@ -5,7 +5,6 @@
 #include "nn/block.hpp"
 #include "nn/dropout.hpp"
 #include "nn/embedding.hpp"
-#include "nn/embedding_mode.hpp"
 #include "nn/gpt.hpp"
 #include "nn/language_model.hpp"
 #include "nn/layer_norm.hpp"
@@ -14,3 +13,4 @@
 #include "nn/nplm.hpp"
 #include "nn/recurrent.hpp"
 #include "nn/rnn_lm.hpp"
+#include "nn/token_table.hpp"

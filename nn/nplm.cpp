@@ -15,10 +15,15 @@ NPLM::NPLM(const NPLMConfig& config, const Tensor& pretrained) : config_(config)
   dropout_gen_ = std::make_shared<Generator>(config.seed ^ 0xD50F0D50Full);
   const size_t input_width = (config.ngram - 1) * config.d_model;
   const float table_std = 1.0f / std::sqrt(static_cast<float>(config.d_model));
+  check_tie(config.embedding, config.tied);
   table_ = register_module(
-      "embedding",
-      make_token_embedding(config.vocab, config.d_model, config.embedding, pretrained,
-                           config.sparse_embedding_grad && !config.tied, init, table_std));
+      "embedding", make_token_table(config.embedding,
+                                    {.vocab = config.vocab,
+                                     .d_model = config.d_model,
+                                     .pretrained = pretrained,
+                                     .sparse_grad = config.sparse_embedding_grad && !config.tied,
+                                     .init = &init,
+                                     .init_std = table_std}));
   hidden_ = register_module("hidden", std::make_shared<Linear>(input_width, config.hidden, init));
   if (!config.tied)
     unembedding_ = register_module(

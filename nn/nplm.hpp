@@ -18,9 +18,9 @@ struct NPLMConfig {
   size_t hidden = 50;   // h
   bool direct = false;  // W, the direct input-to-output connections
   bool tied = false;
-  float dropout = 0.0f;           // on the hidden layer
-  size_t max_predictions = 4096;  // T per call
-  EmbeddingMode embedding = EmbeddingMode::learned;
+  float dropout = 0.0f;               // on the hidden layer
+  size_t max_predictions = 4096;      // T per call
+  std::string embedding = "learned";  // a kind of token table (nn/token_table.hpp)
   bool sparse_embedding_grad = true;
   uint64_t seed = 0;
 };

@@ -8,9 +8,14 @@ RNNLM::RNNLM(const RNNLMConfig& config, const Tensor& pretrained) : config_(conf
   check_tied_width("RNNLM", config.tied, config.hidden, config.d_model);
   Generator init(config.seed);
   dropout_gen_ = std::make_shared<Generator>(config.seed ^ 0xD50F0D50Full);
-  table_ = register_module(
-      "embedding", make_token_embedding(config.vocab, config.d_model, config.embedding, pretrained,
-                                        !config.tied, init, config.init_std));
+  check_tie(config.embedding, config.tied);
+  table_ = register_module("embedding",
+                           make_token_table(config.embedding, {.vocab = config.vocab,
+                                                               .d_model = config.d_model,
+                                                               .pretrained = pretrained,
+                                                               .sparse_grad = !config.tied,
+                                                               .init = &init,
+                                                               .init_std = config.init_std}));
   for (size_t l = 0; l < config.layers; ++l) {
     const size_t input = l == 0 ? config.d_model : config.hidden;
     std::shared_ptr<RecurrentLayer> layer;

@@ -29,9 +29,9 @@ struct RNNLMConfig {
   size_t layers = 1;
   float dropout = 0.0f;  // on the embeddings and after each layer
   bool tied = false;
-  size_t max_predictions = 4096;  // T per call
-  EmbeddingMode embedding = EmbeddingMode::learned;
-  float init_std = 0.1f;  // the random table's N(0, init_std^2)
+  size_t max_predictions = 4096;      // T per call
+  std::string embedding = "learned";  // a kind of token table (nn/token_table.hpp)
+  float init_std = 0.1f;              // the random table's N(0, init_std^2)
   bool carry_state = false;
   uint64_t seed = 0;
 };

@@ -87,6 +87,9 @@ Tensor& Optimizer::slot(const std::string& slot_name, const NamedParam& p) {
   const std::string key = slot_name + "." + p.name;
   for (auto& [k, t] : slots_)
     if (k == key) return t;
+  if (const auto kinds = state_kinds(); std::ranges::find(kinds, slot_name) == kinds.end())
+    throw std::logic_error(std::string(name()) + ": state '" + slot_name +
+                           "' is not among its state_kinds()");
   slots_.emplace_back(key, Tensor::zeros(p.tensor.shape()));
   return slots_.back().second;
 }
@@ -107,7 +110,15 @@ void Optimizer::load_state(const TensorFile& file, const std::string& prefix) {
   for (const auto& [key, t] : file.tensors) {
     if (key.rfind(prefix, 0) != 0) continue;
     const std::string rest = key.substr(prefix.size());
+    const std::string kind = rest.substr(0, rest.find('.'));
     const std::string param = rest.substr(rest.find('.') + 1);
+    if (const auto kinds = state_kinds(); std::ranges::find(kinds, kind) == kinds.end()) {
+      std::string kept;
+      for (const std::string& k : kinds) kept += (kept.empty() ? "" : ", ") + k;
+      throw std::runtime_error("checkpoint optimizer entry '" + key + "' is state '" + kind +
+                               "', which " + name() + " does not keep (it keeps " +
+                               (kept.empty() ? std::string("none") : kept) + ")");
+    }
     const NamedParam* owner = nullptr;
     for (const auto& g : groups_)
       for (const auto& p : g.params)

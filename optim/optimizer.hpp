@@ -46,6 +46,9 @@ class Optimizer {
   virtual ~Optimizer() = default;
   virtual void step() = 0;
   virtual const char* name() const = 0;
+  // The kinds of per-parameter state step() keeps in slot() ("exp_avg", ...): a checkpoint
+  // holding any other kind is refused on load, as state this optimizer would not read.
+  virtual std::vector<std::string> state_kinds() const = 0;
   void zero_grad();
 
   float lr() const { return lr_; }
@@ -55,11 +58,13 @@ class Optimizer {
 
   // Moments etc. as "<slot>.<param name>" tensors, plus the step count, for checkpoints.
   void save_state(TensorFile& file, const std::string& prefix) const;
-  // Throws naming the entry if a slot is missing or has the wrong shape.
+  // Throws naming the entry if a slot is missing, has the wrong shape or is of a kind
+  // state_kinds() does not name.
   void load_state(const TensorFile& file, const std::string& prefix);
 
  protected:
-  // Per-parameter state slots ("exp_avg", ...), allocated as zeros of the parameter's shape.
+  // Per-parameter state slots ("exp_avg", ...), allocated as zeros of the parameter's shape;
+  // `slot_name` must be one of state_kinds().
   Tensor& slot(const std::string& slot_name, const NamedParam& p);
   std::vector<ParamGroup> groups_;
   float lr_;
@@ -80,6 +85,7 @@ class SGD : public Optimizer {
   SGD(std::vector<ParamGroup> groups, SGDOptions options);
   void step() override;
   const char* name() const override { return "sgd"; }
+  std::vector<std::string> state_kinds() const override { return {"momentum_buffer"}; }
 
  private:
   SGDOptions options_;
@@ -99,6 +105,7 @@ class Adam : public Optimizer {
   Adam(std::vector<ParamGroup> groups, AdamOptions options, bool decoupled);
   void step() override;
   const char* name() const override { return decoupled_ ? "adamw" : "adam"; }
+  std::vector<std::string> state_kinds() const override { return {"exp_avg", "exp_avg_sq"}; }
 
  private:
   AdamOptions options_;
@@ -115,6 +122,7 @@ class LazyAdam : public Optimizer {
   LazyAdam(std::vector<ParamGroup> groups, AdamOptions options);
   void step() override;
   const char* name() const override { return "lazy-adam"; }
+  std::vector<std::string> state_kinds() const override { return {"exp_avg", "exp_avg_sq"}; }
 
  private:
   AdamOptions options_;

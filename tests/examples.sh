@@ -61,6 +61,67 @@ run_examples() {  # build-dir prefix, cmake arguments...
   expect "swiglu_exp_embeddings" "$out" '\| swiglu-gpt \| learned-tied \|'
   expect "swiglu_exp_embeddings lstm" "$out" '\| lstm \| learned-tied \|'
 
+  # A user's optimizer by name: it trains, a run killed and resumed from its checkpoint (the
+  # optimizer's state with it) ends with the uninterrupted run's numbers, and a study runs
+  # under it and renders.
+  configure_and_build lion_optimizer "$at-lion" "$@"
+  out=$("$at-lion/lion_train_lm" --optimizer lion --lr 2e-3 --weight-decay 0.3 "${swiglu_flags[@]}" \
+        --epochs 3 --results "$work/lion.json" 2>&1)
+  first_last_train_loss_falls "lion_train_lm" "$out"
+  expect "lion_train_lm results" "$(cat "$work/lion.json")" '"optimizer": "lion"'
+  out=$("$at-lion/lion_train_lm" --optimizer lion --optimizer-option beta3=0.9 "${swiglu_flags[@]}" \
+        --epochs 1 2>&1) && die "lion_train_lm: a misspelt --optimizer-option was accepted"
+  expect "lion_train_lm --optimizer-option" "$out" "lion has no option 'beta3' \(it reads beta1, beta2\)"
+  bash "$src/tests/kill_resume.sh" "$at-lion/lion_train_lm" "$toy" "$work/lion_kill" \
+    --optimizer lion --lr 1e-3 --weight-decay 0.3 >/dev/null
+  rm -rf "$work/lion_results"
+  "$at-lion/lion_exp_embeddings" --optimizer lion --lr 2e-3 --weight-decay 0.3 \
+    --modes learned,learned-tied --seeds 2 "${swiglu_flags[@]}" --epochs 2 \
+    --out "$work/lion_results/lion_study" >/dev/null 2>&1 || die "lion_exp_embeddings failed"
+  "$work/prefix/bin/report" --results "$work/lion_results" --no-plots >/dev/null 2>&1 ||
+    die "report of the lion study failed"
+  expect "report of the lion study" "$(cat "$work/lion_results/REPORT.md")" \
+    '`lion_study/`: gpt, .*lion lr 0\.002'
+
+  # A user's kind of token table by name: in train_lm (refused tied, since it cannot be), killed
+  # and resumed to the uninterrupted run's numbers, in a study beside the library's kinds with
+  # word2vec at the table's own width, and in the report.
+  configure_and_build factorized_embedding "$at-factorized" "$@"
+  out=$("$at-factorized/factorized_train_lm" --embedding factorized-e8 "${swiglu_flags[@]}" \
+        --epochs 3 --lr 3e-3 --results "$work/factorized.json" 2>&1)
+  first_last_train_loss_falls "factorized_train_lm" "$out"
+  expect "factorized_train_lm results" "$(cat "$work/factorized.json")" '"embedding": "factorized-e8"'
+  out=$("$at-factorized/factorized_train_lm" --embedding factorized-e8 --tied "${swiglu_flags[@]}" \
+        --epochs 1 2>&1) && die "factorized_train_lm: a factorized table was tied"
+  expect "factorized_train_lm --tied" "$out" "the token table 'factorized-e8' cannot be tied"
+  bash "$src/tests/kill_resume.sh" "$at-factorized/factorized_train_lm" "$toy" "$work/factorized_kill" \
+    --embedding factorized-e8 >/dev/null
+  rm -rf "$work/factorized_results"
+  out=$("$at-factorized/factorized_exp_embeddings" --models gpt,lstm \
+        --modes learned,learned-tied,factorized-e8,finetune-factorized-e8 --seeds 2 \
+        "${swiglu_flags[@]}" --epochs 2 --lr 3e-3 --out "$work/factorized_results/albert" 2>&1) ||
+    { echo "$out" >&2; die "factorized_exp_embeddings failed"; }
+  [ -s "$work/factorized_results/albert/word2vec_d8.bin" ] ||
+    die "factorized_exp_embeddings: no word2vec vectors of the table's width (word2vec_d8.bin)"
+  "$work/prefix/bin/report" --results "$work/factorized_results" --no-plots >/dev/null 2>&1 ||
+    die "report of the factorized study failed"
+  report=$(cat "$work/factorized_results/REPORT.md")
+  expect "report of the factorized study" "$report" '^\| lstm \| finetune-factorized-e8 \| '
+  expect "report of the factorized study's verdicts" "$report" '^\| gpt \| factorized-e8 \| [-0-9.]+ \| '
+  if command -v mpirun >/dev/null; then
+    # Two ranks: the user's table and the user's optimizer, each through the library's MPI path.
+    out=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 300 mpirun -np 2 \
+          --oversubscribe "$at-factorized/factorized_train_lm" --embedding factorized-e8 \
+          "${swiglu_flags[@]}" --epochs 3 --lr 3e-3 2>&1) || { echo "$out" >&2; die "mpirun factorized_train_lm failed"; }
+    first_last_train_loss_falls "mpirun factorized_train_lm" "$out"
+    out=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 300 mpirun -np 2 \
+          --oversubscribe "$at-lion/lion_train_lm" --optimizer lion --lr 2e-3 --weight-decay 0.3 \
+          "${swiglu_flags[@]}" --epochs 3 2>&1) || { echo "$out" >&2; die "mpirun lion_train_lm failed"; }
+    first_last_train_loss_falls "mpirun lion_train_lm" "$out"
+  else
+    echo "examples.sh: SKIPPED the MPI runs of factorized_embedding and lion_optimizer: no mpirun" >&2
+  fi
+
   configure_and_build char_gpt "$at-char" "$@"
   out=$("$at-char/char_gpt" "$toy" --epochs 3 --sample 80 --prompt "the " 2>&1)
   expect "char_gpt" "$out" 'valid_ppl [0-9.]+  test_ppl [0-9.]+ \(per character\)'
@@ -87,7 +148,7 @@ expect "installed tokenize" "$out" 'decode\(encode\(x\)\) == x: yes'
 echo "installed evaluation sets, fetch_gpt2.sh and tokenize: ok"
 
 run_examples "$work/installed" -DCMAKE_PREFIX_PATH="$work/prefix"
-echo "examples against the installed package: mlp, swiglu_gpt (train_lm, --positions rotary, exp_embeddings with lstm), char_gpt: ok"
+echo "examples against the installed package: mlp, swiglu_gpt (train_lm, --positions rotary, exp_embeddings with lstm), lion_optimizer and factorized_embedding (train_lm, kill and resume, exp_embeddings, report, mpirun), char_gpt: ok"
 # As a sub-project: tapegrad's libraries compiled inside the example's own build, in Debug
 # (a user's usual first configuration, with the asserts on; it also compiles faster).
 configure_and_build swiglu_gpt "$work/subproject-swiglu" -DTAPEGRAD_SOURCE="$src" -DCMAKE_BUILD_TYPE=Debug

@@ -137,6 +137,23 @@ else
   fail "no checkpoint was written in 5 runs"
 fi
 
+case="two train_lm on one --checkpoint: the second is refused; the first removes its lock"
+"$bin/train_lm" "${long[@]}" --checkpoint busy.ckpt >/dev/null 2>busy1.err &
+pid=$!
+wait_for "step " busy1.err
+"$bin/train_lm" "${tiny[@]}" --steps 4 --checkpoint busy.ckpt >/dev/null 2>busy2.err
+refused $? busy2.err "--checkpoint busy.ckpt: another train_lm is writing it"
+kill -TERM $pid
+wait $pid
+[ ! -e busy.ckpt.lock ] && ok || fail "busy.ckpt.lock left after the run ended"
+"$bin/train_lm" "${long[@]}" --resume busy.ckpt --checkpoint busy.ckpt \
+  >/dev/null 2>busy3.err &
+pid=$!
+wait_for "step " busy3.err
+kill -TERM $pid
+wait $pid
+grep -q "resumed from busy.ckpt" busy3.err && ok || fail "the freed checkpoint did not resume: $(tail -2 busy3.err)"
+
 case="disk full while writing the checkpoint: clear error, the previous checkpoint stays"
 "$bin/train_lm" "${tiny[@]}" --steps 4 --checkpoint full.ckpt >/dev/null 2>&1
 before=$(md5sum full.ckpt | cut -d' ' -f1)

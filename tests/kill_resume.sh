@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Kill -9 a training run at a random moment after its first checkpoint, resume it, and check
 # that the resumed run ends with exactly the losses of an uninterrupted one (1 thread).
-#   tests/kill_resume.sh path/to/train_lm corpus.txt workdir
+#   tests/kill_resume.sh path/to/train_lm corpus.txt workdir [more train_lm flags]
 set -euo pipefail
 train_lm=$1 corpus=$2 work=$3
+shift 3
 mkdir -p "$work"
 rm -f "$work"/*.json "$work"/*.ckpt
 args=(--corpus-file "$corpus" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 --batch 4
-      --epochs 40 --warmup 5 --dropout 0.1 --threads 1 --seed 3 --checkpoint-every 5)
+      --epochs 40 --warmup 5 --dropout 0.1 --threads 1 --seed 3 --checkpoint-every 5 "$@")
 "$train_lm" "${args[@]}" --checkpoint "$work/whole.ckpt" --results "$work/whole.json" >/dev/null 2>&1
 
 for attempt in 1 2 3; do

@@ -23,8 +23,18 @@ grep -Eq '^  - gpt, learned-tied: [-0-9.]+ \(95% t interval [-0-9.]+ to [-0-9.]+
   die "REPORT.md has no verdict for learned-tied: $(grep -n 'learned-tied' "$md" | head -3)"
 grep -q "Holm over this study's family (the 1 comparisons its study.json declared" "$md" ||
   die "the verdicts do not name their family"
+[ -z "$(find "$work/R" -name '*.lock')" ] || die "lock files left after the study: $(find "$work/R" -name '*.lock')"
 "$bin/report" --results "$work/R" --csv "$work/runs.csv" 2>"$work/csv.err" || die "report --csv failed"
 [ "$(grep -c '^"any_name","gpt",' "$work/runs.csv")" = 6 ] || die "runs.csv lists $(grep -c '^"any_name"' "$work/runs.csv") runs, not 6"
+# --csv replaces its file: never a run file, nor a device.
+run_file=$work/R/any_name/gpt_learned_seed1.json
+before=$(cat "$run_file")
+"$bin/report" --results "$work/R" --csv "$run_file" 2>"$work/csv_json.err" && die "report --csv over a run file succeeded"
+grep -q "give a file name ending in .csv" "$work/csv_json.err" || die "report --csv over a run file: $(cat "$work/csv_json.err")"
+[ "$(cat "$run_file")" = "$before" ] || die "report --csv changed the run file"
+mkdir -p "$work/folder.csv"
+"$bin/report" --results "$work/R" --csv "$work/folder.csv" 2>"$work/csv_dir.err" && die "report --csv onto a folder succeeded"
+grep -q "folder.csv" "$work/csv_dir.err" || die "report --csv onto a folder: $(cat "$work/csv_dir.err")"
 # A run file replaced by something that is not a run (here []) is refused, not trained over.
 mkdir -p "$work/replaced"
 echo '[]' >"$work/replaced/gpt_learned_seed1.json"

@@ -1,5 +1,7 @@
 #include "text/bpe.hpp"
 
+#include "base/escape.hpp"
+
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
@@ -104,17 +106,7 @@ bool bytes_of_written(std::string_view written, std::string& bytes) {
 }
 
 std::string printable(std::string_view s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (c >= 0x20 && c < 0x7F) {
-      out += static_cast<char>(c);
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    }
-  }
-  return out;
+  return base::escape_bytes(s, true);
 }
 
 }  // namespace
@@ -231,10 +223,22 @@ BytePairEncoding BytePairEncoding::load(const std::string& encoder_json,
     if (!id_value.is_number_integer())
       throw std::runtime_error(encoder_json + ": token \"" + written + "\" has no integer id");
     const int64_t id = id_value.get<int64_t>();
-    if (id < 0 || id >= static_cast<int64_t>(vocab.size()))
-      throw std::runtime_error(encoder_json + ": token \"" + written + "\" has id " +
-                               std::to_string(id) + ", outside 0.." +
-                               std::to_string(vocab.size() - 1) + " (ids must be dense)");
+    if (id < 0 || id >= static_cast<int64_t>(vocab.size())) {
+      // Ids are 0..n-1 once each: an id past the end means one below it is missing (a deleted
+      // token), which is the one to name.
+      std::vector<bool> taken(vocab.size(), false);
+      for (const auto& [other, v] : vocab.items())
+        if (v.is_number_integer() && v.get<int64_t>() >= 0 &&
+            v.get<int64_t>() < static_cast<int64_t>(vocab.size()))
+          taken[static_cast<size_t>(v.get<int64_t>())] = true;
+      const auto missing = std::ranges::find(taken, false);
+      throw std::runtime_error(
+          encoder_json + ": token \"" + printable(written) + "\" has id " + std::to_string(id) +
+          ", outside 0.." + std::to_string(vocab.size() - 1) + " (ids must be dense)" +
+          (missing == taken.end() || id < 0
+               ? std::string()
+               : "; no token has id " + std::to_string(missing - taken.begin())));
+    }
     if (seen[id])
       throw std::runtime_error(encoder_json + ": id " + std::to_string(id) +
                                " is given to two tokens");
@@ -487,6 +491,10 @@ BytePairEncoding BytePairEncoding::train(std::string_view text, const BpeTrainOp
                                 std::to_string(256 + reserved) + " tokens (256 bytes" +
                                 (reserved ? " and the end-of-text token" : "") + "), not " +
                                 std::to_string(options.vocab_size));
+  if (options.end_of_text.size() == 1)
+    throw std::invalid_argument("the end-of-text token '" + printable(options.end_of_text) +
+                                "' is one byte, which is a token already: name a longer one "
+                                "(GPT-2's is <|endoftext|>), or none");
   BytePairEncoding bpe;
   // The 256 byte tokens in GPT-2's order (its alphabet's characters), so that a trained
   // vocabulary's first ids are GPT-2's.
@@ -601,7 +609,13 @@ BytePairEncoding BytePairEncoding::train(std::string_view text, const BpeTrainOp
         pair_count.erase(it), pair_words.erase(key);
     }
   }
-  if (reserved && bpe.find(options.end_of_text) < 0) {
+  if (reserved) {
+    // A token the merges made from the text cannot also mark its end: decode could not tell
+    // them apart.
+    if (bpe.find(options.end_of_text) >= 0)
+      throw std::invalid_argument("the end-of-text token '" + printable(options.end_of_text) +
+                                  "' is a token the merges made (the text holds it): name one "
+                                  "the text does not (GPT-2's is <|endoftext|>), or none");
     bpe.tokens_.push_back(options.end_of_text);
     bpe.ids_.emplace(options.end_of_text, static_cast<int32_t>(bpe.tokens_.size() - 1));
   }

@@ -213,10 +213,10 @@ WordVectors load_vectors(const std::string& path, VectorFormat format) {
 Tensor align_to_vocab(const WordVectors& vectors, const Vocabulary& vocab, size_t dim,
                       Generator& gen, AlignStats* stats) {
   if (vectors.dim() != dim)
-    throw std::invalid_argument("pretrained vectors have dimension " +
-                                std::to_string(vectors.dim()) + " but the model's d_model is " +
-                                std::to_string(dim) + " (train word2vec with --size " +
-                                std::to_string(dim) + ")");
+    throw std::invalid_argument(
+        "pretrained vectors have dimension " + std::to_string(vectors.dim()) +
+        " but the token table reads vectors of width " + std::to_string(dim) +
+        " (train word2vec with --size " + std::to_string(dim) + ")");
   double sum = 0.0, sum_sq = 0.0;
   const size_t n = vectors.matrix.numel();
   for (size_t i = 0; i < n; ++i) {

@@ -11,6 +11,7 @@
 #include "distributed/distributed.hpp"
 #include "text/bpe.hpp"
 #include "train/models.hpp"
+#include "train/optimizers.hpp"
 
 namespace tg::train {
 
@@ -58,6 +59,20 @@ Field named(const char* key, bool resume_must_match, Member member,
           }};
 }
 
+// The name of a registered part (an optimizer, a kind of token table): any plain name, since a
+// run file may name a part its reader has not registered (a user's), but never markup or a path.
+template <class Member>
+Field part_name(const char* key, bool resume_must_match, Member member) {
+  return {key, resume_must_match, [member](const TrainConfig& c) { return json(member(c)); },
+          [member, key](TrainConfig& c, const json& v) {
+            const std::string name = v.get<std::string>();
+            if (!base::plain_name(name))
+              throw std::invalid_argument(std::string("configuration key '") + key + "': '" + name +
+                                          "' is not a name (" + base::kPlainNameRule + ")");
+            member(c) = name;
+          }};
+}
+
 #define TG_MEMBER(path)  \
   [](auto& c) -> auto& { \
     return c.path;       \
@@ -74,7 +89,7 @@ const std::vector<Field>& fields() {
       plain("ngram", true, TG_MEMBER(model.ngram)),
       plain("hidden", true, TG_MEMBER(model.hidden)),
       plain("direct", true, TG_MEMBER(model.direct)),
-      named("embedding", true, TG_MEMBER(model.embedding), nn::kEmbeddingModeNames),
+      part_name("embedding", true, TG_MEMBER(model.embedding)),
       plain("vectors", false, TG_MEMBER(model.vectors)),
       plain("tied", true, TG_MEMBER(model.tied)),
       plain("dropout", false, TG_MEMBER(model.dropout)),
@@ -85,7 +100,14 @@ const std::vector<Field>& fields() {
        [](TrainConfig& c, const json& v) {
          c.model.options = v.get<std::map<std::string, std::string>>();
        }},
-      named("optimizer", true, TG_MEMBER(optimizer), kOptimizerNames),
+      part_name("optimizer", true, TG_MEMBER(optimizer)),
+      {"optimizer_options", false,
+       [](const TrainConfig& c) {
+         return c.optimizer_options.empty() ? json() : json(c.optimizer_options);
+       },
+       [](TrainConfig& c, const json& v) {
+         c.optimizer_options = v.get<std::map<std::string, std::string>>();
+       }},
       plain("lr", false, TG_MEMBER(lr)),
       plain("weight_decay", false, TG_MEMBER(weight_decay)),
       named("table_decay", true, TG_MEMBER(table_decay), optim::kTableDecayNames),
@@ -181,10 +203,15 @@ std::vector<const char*> resume_keys(bool must_match) {
 void TrainConfig::validate() const {
   auto bad = [](const std::string& what) { throw std::invalid_argument(what); };
   if (!has_model(model.name)) bad("--model: " + unknown_model_message(model.name));
-  if (nn::is_pretrained(model.embedding) && model.vectors.empty())
-    bad("--embedding " + to_string(model.embedding) + " needs --vectors FILE");
-  if (!nn::is_pretrained(model.embedding) && !model.vectors.empty())
-    bad("--vectors is only used with the pretrained embedding modes");
+  if (!has_optimizer(optimizer)) bad("--optimizer: " + unknown_optimizer_message(optimizer));
+  check_optimizer_options(*this);
+  const bool loads_vectors = nn::table_kind(model.embedding, "--embedding").pretrained;
+  if (loads_vectors && model.vectors.empty())
+    bad("--embedding " + model.embedding + " needs --vectors FILE");
+  if (!loads_vectors && !model.vectors.empty())
+    bad("--vectors is only used by the kinds of token table that load vectors (--embedding " +
+        model.embedding + " does not)");
+  nn::check_tie(model.embedding, model.tied);
   if (batch == 0 || model.context == 0) bad("--batch and --context must be positive");
   if (epochs == 0 && steps <= 0) bad("give --epochs or --steps");
   if (!(model.dropout >= 0.0f && model.dropout < 1.0f)) bad("--dropout must be in [0, 1)");
@@ -200,8 +227,10 @@ void TrainConfig::validate() const {
 }
 
 void TrainConfig::check_files() const {
-  const base::FileFlag outputs[] = {
-      {"--results", results}, {"--checkpoint", checkpoint}, {"--token-nll", token_nll}};
+  const base::FileFlag outputs[] = {{"--results", results},
+                                    {"--checkpoint", checkpoint},
+                                    {"--token-nll", token_nll},
+                                    {"--export-vectors", export_vectors}};
   std::vector<base::FileFlag> inputs = text::tokenizer_inputs(data.tokenizer);
   inputs.insert(
       inputs.end(),

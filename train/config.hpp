@@ -10,20 +10,13 @@
 
 #include "autograd/precision.hpp"
 #include "base/enum_names.hpp"
-#include "nn/embedding_mode.hpp"
 #include "nn/gpt.hpp"
+#include "nn/token_table.hpp"
 #include "optim/optimizer.hpp"
 #include "optim/schedule.hpp"
 #include "text/lm_data.hpp"
 
 namespace tg::train {
-
-enum class OptimizerKind { adamw, adam, sgd, lazy_adam };
-inline constexpr base::NameTable<OptimizerKind, 4> kOptimizerNames{
-    {{OptimizerKind::adamw, "adamw"},
-     {OptimizerKind::adam, "adam"},
-     {OptimizerKind::sgd, "sgd"},
-     {OptimizerKind::lazy_adam, "lazy-adam"}}};
 
 // What a model factory gets (train/models.hpp): the architecture knobs. A user's model reads
 // the ones it needs; `options` carries its own (--model-option key=value).
@@ -33,8 +26,8 @@ struct ModelConfig {
   nn::Positions positions = nn::Positions::learned;           // GPT
   size_t ngram = 5, hidden = 100;                             // NPLM
   bool direct = false;
-  nn::EmbeddingMode embedding = nn::EmbeddingMode::learned;
-  std::string vectors;  // word2vec file for the pretrained modes
+  std::string embedding = "learned";  // a registered kind of token table (nn/token_table.hpp)
+  std::string vectors;                // word2vec file for the kinds that load vectors
   bool tied = false;
   float dropout = 0.1f;
   std::map<std::string, std::string> options;
@@ -43,7 +36,8 @@ struct ModelConfig {
 struct TrainConfig {
   ModelConfig model;
   // Optimisation.
-  OptimizerKind optimizer = OptimizerKind::adamw;
+  std::string optimizer = "adamw";  // a registered optimizer (train/optimizers.hpp)
+  std::map<std::string, std::string> optimizer_options;  // its own settings (--optimizer-option)
   float lr = 1e-3f, weight_decay = 0.1f, momentum = 0.0f, clip = 1.0f;
   optim::TableDecay table_decay = optim::TableDecay::output;  // adamw and lazy-adam
   optim::ScheduleKind schedule = optim::ScheduleKind::cosine;
@@ -72,10 +66,11 @@ struct TrainConfig {
   long checkpoint_every = 0;
   bool checkpoint_each_epoch = false;  // also save after every epoch's evaluation
   std::string resume;
-  std::string results;    // JSON
-  std::string token_nll;  // JSON: each valid and test token's negative log-likelihood
-  bool quiet = false;     // print nothing
-  std::string label;      // experiments: only a live line, prefixed "[label] "
+  std::string results;         // JSON
+  std::string token_nll;       // JSON: each valid and test token's negative log-likelihood
+  std::string export_vectors;  // word2vec text format: the trained token table's rows
+  bool quiet = false;          // print nothing
+  std::string label;           // experiments: only a live line, prefixed "[label] "
   text::LMDataOptions data;
 
   // As results files and checkpoints record it, and back: from_json refuses an unknown key or

@@ -3,20 +3,11 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "base/enum_names.hpp"
+#include "base/registry.hpp"
 
 namespace tg::train {
 
 namespace {
-
-struct Entry {
-  std::string name, description;
-  ModelFactory factory;
-};
-
-bool built_in(const std::string& name) {
-  return name == "gpt" || name == "nplm" || name == "lstm" || name == "gru";
-}
 
 // The built-in models take their settings from flags only: a --model-option given to them is a
 // mistake (a misspelt flag, or meant for another model), not a setting to ignore.
@@ -35,44 +26,36 @@ const ModelSpec& without_options(const ModelSpec& s) {
 
 // A function-local registry, so that registering from another translation unit's static
 // initialiser cannot run before it exists.
-std::vector<Entry>& registry() {
-  static std::vector<Entry> entries = {
-      {"gpt", "GPT-2 architecture",
-       [](const ModelSpec& s) {
-         return std::make_unique<nn::GPT>(gpt_config(without_options(s)), s.pretrained);
-       }},
-      {"nplm", "Bengio et al. 2003",
-       [](const ModelSpec& s) {
-         return std::make_unique<nn::NPLM>(nplm_config(without_options(s)), s.pretrained);
-       }},
-      {"lstm", "an LSTM language model, PyTorch's word_language_model",
-       [](const ModelSpec& s) {
-         return std::make_unique<nn::RNNLM>(rnn_config(without_options(s), nn::RecurrentCell::lstm),
-                                            s.pretrained);
-       }},
-      {"gru", "the same with GRU layers",
-       [](const ModelSpec& s) {
-         return std::make_unique<nn::RNNLM>(rnn_config(without_options(s), nn::RecurrentCell::gru),
-                                            s.pretrained);
-       }},
-  };
+base::Registry<ModelFactory>& registry() {
+  static base::Registry<ModelFactory> entries(
+      "model",
+      {
+          {"gpt", "GPT-2 architecture",
+           [](const ModelSpec& s) {
+             return std::make_unique<nn::GPT>(gpt_config(without_options(s)), s.pretrained);
+           }},
+          {"nplm", "Bengio et al. 2003",
+           [](const ModelSpec& s) {
+             return std::make_unique<nn::NPLM>(nplm_config(without_options(s)), s.pretrained);
+           }},
+          {"lstm", "an LSTM language model, PyTorch's word_language_model",
+           [](const ModelSpec& s) {
+             return std::make_unique<nn::RNNLM>(
+                 rnn_config(without_options(s), nn::RecurrentCell::lstm), s.pretrained);
+           }},
+          {"gru", "the same with GRU layers",
+           [](const ModelSpec& s) {
+             return std::make_unique<nn::RNNLM>(
+                 rnn_config(without_options(s), nn::RecurrentCell::gru), s.pretrained);
+           }},
+      });
   return entries;
 }
 
 }  // namespace
 
 void register_model(const std::string& name, ModelFactory factory, const std::string& description) {
-  if (!base::plain_name(name))
-    throw std::invalid_argument("register_model: '" + name + "' is not a usable model name (" +
-                                base::kPlainNameRule + ")");
-  if (!factory) throw std::invalid_argument("register_model: no factory for '" + name + "'");
-  auto& entries = registry();
-  auto it =
-      std::find_if(entries.begin(), entries.end(), [&](const Entry& e) { return e.name == name; });
-  if (it != entries.end())
-    *it = {name, description, std::move(factory)};
-  else
-    entries.push_back({name, description, std::move(factory)});
+  registry().add(name, std::move(factory), description);
 }
 
 std::map<std::string, std::string> options_for(const std::map<std::string, std::string>& options,
@@ -97,39 +80,27 @@ void check_model_options(const std::map<std::string, std::string>& options,
       throw std::invalid_argument("--model-option " + key + "=" + value + ": '" +
                                   key.substr(0, colon) + "' is not a model of this run or study");
   for (const std::string& model : models)
-    if (built_in(model)) refuse_options(options_for(options, model), model);
+    if (registry().built_in(model)) refuse_options(options_for(options, model), model);
 }
 
 bool has_model(const std::string& name) {
-  const auto& entries = registry();
-  return std::any_of(entries.begin(), entries.end(),
-                     [&](const Entry& e) { return e.name == name; });
+  return registry().find(name) != nullptr;
 }
 
 std::vector<std::string> model_names() {
-  std::vector<std::string> names;
-  for (const auto& e : registry()) names.push_back(e.name);
-  return names;
+  return registry().names();
 }
 
 std::string model_help() {
-  std::string out;
-  for (const auto& e : registry())
-    out += (out.empty() ? "" : ", ") + e.name +
-           (e.description.empty() ? "" : " (" + e.description + ")");
-  return out;
+  return registry().help();
 }
 
 std::string unknown_model_message(const std::string& name) {
-  std::string names;
-  for (const auto& n : model_names()) names += (names.empty() ? "" : ", ") + n;
-  return "unknown model '" + name + "' (registered: " + names + ")";
+  return registry().unknown_message(name);
 }
 
 std::unique_ptr<nn::LanguageModel> make_model(const ModelSpec& spec) {
-  for (const auto& e : registry())
-    if (e.name == spec.config.name) return e.factory(spec);
-  throw std::invalid_argument("--model: " + unknown_model_message(spec.config.name));
+  return registry().at(spec.config.name, "--model").factory(spec);
 }
 
 nn::GPTConfig gpt_config(const ModelSpec& s) {

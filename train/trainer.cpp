@@ -21,6 +21,7 @@
 #include "text/vectors.hpp"
 #include "train/evaluate.hpp"
 #include "train/models.hpp"
+#include "train/optimizers.hpp"
 #include "train/signals.hpp"
 
 namespace tg::train {
@@ -256,11 +257,12 @@ std::unique_ptr<nn::LanguageModel> build_model(const TrainConfig& c, const text:
                                                json* log) {
   const ModelConfig& m = c.model;
   Tensor pretrained;
-  if (nn::is_pretrained(m.embedding)) {
+  if (nn::table_kind(m.embedding).pretrained) {
     const text::WordVectors vectors = text::load_vectors(m.vectors);
     Generator gen(c.seed ^ 0x5EEDull);
     text::AlignStats stats;
-    pretrained = text::align_to_vocab(vectors, data.vocab, m.d_model, gen, &stats);
+    pretrained = text::align_to_vocab(vectors, data.vocab, nn::vector_width(m.embedding, m.d_model),
+                                      gen, &stats);
     if (log)
       (*log)["pretrained"] = {{"file", m.vectors},
                               {"found", stats.found},
@@ -274,25 +276,6 @@ std::unique_ptr<nn::LanguageModel> build_model(const TrainConfig& c, const text:
                    stats.init_std);
   }
   return make_model({m, data.vocab.size(), c.seed, pretrained});
-}
-
-std::unique_ptr<optim::Optimizer> make_optimizer(const TrainConfig& c,
-                                                 const nn::LanguageModel& model) {
-  const optim::AdamOptions adam{.lr = c.lr};
-  switch (c.optimizer) {
-    case OptimizerKind::adamw:
-      return std::make_unique<optim::Adam>(
-          optim::decay_groups(model, c.weight_decay, c.table_decay), adam, true);
-    case OptimizerKind::adam:
-      return std::make_unique<optim::Adam>(optim::single_group(model, c.weight_decay), adam, false);
-    case OptimizerKind::sgd:
-      return std::make_unique<optim::SGD>(optim::single_group(model, c.weight_decay),
-                                          optim::SGDOptions{c.lr, c.momentum});
-    case OptimizerKind::lazy_adam:
-      return std::make_unique<optim::LazyAdam>(
-          optim::decay_groups(model, c.weight_decay, c.table_decay), adam);
-  }
-  throw std::logic_error("make_optimizer: unhandled optimizer");
 }
 
 std::unique_ptr<distributed::GradientSync> make_gradient_sync(const TrainConfig& c,
@@ -385,7 +368,7 @@ Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
             {"simd", detail::simd_isa()},
             {"mpi_ranks", distributed::size()}}),
       model_(model ? std::move(model) : build_model(c_, data, &out_)),
-      opt_(make_optimizer(c_, with_room_to_train(*model_))),
+      opt_(make_optimizer({c_, with_room_to_train(*model_)})),
       params_(model_->named_parameters()),
       batcher_(data, model_->warmup(), std::min(c_.model.context, model_->max_predictions()),
                c_.batch, model_->carries_state() ? BatchOrder::streams : BatchOrder::shuffled),
@@ -463,6 +446,7 @@ void Trainer::check_ranks_agree() const {
   const json files = {{"--results", c_.results},
                       {"--checkpoint", c_.checkpoint},
                       {"--token-nll", c_.token_nll},
+                      {"--export-vectors", c_.export_vectors},
                       {"--resume", c_.resume}};
   const std::string mine =
       dump(json{{"config", c_.to_json()}, {"data", fingerprint_}, {"files", files}});
@@ -556,6 +540,11 @@ void Trainer::load_checkpoint(const std::string& path) {
     if (!meta.count("hooks_state"))
       throw std::runtime_error(path + ": no state for this run's hooks (saved without them)");
     hooks_.load_state(json::parse(meta.at("hooks_state")));
+  } else if (meta.count("hooks_state")) {
+    // Saved by a run whose hooks kept state (a probe, a user's schedule): resuming without them
+    // would go on as a different run.
+    throw std::runtime_error(path + ": holds state of training hooks that this run does not " +
+                             "have (resume it with the program that saved it)");
   }
   if (state_.step > total_)
     throw std::invalid_argument(path + " is at step " + std::to_string(state_.step) +
@@ -845,6 +834,15 @@ RunResult Trainer::finish() {
   if (!c_.token_nll.empty()) {
     const std::vector<double> valid_nll = token_nll(*model_, data_, data_.valid, c_.eval_batch);
     if (distributed::is_main()) write_token_nll(c_.token_nll, fingerprint_, valid_nll, test_nll);
+  }
+  if (!c_.export_vectors.empty() && distributed::is_main()) {
+    // The table as evaluated (the best epoch's), each row named as word-vector files name it,
+    // so that --vectors (here, or in gensim) reads it back.
+    std::vector<std::string> names(data_.vocab.size());
+    for (size_t id = 0; id < names.size(); ++id)
+      names[id] = data_.vocab.spelling(static_cast<int32_t>(id));
+    text::save_vectors(c_.export_vectors, names, model_->input_embedding().weight(),
+                       text::VectorFormat::text);
   }
   out["train_ppl"] = std::exp(evaluate_nll(*model_, data_, train_probe, c_.eval_batch));
   out["valid_ppl"] = r.valid_ppl;

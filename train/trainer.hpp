@@ -93,9 +93,6 @@ void add_per_word_results(nlohmann::json& results, const text::LMData& data, dou
 std::unique_ptr<nn::LanguageModel> build_model(const TrainConfig& config, const text::LMData& data,
                                                nlohmann::json* log = nullptr);
 
-std::unique_ptr<optim::Optimizer> make_optimizer(const TrainConfig& config,
-                                                 const nn::LanguageModel& model);
-
 // The gradient averaging for a run under mpirun (bucket size and overlap from the config);
 // null in a single process.
 std::unique_ptr<distributed::GradientSync> make_gradient_sync(const TrainConfig& config,

@@ -69,8 +69,7 @@ void add_rows(const fs::path& folder, const std::string& study, std::ostream& ou
     }
     out << text_cell(study) << ',' << text_cell(entry.value("model", c.model.name)) << ','
         << text_cell(entry.value("mode", std::string())) << ',' << c.model.d_model << ','
-        << c.model.layers << ',' << c.data.train_fraction << ','
-        << text_cell(base::name_of(train::kOptimizerNames, c.optimizer)) << ','
+        << c.model.layers << ',' << c.data.train_fraction << ',' << text_cell(c.optimizer) << ','
         << text_cell(base::name_of(kPrecisionNames, c.precision)) << ',' << value_cell(run, "seed")
         << ',' << value_cell(run, "test_ppl") << ',' << value_cell(run, "valid_ppl") << ','
         << value_cell(run, "test_ppl_per_word") << ',' << value_cell(run, "valid_ppl_per_word")

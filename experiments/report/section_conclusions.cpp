@@ -6,6 +6,7 @@
 #include "experiments/report/paper.hpp"
 #include "experiments/report/sections.hpp"
 #include "experiments/report/tables.hpp"
+#include "train/optimizers.hpp"
 #include "train/significance.hpp"
 
 namespace tg::experiments::report {
@@ -40,7 +41,7 @@ std::string tying_cost(const json& summary, const std::string& folder, const Fai
   // AdamW decays an untied output matrix but no embedding table, a tied one included, unless
   // the runs chose --table-decay none or all.
   const train::TrainConfig c = config_of(summary.at("base_config"));
-  const bool confounded = c.optimizer != train::OptimizerKind::adam && c.weight_decay > 0 &&
+  const bool confounded = train::decays_tables_by_role(c.optimizer) && c.weight_decay > 0 &&
                           c.table_decay == optim::TableDecay::output;
   return "  - tying trains " + thousands(tied) + " parameters instead of " + thousands(untied) +
          " (" + fixed(100 * (1 - tied / untied), 0) + "% fewer)" +

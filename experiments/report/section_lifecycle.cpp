@@ -6,6 +6,7 @@
 #include "experiments/report/format.hpp"
 #include "experiments/report/sections.hpp"
 #include "experiments/report/tables.hpp"
+#include "train/optimizers.hpp"
 
 namespace tg::experiments::report {
 
@@ -264,15 +265,15 @@ namespace {
 // "adamw lr 0.001, decay 0.1 (not on the token table)"
 std::string optimizer_setting(const train::TrainConfig& c) {
   std::ostringstream s;
-  s << base::name_of(train::kOptimizerNames, c.optimizer) << " lr " << c.lr;
+  s << c.optimizer << " lr " << c.lr;
   if (c.weight_decay == 0) {
     s << ", no decay";
   } else {
     s << ", decay " << c.weight_decay;
-    const bool decoupled = c.optimizer == train::OptimizerKind::adamw ||
-                           c.optimizer == train::OptimizerKind::lazy_adam;
-    s << (!decoupled                                ? " (L2, every matrix)"
-          : c.table_decay == optim::TableDecay::all ? " (the token table too)"
+    if (c.optimizer == "adam" || c.optimizer == "sgd")
+      s << " (L2, every matrix)";
+    else if (train::decays_tables_by_role(c.optimizer))
+      s << (c.table_decay == optim::TableDecay::all ? " (the token table too)"
                                                     : " (not on the token table)");
   }
   return s.str();

@@ -291,8 +291,7 @@ std::string training_setup(const json& summary, const json& run_config) {
     // By its folder's name, not the machine's path: REPORT.md does not depend on where it ran.
     out << ", reading the byte-level BPE tokens of "
         << markdown_code(base::last_path_component(tokenizer));
-  out << ", batch " << c.batch << ", " << base::name_of(train::kOptimizerNames, c.optimizer)
-      << " lr " << c.lr;
+  out << ", batch " << c.batch << ", " << c.optimizer << " lr " << c.lr;
   if (c.weight_decay > 0) {
     out << ", weight decay " << c.weight_decay;
     // --table-decay: which vocabulary matrices decay (the default, output, needs no words).

@@ -90,7 +90,7 @@ BOOST_AUTO_TEST_CASE(frozen_embedding_never_changes) {
   Generator gen(4);
   const Tensor vectors = randn({20, 16}, gen, 0.3f);
   GPTConfig c = tiny_gpt(false);
-  c.embedding = EmbeddingMode::frozen_pretrained;
+  c.embedding = "frozen-pretrained";
   GPT model(c, vectors);
   BOOST_TEST(!model.input_embedding().weight().requires_grad());
   BOOST_TEST(model.num_trainable_parameters() == model.num_parameters() - 20 * 16);
@@ -106,10 +106,10 @@ BOOST_AUTO_TEST_CASE(frozen_embedding_never_changes) {
 
 BOOST_AUTO_TEST_CASE(frozen_random_is_frozen_and_finetune_trains) {
   GPTConfig c = tiny_gpt(false);
-  c.embedding = EmbeddingMode::frozen_random;
+  c.embedding = "frozen-random";
   BOOST_TEST(!GPT(c).input_embedding().weight().requires_grad());
   Generator gen(4);
-  c.embedding = EmbeddingMode::finetune_pretrained;
+  c.embedding = "finetune-pretrained";
   const Tensor vectors = randn({20, 16}, gen, 0.3f);
   GPT model(c, vectors);
   BOOST_TEST(model.input_embedding().weight().requires_grad());
@@ -119,7 +119,7 @@ BOOST_AUTO_TEST_CASE(frozen_random_is_frozen_and_finetune_trains) {
 
 BOOST_AUTO_TEST_CASE(bad_configurations_are_clear_errors) {
   GPTConfig c = tiny_gpt(false);
-  c.embedding = EmbeddingMode::frozen_pretrained;
+  c.embedding = "frozen-pretrained";
   Generator gen(1);
   try {
     GPT model(c, randn({20, 12}, gen));
@@ -138,8 +138,17 @@ BOOST_AUTO_TEST_CASE(bad_configurations_are_clear_errors) {
   n.d_model = 8;
   n.hidden = 6;
   BOOST_CHECK_THROW(NPLM{n}, std::invalid_argument);
-  BOOST_CHECK_THROW(parse_embedding_mode("pretrained"), std::invalid_argument);
-  BOOST_TEST(to_string(parse_embedding_mode("frozen-random")) == "frozen-random");
+  c = tiny_gpt(false);
+  c.embedding = "pretrained";  // not a registered kind
+  try {
+    GPT model(c);
+    BOOST_FAIL("accepted an unknown kind of token table");
+  } catch (const std::invalid_argument& e) {
+    BOOST_TEST(std::string(e.what()).find("unknown kind of token table 'pretrained' (registered: "
+                                          "learned, frozen-random, frozen-pretrained, "
+                                          "finetune-pretrained") != std::string::npos,
+               e.what());
+  }
 
   GPT model(tiny_gpt(false));
   try {
@@ -236,6 +245,69 @@ BOOST_AUTO_TEST_CASE(gpt_whole_block_and_norm_replaceable) {
   for (const auto& [n, _] : with_blocks.named_parameters()) names.insert(n);
   BOOST_TEST(names.count("blocks.1.up.weight") == 1u);
   BOOST_TEST(names.count("blocks.1.attn.qkv.weight") == 0u);
+}
+
+namespace {
+// ALBERT's factorized table from outside the library: V x e rows, then an e x d_model projection.
+class Factorized : public TokenTable {
+ public:
+  Factorized(const TableSpec& s, size_t e) {
+    rows_ = register_module("rows", std::make_shared<Embedding>(
+                                        s.vocab, e, *s.init, EmbeddingOptions{s.init_std, true}));
+    up_ = register_module("up", std::make_shared<Linear>(e, s.d_model, *s.init, false));
+  }
+  Tensor forward(const Ids& ids) const override { return up_->forward(rows_->forward(ids)); }
+  const Tensor& weight() const override { return rows_->weight(); }
+
+ private:
+  std::shared_ptr<Embedding> rows_;
+  std::shared_ptr<Linear> up_;
+};
+}  // namespace
+
+// A kind registered from outside builds the table of every built-in model, trains, and refuses
+// to tie when it says it cannot.
+BOOST_AUTO_TEST_CASE(a_registered_kind_of_table_builds_every_model) {
+  register_table_kind(
+      "test-factorized-4",
+      {.make = [](const TableSpec& s) { return std::make_shared<Factorized>(s, 4); },
+       .can_tie = false},
+      "V x 4, then 4 x d_model");
+  BOOST_TEST(has_table_kind("test-factorized-4"));
+  GPTConfig c = tiny_gpt(false);
+  c.embedding = "test-factorized-4";
+  GPT model(c);
+  BOOST_TEST((model.input_embedding().weight().shape() == Shape{20, 4}));
+  const auto names = model.named_parameters();
+  BOOST_TEST(std::ranges::any_of(names, [](const auto& p) { return p.first == "wte.up.weight"; }));
+  BOOST_TEST(model.num_parameters() ==
+             GPT(tiny_gpt(false)).num_parameters() - 20 * 16 + 20 * 4 + 4 * 16);
+  optim::Adam opt(optim::decay_groups(model, 0.0f), {.lr = 1e-2f}, true);
+  const Tensor before = model.input_embedding().weight().clone();
+  float first = 0, last = 0;
+  for (int step = 0; step < 20; ++step) {
+    opt.zero_grad();
+    Tensor loss = model.loss(batch(2, 8, 0, 20, 20), batch(2, 8, 9, 20, 20));
+    (step == 0 ? first : last) = loss.item();
+    backward(loss);
+    opt.step();
+  }
+  BOOST_TEST(last < first);
+  BOOST_TEST(!same_bits(model.input_embedding().weight(), before));
+  NPLMConfig n;
+  n.vocab = 20;
+  n.d_model = 8;
+  n.embedding = "test-factorized-4";
+  BOOST_TEST((NPLM(n).input_embedding().weight().shape() == Shape{20, 4}));
+  c.tied = true;
+  try {
+    GPT tied(c);
+    BOOST_FAIL("a factorized table was tied");
+  } catch (const std::invalid_argument& e) {
+    BOOST_TEST(
+        std::string(e.what()).find("'test-factorized-4' cannot be tied") != std::string::npos,
+        e.what());
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -303,6 +303,28 @@ BOOST_AUTO_TEST_CASE(training_merges_the_most_frequent_pair_first) {
   BOOST_CHECK_THROW(BytePairEncoding::train("x", o), std::invalid_argument);
 }
 
+// The end-of-text token is a token of its own: one byte (a token already) or a string the
+// merges make from the text is refused, naming it, where training used to drop it silently.
+BOOST_AUTO_TEST_CASE(an_end_of_text_token_the_text_makes_is_refused) {
+  tg::text::BpeTrainOptions o;
+  o.vocab_size = 256 + 3;
+  const auto refused = [&](const std::string& eot, const std::string& message) {
+    o.end_of_text = eot;
+    try {
+      BytePairEncoding::train("ab ab ab cd", o);
+      BOOST_ERROR("end of text '" << eot << "' accepted");
+    } catch (const std::invalid_argument& e) {
+      BOOST_TEST(std::string(e.what()).find(message) != std::string::npos, e.what());
+    }
+  };
+  refused("a", "the end-of-text token 'a' is one byte");
+  refused("\n", "the end-of-text token '\\x0a' is one byte");
+  refused("ab", "the end-of-text token 'ab' is a token the merges made");
+  o.end_of_text = "<eot>";
+  const BytePairEncoding bpe = BytePairEncoding::train("ab ab ab cd", o);
+  BOOST_TEST(bpe.token(static_cast<int32_t>(bpe.size()) - 1) == "<eot>");
+}
+
 // Tokens no text encodes to: in a trained vocabulary only the end-of-text token (training merges
 // within pieces); in GPT-2's also tokens its merges made across what pre-tokenisation splits.
 BOOST_AUTO_TEST_CASE(unreachable_tokens_are_those_no_text_encodes_to) {
@@ -346,6 +368,9 @@ BOOST_AUTO_TEST_CASE(bad_files_are_refused_naming_the_problem) {
   refused("{", good_merges, "not a JSON object");
   refused(R"({"a": 0, "b": 0})", "", "given to two tokens");
   refused(R"({"a": 5})", "", "outside 0..0");
+  // A deleted token leaves a gap: the gap is named, not the last token's id.
+  refused(R"({"a": 0, "b": 2})", "",
+          "token \"b\" has id 2, outside 0..1 (ids must be dense); no token has id 1");
   refused(R"({"a": "x"})", "", "no integer id");
   refused(R"({"\u4e00": 0})", "", "byte alphabet");
   refused(R"({"a": 0})", "", "no token for byte");

@@ -222,7 +222,7 @@ BOOST_AUTO_TEST_CASE(align_to_vocabulary) {
   BOOST_TEST(t.array()(vocab.id("cat"), 1) == 4.0f);
   BOOST_TEST(s.init_std > 1.0f);
   expect_error([&] { align_to_vocab(v, vocab, 3, gen); },
-               "dimension 2 but the model's d_model is 3");
+               "dimension 2 but the token table reads vectors of width 3");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

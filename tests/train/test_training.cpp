@@ -23,6 +23,7 @@
 #include "text/vectors.hpp"
 #include "train/evaluate.hpp"
 #include "train/models.hpp"
+#include "train/optimizers.hpp"
 #include "train/recorded_sigterm.hpp"
 #include "train/signals.hpp"
 #include "train/toy_data.hpp"
@@ -480,7 +481,7 @@ BOOST_AUTO_TEST_CASE(pretrained_modes_and_config_errors) {
     words.push_back(toy().vocab.word(static_cast<int32_t>(i)));
   text::save_vectors(vectors, words, randn({words.size(), 16}, gen), text::VectorFormat::text);
   train::TrainConfig c = tiny("gpt");
-  c.model.embedding = nn::EmbeddingMode::frozen_pretrained;
+  c.model.embedding = "frozen-pretrained";
   c.model.vectors = vectors;
   const auto r = train::train_language_model(c, toy());
   BOOST_TEST(r.json["pretrained"]["found"].get<size_t>() == words.size());
@@ -490,7 +491,7 @@ BOOST_AUTO_TEST_CASE(pretrained_modes_and_config_errors) {
   BOOST_CHECK_THROW(train::train_language_model(c, toy()),
                     std::invalid_argument);  // dimension mismatch
   c = tiny("gpt");
-  c.model.embedding = nn::EmbeddingMode::finetune_pretrained;
+  c.model.embedding = "finetune-pretrained";
   BOOST_CHECK_THROW(c.validate(), std::invalid_argument);  // no vectors
   c = tiny("gpt");
   c.model.context = 5000;
@@ -524,9 +525,21 @@ BOOST_AUTO_TEST_CASE(config_round_trips_and_refuses_unknown_keys) {
                           return std::string(e.what()).starts_with(
                               "configuration key 'lr': \"fast\" is not a value it takes");
                         });
+  // A part's name need not be registered where a run file is read (a user's optimizer or kind of
+  // table, read by the report), but it must be a name; running it needs it registered.
   wrong = j;
   wrong["optimizer"] = "adagrad";
-  BOOST_CHECK_THROW(train::TrainConfig::from_json(wrong), std::invalid_argument);
+  BOOST_CHECK_THROW(train::TrainConfig::from_json(wrong).validate(), std::invalid_argument);
+  for (const char* key : {"optimizer", "embedding"}) {
+    wrong = j;
+    wrong[key] = "x' ; system 'touch /tmp/x";
+    BOOST_CHECK_EXCEPTION(train::TrainConfig::from_json(wrong), std::invalid_argument,
+                          [key](const std::invalid_argument& e) {
+                            return std::string(e.what()).find(std::string("configuration key '") +
+                                                              key + "': 'x' ; system") !=
+                                   std::string::npos;
+                          });
+  }
   // The resume check's keys come from the same table.
   const auto must = train::resume_keys();
   BOOST_TEST((std::ranges::find(must, std::string_view("d_model")) != must.end()));
@@ -834,6 +847,134 @@ BOOST_AUTO_TEST_CASE(hook_state_survives_a_stop_and_resume) {
       train::Trainer(c, toy(), third.hooks()), std::runtime_error, [](const std::runtime_error& e) {
         return std::string(e.what()).find("no state for this run's hooks") != std::string::npos;
       });
+  // And a checkpoint holding hook state is refused by a run without those hooks.
+  c.resume.clear();
+  c.epochs = 1;
+  Counting fourth;
+  train::Trainer(c, toy(), fourth.hooks()).run();
+  c.resume = c.checkpoint;
+  c.epochs = 3;
+  BOOST_CHECK_EXCEPTION(
+      train::Trainer(c, toy()), std::runtime_error, [](const std::runtime_error& e) {
+        return std::string(e.what()).find("holds state of training hooks") != std::string::npos;
+      });
+}
+
+namespace {
+// A small optimizer of a user's: sign descent with momentum (Lion's update with beta1 = beta2),
+// with one kind of state and one option.
+class SignMomentum : public optim::Optimizer {
+ public:
+  SignMomentum(std::vector<optim::ParamGroup> groups, float lr, float beta)
+      : Optimizer(std::move(groups), lr), beta_(beta) {}
+  void step() override {
+    NoGrad no_grad;
+    ++steps_;
+    for (auto& group : groups_)
+      for (auto& p : group.params) {
+        if (!p.tensor.has_grad()) continue;
+        const Array g = p.tensor.dense_grad();
+        float* m = slot("velocity", p).data();
+        float* w = p.tensor.data();
+        for (size_t i = 0; i < p.tensor.numel(); ++i) {
+          m[i] = beta_ * m[i] + (1 - beta_) * g.data()[i];
+          w[i] -= lr_ * (m[i] > 0 ? 1.0f : m[i] < 0 ? -1.0f : 0.0f);
+        }
+      }
+  }
+  const char* name() const override { return "test-sign"; }
+  std::vector<std::string> state_kinds() const override { return {"velocity"}; }
+
+ private:
+  float beta_;
+};
+}  // namespace
+
+// A user's optimizer, by name: trained, checkpointed, resumed to the uninterrupted run's
+// numbers; its options checked; another optimizer's checkpoint, or state of a kind it does not
+// keep, refused.
+BOOST_AUTO_TEST_CASE(registered_optimizers_train_checkpoint_and_resume_by_name) {
+  const testing::TempFolder folder;
+  train::register_optimizer(
+      "test-sign",
+      [](const train::OptimizerSpec& s) {
+        return std::make_unique<SignMomentum>(train::decay_groups(s), s.config.lr,
+                                              train::optimizer_option(s, "beta", 0.9f));
+      },
+      "sign descent with momentum");
+  BOOST_TEST(train::has_optimizer("test-sign"));
+  BOOST_TEST(train::optimizer_help().find("test-sign (sign descent with momentum)") !=
+             std::string::npos);
+  train::TrainConfig c = tiny("gpt");
+  c.optimizer = "test-sign";
+  c.lr = 3e-4f;
+  c.optimizer_options = {{"beta", "0.8"}};
+  const auto whole = train::train_language_model(c, toy());
+  BOOST_TEST(whole.json["config"]["optimizer"].get<std::string>() == "test-sign");
+  BOOST_TEST(whole.json["config"]["optimizer_options"]["beta"].get<std::string>() == "0.8");
+  const auto l = losses(whole.json);
+  BOOST_TEST(l.back() < l.front());
+  // Another beta gives another run: the option reaches the optimizer.
+  train::TrainConfig other_beta = c;
+  other_beta.optimizer_options = {{"beta", "0.5"}};
+  BOOST_TEST(train::train_language_model(other_beta, toy()).test_ppl != whole.test_ppl);
+
+  train::TrainConfig killed = c;
+  killed.checkpoint = folder.file("sign.ckpt");
+  killed.checkpoint_every = 5;
+  train::TrainHooks crash_at_5;
+  crash_at_5.after_backward = [](long step, nn::LanguageModel&) {
+    if (step == 5) throw std::runtime_error("simulated crash");
+  };
+  BOOST_CHECK_THROW(train::train_language_model(killed, toy(), crash_at_5), std::runtime_error);
+  const TensorFile saved = load_safetensors(killed.checkpoint);
+  BOOST_TEST(std::ranges::any_of(
+      saved.tensors, [](const auto& kv) { return kv.first.rfind("optim.velocity.", 0) == 0; }));
+  train::TrainConfig resumed = c;
+  resumed.resume = killed.checkpoint;
+  const auto rest = train::train_language_model(resumed, toy());
+  BOOST_TEST(losses(rest.json) == losses(whole.json), boost::test_tools::per_element());
+  BOOST_TEST(rest.test_ppl == whole.test_ppl);
+
+  const auto refused = [](train::TrainConfig config, const std::string& message) {
+    try {
+      train::train_language_model(config, toy());
+      BOOST_ERROR("accepted; wanted: " << message);
+    } catch (const std::exception& e) {
+      BOOST_TEST(std::string(e.what()).find(message) != std::string::npos, e.what());
+    }
+  };
+  // A misspelt option, an option to a built-in optimizer, an unknown optimizer.
+  train::TrainConfig misspelt = c;
+  misspelt.optimizer_options = {{"betta", "0.8"}};
+  refused(misspelt, "test-sign has no option 'betta' (it reads beta)");
+  train::TrainConfig built_in = c;
+  built_in.optimizer = "adamw";
+  refused(built_in, "the built-in optimizer 'adamw' takes no options");
+  train::TrainConfig unknown = c;
+  unknown.optimizer = "lion2";
+  unknown.optimizer_options.clear();
+  refused(unknown, "unknown optimizer 'lion2' (registered: adamw, adam, sgd, lazy-adam");
+  // Resuming this checkpoint under adamw: the configuration says which optimizer saved it.
+  train::TrainConfig as_adamw = resumed;
+  as_adamw.optimizer = "adamw";
+  as_adamw.optimizer_options.clear();
+  refused(as_adamw, "optimizer");
+  // State of a kind test-sign does not keep (in a checkpoint of the first format, whose tensors
+  // carry no checksums): refused, named.
+  TensorFile tampered = saved;
+  tampered.metadata["format"] = "tapegrad-checkpoint-1";
+  tampered.metadata.erase("checksums");
+  const auto velocity = std::ranges::find_if(
+      tampered.tensors, [](const auto& kv) { return kv.first.rfind("optim.velocity.", 0) == 0; });
+  const std::string param = velocity->first.substr(std::string("optim.velocity.").size());
+  tampered.tensors["optim.exp_avg_sq." + param] = velocity->second;
+  const std::string tampered_path = folder.file("tampered.ckpt");
+  save_safetensors(tampered_path, tampered);
+  train::TrainConfig from_tampered = c;
+  from_tampered.resume = tampered_path;
+  refused(from_tampered,
+          "is state 'exp_avg_sq', which test-sign does not keep (it keeps velocity)");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
