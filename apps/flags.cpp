@@ -96,7 +96,13 @@ void add_model_flags(CLI::App& app, train::ModelConfig& m) {
   app.add_option("--embedding", m.embedding,
                  "a registered kind of token table: " + nn::table_kind_help())
       ->capture_default_str()
-      ->check(registered_name(nn::has_table_kind, nn::unknown_table_kind_message, "KIND"));
+      ->check(CLI::Validator(
+          [](std::string& name) {
+            if (nn::has_table_kind(name)) return std::string();
+            return nn::unknown_table_kind_message(name) +
+                   (name.ends_with("-tied") ? "; a table is tied with --tied" : "");
+          },
+          "KIND"));
   app.add_option("--vectors", m.vectors,
                  "word2vec-format vectors (text or binary: word2vec, GloVe, fastText .vec, "
                  "train_lm --export-vectors) for the kinds that load them")

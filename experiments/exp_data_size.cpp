@@ -142,7 +142,10 @@ void train_seed_major(experiments::Plan& plan, const std::vector<double>& fracti
 int tg::experiments::exp_data_size_main(int argc, char** argv) {
   experiments::ExperimentProgram program(
       "exp_data_size", "embedding modes across training-set sizes", "results/data_size",
-      "learned,frozen-pretrained,finetune-pretrained,frozen-pretrained-full");
+      "learned,frozen-pretrained,finetune-pretrained,frozen-pretrained-full",
+      "rows to run: kinds of token table (" + nn::table_kind_help() +
+          "), KIND-tied for a kind that can tie, KIND-full for one that loads vectors (its "
+          "word2vec trained on the whole training split, not the share)");
   CLI::App& app = program.app;
   const train::TrainConfig& base = program.base;
   const experiments::CommonFlags& f = program.flags;
@@ -159,7 +162,7 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
       "same: --patience epochs at every share; tokens: --patience / f epochs at a "
       "share f, as many tokens without improvement as at the full split");
   return program.run(argc, argv, [&] {
-    const auto mode_list = experiments::parse_modes(program.modes);
+    const auto mode_list = experiments::parse_modes(program.modes, true);
     const std::vector<double> fractions = parse_fractions(sweep.fractions_flag);
     if (!f.dry_run) experiments::make_dirs(f.out);
     const auto needs = [&](bool full) {

@@ -84,8 +84,7 @@ struct ExperimentProgram {
                    !modes_help.empty()
                        ? modes_help
                        : "rows to run: kinds of token table (" + nn::table_kind_help() +
-                             "), KIND-tied for a kind that can tie, KIND-full for one that "
-                             "loads vectors (word2vec on the whole training split)")
+                             "), or KIND-tied for a kind that can tie")
         ->capture_default_str();
     app.get_option("--token-nll")
         ->description(

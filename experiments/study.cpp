@@ -59,7 +59,7 @@ void make_dirs(const std::string& dir) {
   if (ec) throw std::runtime_error(dir + ": cannot create directory: " + ec.message());
 }
 
-std::vector<Mode> parse_modes(const std::string& list) {
+std::vector<Mode> parse_modes(const std::string& list, bool full_variants) {
   std::vector<Mode> modes;
   const auto ends_with = [](const std::string& name, std::string_view suffix) {
     return name.size() > suffix.size() && name.ends_with(suffix);
@@ -69,15 +69,15 @@ std::vector<Mode> parse_modes(const std::string& list) {
     if (!nn::has_table_kind(name) && ends_with(name, "-tied")) {
       mode.embedding = name.substr(0, name.size() - 5);
       mode.tied = true;
-    } else if (!nn::has_table_kind(name) && ends_with(name, "-full")) {
+    } else if (full_variants && !nn::has_table_kind(name) && ends_with(name, "-full")) {
       mode.embedding = name.substr(0, name.size() - 5);
       mode.full_vectors = true;
     }
     if (!nn::has_table_kind(mode.embedding))
-      throw std::invalid_argument("--modes: unknown mode '" + name +
-                                  "' (a kind of token table, KIND-tied or, for the kinds that "
-                                  "load vectors, KIND-full; " +
-                                  nn::unknown_table_kind_message(mode.embedding) + ")");
+      throw std::invalid_argument(
+          "--modes: unknown mode '" + name + "' (a kind of token table or KIND-tied" +
+          (full_variants ? ", or KIND-full for a kind that loads vectors" : "") + "; " +
+          nn::unknown_table_kind_message(mode.embedding) + ")");
     const nn::TableKind& kind = nn::table_kind(mode.embedding);
     if (mode.tied && !kind.can_tie)
       throw std::invalid_argument("--modes: " + name + ": the token table '" + mode.embedding +
@@ -85,6 +85,8 @@ std::vector<Mode> parse_modes(const std::string& list) {
     if (mode.full_vectors && !kind.pretrained)
       throw std::invalid_argument("--modes: " + name + ": '" + mode.embedding +
                                   "' loads no vectors, so it has no -full variant");
+    if (std::ranges::find(modes, name, &Mode::name) != modes.end())
+      throw std::invalid_argument("--modes: '" + name + "' is given twice");
     modes.push_back(mode);
   }
   if (modes.empty()) throw std::invalid_argument("--modes: no mode given");

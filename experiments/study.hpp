@@ -23,8 +23,9 @@ struct Mode {
 };
 // Comma-separated rows, each a registered kind of token table (learned, frozen-random,
 // frozen-pretrained, finetune-pretrained or a user's), KIND-tied for a kind that can tie, or
-// KIND-full for a kind that loads vectors (the data-size sweep: word2vec on the full split).
-std::vector<Mode> parse_modes(const std::string& list);
+// KIND-full for a kind that loads vectors (the data-size sweep alone, `full_variants`: word2vec
+// on the full split). A mode given twice is refused.
+std::vector<Mode> parse_modes(const std::string& list, bool full_variants = false);
 
 // One run of a study: the base configuration with `model`, `mode`'s table and `seed`; the
 // NPLM's hidden width follows d_model, so that one architecture can tie its output matrix to the

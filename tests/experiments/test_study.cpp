@@ -77,4 +77,30 @@ BOOST_FIXTURE_TEST_CASE(a_stopped_study_lists_the_runs_that_finished, StudyFolde
   BOOST_TEST(testing::g_passed_on.load() == 0);  // both handled by the Trainer
 }
 
+// A study's rows are kinds of token table by name: KIND-tied where the kind can tie, KIND-full
+// in the data-size sweep only; a row given twice, or a suffix the kind cannot take, is refused.
+BOOST_AUTO_TEST_CASE(modes_are_kinds_of_table_by_name) {
+  const auto modes = experiments::parse_modes("learned,learned-tied,finetune-pretrained");
+  BOOST_REQUIRE_EQUAL(modes.size(), 3u);
+  BOOST_TEST(modes[1].embedding == "learned");
+  BOOST_TEST(modes[1].tied);
+  BOOST_TEST(!modes[2].tied);
+  const auto full = experiments::parse_modes("frozen-pretrained-full", true);
+  BOOST_TEST(full[0].embedding == "frozen-pretrained");
+  BOOST_TEST(full[0].full_vectors);
+  const auto refused = [](const std::string& list, bool full_variants, const std::string& why) {
+    try {
+      experiments::parse_modes(list, full_variants);
+      BOOST_ERROR("--modes " << list << " accepted");
+    } catch (const std::invalid_argument& e) {
+      BOOST_TEST(std::string(e.what()).find(why) != std::string::npos, e.what());
+    }
+  };
+  refused("learned,learned", false, "'learned' is given twice");
+  refused("frozen-pretrained-full", false, "unknown mode 'frozen-pretrained-full'");
+  refused("frozen-random-full", true, "'frozen-random' loads no vectors");
+  refused("learned-tied-tied", false, "unknown kind of token table 'learned-tied'");
+  refused("", false, "no mode given");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
