@@ -193,6 +193,7 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
     }
     train_seed_major(plan, fractions, program, needs(false));
     std::printf("%s", report::data_size_table(plan.summary()).c_str());
+    plan.say_unfinished();
     std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());
     return 0;
   });

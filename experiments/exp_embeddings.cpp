@@ -150,6 +150,7 @@ int tg::experiments::exp_embeddings_main(int argc, char** argv) {
       for (size_t i = 0; i < plan.runs().size(); ++i)
         if (plan.runs()[i].config.seed == base.seed + seed - 1) plan.train(i, data);
     std::printf("%s", report::embeddings_table(plan.summary()).c_str());
+    plan.say_unfinished();
     std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());
     return 0;
   });

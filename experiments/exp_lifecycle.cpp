@@ -184,6 +184,7 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
     // Rank 0 alone holds the full results (the others' output is silenced anyway).
     if (!distributed::is_main()) return 0;
     std::printf("%s", report::lifecycle_section(summary).c_str());
+    plan.say_unfinished();
     std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());
     return 0;
   });

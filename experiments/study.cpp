@@ -563,6 +563,7 @@ void Plan::train(size_t i, const text::LMData& data) {
     if (distributed::is_main())
       std::fprintf(stderr, "[%s] another process is training it (it holds %s), skipped\n",
                    run.label.c_str(), claim_path(run.file).c_str());
+    held_elsewhere_.push_back(i);
     return;
   }
   if (run.prepare) run.prepare();
@@ -591,6 +592,27 @@ json Plan::entry(size_t i, const json& results) const {
   e["file"] = std::filesystem::path(runs_[i].file).filename().string();
   e.update(entry_(results));
   return e;
+}
+
+void Plan::say_unfinished() const {
+  if (!distributed::is_main()) return;
+  std::string missing;
+  size_t count = 0;
+  for (size_t i : held_elsewhere_) {
+    if (!entries_[i].is_null() ||
+        !finished_run(runs_[i].config, runs_[i].file, runs_[i].hooks_key).is_null())
+      continue;  // finished meanwhile: listed by the last save
+    const long pid = flock_holder(claim_path(runs_[i].file));
+    missing += "\n  " + runs_[i].label +
+               (pid > 0 ? " (pid " + std::to_string(pid) + " is training it)" : " (not finished)");
+    ++count;
+  }
+  if (count > 0)
+    std::fprintf(stderr,
+                 "%zu run%s of this study another process was training %s missing from the "
+                 "table above; the summary lists %s when that process finishes it:%s\n",
+                 count, count == 1 ? "" : "s", count == 1 ? "is" : "are",
+                 count == 1 ? "it" : "them", missing.c_str());
 }
 
 void Plan::list(size_t i, const json& results) {

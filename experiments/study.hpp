@@ -131,6 +131,10 @@ class Plan {
   // RUN.lock beside RUN.json) and skips a run another process holds; invoked again, a
   // process finishes what the others left.
   void train(size_t i, const text::LMData& data);
+  // After the runs: lists, on stderr, the runs that another process was training when this one
+  // reached them and that have not finished since (their rows are missing from the table this
+  // process prints; the summary lists them when the process that trains them writes it).
+  void say_unfinished() const;
 
  private:
   nlohmann::json entry(size_t i, const nlohmann::json& results) const;  // run i's summary entry
@@ -143,6 +147,7 @@ class Plan {
   std::vector<std::string> group_keys_, metrics_;
   std::vector<Run> runs_;
   std::vector<nlohmann::json> entries_;  // each run's summary entry; null: not finished
+  std::vector<size_t> held_elsewhere_;   // runs skipped because another process held them
 };
 
 // Mean, sample standard deviation, min and max of each metric over runs grouped by the

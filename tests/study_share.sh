@@ -22,6 +22,10 @@ flock "$work/held/gpt_learned_seed2.lock" "$bin/exp_embeddings" "${flags[@]}" --
 grep -q "\[gpt learned seed 2\] another process is training it (it holds .*gpt_learned_seed2.lock), skipped" \
   "$work/held1.err" || die "the held run was not skipped: $(grep 'learned seed 2' "$work/held1.err")"
 [ "$(trained "$work/held1.err")" = 3 ] || die "the first process trained $(trained "$work/held1.err") runs, not 3"
+# Its table lacks that row, and it says so, naming the run and who trains it.
+grep -Eq "^1 run of this study another process was training is missing from the table above" "$work/held1.err" &&
+  grep -Eq "^  gpt learned seed 2 \(pid [0-9]+ is training it\)$" "$work/held1.err" ||
+  die "the missing row was not named: $(tail -3 "$work/held1.err")"
 # A dry run names the process that holds a run (flock(1) here), and takes no lock itself.
 flock "$work/held/gpt_learned_seed2.lock" bash -c 'echo $PPID; exec "$@"' _ "$bin/exp_embeddings" "${flags[@]}" \
   --out "$work/held" --dry-run >"$work/dry.out" 2>"$work/dry.err" || die "the dry run failed: $(tail -1 "$work/dry.err")"
