@@ -182,4 +182,40 @@ Agreement agreement(std::pair<double, double> range, double tolerance) {
   return below || above ? Agreement::outside : Agreement::straddles;
 }
 
+double LineFit::band_half_width(double x) const {
+  if (n < 3 || sxx <= 0) return 0;
+  const double d = x - x_mean;
+  return t_critical * residual_sd * std::sqrt(1.0 / static_cast<double>(n) + d * d / sxx);
+}
+
+LineFit fit_line(std::span<const double> x, std::span<const double> y, double alpha) {
+  LineFit f;
+  f.n = std::min(x.size(), y.size());
+  if (f.n == 0) return f;
+  double sx = 0, sy = 0;
+  for (size_t i = 0; i < f.n; ++i) sx += x[i], sy += y[i];
+  const double nd = static_cast<double>(f.n);
+  f.x_mean = sx / nd;
+  const double y_mean = sy / nd;
+  double sxy = 0;
+  for (size_t i = 0; i < f.n; ++i) {
+    f.sxx += (x[i] - f.x_mean) * (x[i] - f.x_mean);
+    sxy += (x[i] - f.x_mean) * (y[i] - y_mean);
+  }
+  f.slope = f.sxx > 0 ? sxy / f.sxx : 0;
+  f.intercept = y_mean - f.slope * f.x_mean;
+  f.slope_low = f.slope_high = f.slope;
+  if (f.n < 3 || f.sxx <= 0) return f;
+  double sse = 0;
+  for (size_t i = 0; i < f.n; ++i) sse += std::pow(y[i] - f.at(x[i]), 2);
+  const double df = nd - 2;
+  f.residual_sd = std::sqrt(sse / df);
+  f.t_critical = train::student_t_critical(alpha, df);
+  const double se = f.residual_sd / std::sqrt(f.sxx);
+  f.slope_low = f.slope - f.t_critical * se;
+  f.slope_high = f.slope + f.t_critical * se;
+  f.p = se > 0 ? train::student_t_two_sided_p(f.slope / se, df) : (f.slope != 0 ? 0.0 : 1.0);
+  return f;
+}
+
 }  // namespace tg::experiments::report

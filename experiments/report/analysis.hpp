@@ -6,6 +6,7 @@
 #pragma once
 
 #include <list>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -141,5 +142,18 @@ Calibration calibration_of(const FolderFiles& ngram);
 // range is on one side.
 enum class Agreement { within, outside, straddles };
 Agreement agreement(std::pair<double, double> range, double tolerance = 0.05);
+
+// Least squares y = intercept + slope x over points (x_i, y_i), with Student t inference on
+// the slope (n - 2 degrees of freedom): its (1 - alpha) interval and two-sided p, and the
+// (1 - alpha) confidence band of the fitted mean at any x. Fewer than three points, or one x,
+// give no inference (p = 1, the interval and band the estimate alone).
+struct LineFit {
+  size_t n = 0;
+  double intercept = 0, slope = 0, slope_low = 0, slope_high = 0, p = 1;
+  double x_mean = 0, sxx = 0, residual_sd = 0, t_critical = 0;
+  double at(double x) const { return intercept + slope * x; }
+  double band_half_width(double x) const;
+};
+LineFit fit_line(std::span<const double> x, std::span<const double> y, double alpha = 0.05);
 
 }  // namespace tg::experiments::report

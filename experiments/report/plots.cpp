@@ -282,4 +282,37 @@ std::string norms_plot(const json& life, const fs::path& root, const fs::path& s
   return plot(root, sub, "norms", data.str(), script.str());
 }
 
+std::string effect_vs_size_plot(const std::vector<EffectSeries>& series, const fs::path& root,
+                                const fs::path& sub) {
+  std::ostringstream data, script;
+  double lo = 0, hi = 0;
+  for (const EffectSeries& e : series)
+    for (const auto& p : e.points) {
+      lo = lo == 0 ? p[0] : std::min(lo, p[0]);
+      hi = std::max(hi, p[0]);
+    }
+  if (series.empty() || lo <= 0) return "";
+  script << "set xlabel 'body parameters (all but the vocabulary matrices)'\n"
+         << "set ylabel 'test perplexity against the reference (%, mean and 95% t interval)'\n"
+         << "set logscale x\nset format x '%.1s%c'\nset format y '%+.0f'\n"
+         << "set xrange [" << lo / 1.3 << ":" << hi * 1.3
+         << "]\nplot 0 with lines lc rgb '#999999' "
+         << "dt 2 notitle";
+  int index = 0;
+  for (const EffectSeries& e : series) {
+    data << "# " << printable(e.effect) << "\n";
+    for (const auto& p : e.points)
+      data << p[0] << "\t" << p[1] << "\t" << p[2] << "\t" << p[3] << "\n";
+    data << "\n\n";
+    const std::string style = series_style("gpt", e.effect);
+    script << ", 'effects_by_size.dat' index " << index++ << " using 1:2:3:4 with yerrorbars "
+           << style << " title " << gnuplot_string(e.effect);
+    if (e.line)
+      script << ", " << e.line->first << " + " << e.line->second << " * log10(x) with lines "
+             << style << " notitle";
+  }
+  script << "\n";
+  return plot(root, sub, "effects_by_size", data.str(), script.str());
+}
+
 }  // namespace tg::experiments::report

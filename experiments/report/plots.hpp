@@ -2,6 +2,7 @@
 // the same colour for a mode and the same point and dash for a model in every plot.
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -51,5 +52,18 @@ std::string drift_plot(const nlohmann::json& life, const std::filesystem::path& 
 // table once), on a log count axis with the unseen rows at its left; "" when no run has them.
 std::string norms_plot(const nlohmann::json& life, const std::filesystem::path& root,
                        const std::filesystem::path& sub);
+
+// An effect (a row against the reference arm, in percent) against the model's body
+// parameters on a log axis: at each size its mean with its t interval over the seeds as error
+// bars, and the fitted straight line (intercept and slope in percent per log10 body), one
+// colour per effect; a dashed line at zero. Drawn into root/sub/effects_by_size.png.
+struct EffectSeries {
+  std::string effect;
+  std::vector<std::array<double, 4>> points = {};  // body, mean, low, high
+  std::optional<std::pair<double, double>> line = {};
+};
+std::string effect_vs_size_plot(const std::vector<EffectSeries>& series,
+                                const std::filesystem::path& root,
+                                const std::filesystem::path& sub);
 
 }  // namespace tg::experiments::report

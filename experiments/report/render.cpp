@@ -36,9 +36,10 @@ std::string render(const std::string& results_dir, bool plots) {
   }
   // Any folder that declares its study (study.json) renders, under any name.
   const std::string declared = declared_studies_section(dir, plots);
+  const std::string scaling = scaling_section(dir, plots);
   if (emb.is_null() && size.is_null() && life.is_null() && !fs::exists(dir / "converged") &&
       !fs::exists(dir / "paper_nplm") && !fs::exists(dir / "lifecycle_optimizers") &&
-      declared.empty())
+      declared.empty() && scaling.empty())
     throw std::runtime_error(
         results_dir +
         ": no experiment results (run scripts/reproduce.sh, an exp_* binary, or a study of your "
@@ -94,7 +95,7 @@ std::string render(const std::string& results_dir, bool plots) {
      << optimizer_rows_section(optimizers) << lazy_adam_section(lazy)
      << gpt2_lifecycle_section(gpt2_life, dir, plots)
      << short_lifecycle_section(life, !converged_life.is_null(), dir, plots);
-  md << declared << compute_table;
+  md << scaling << declared << compute_table;
   const std::string text = md.str();
   base::atomic_write((dir / "REPORT.md").string(), [&](std::ostream& o) { o << text; });
   return text;

@@ -67,6 +67,13 @@ std::string study_block(const std::filesystem::path& root, const std::filesystem
 // name: each with its own family of comparisons, Holm-corrected within it. Empty when none.
 std::string declared_studies_section(const std::filesystem::path& dir, bool plots);
 
+// section_scaling.cpp
+// The study across scale (scripts/scaling.sh): with dir/scaling/trends.json (the effects and
+// size folders declared before the sweep's runs), each effect per seed at every size of the
+// model, and its least-squares line against log10 body parameters with a t interval on the
+// slope, Holm-corrected over the declared effects. Empty without the file or a finished size.
+std::string scaling_section(const std::filesystem::path& dir, bool plots);
+
 std::string converged_section(const std::filesystem::path& dir,
                               const std::vector<ConvergedStudy>& converged, bool plots);
 // Tying with one decay policy: learned-tied against the untied GPT whose vocabulary matrices

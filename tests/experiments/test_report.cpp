@@ -1643,6 +1643,96 @@ BOOST_AUTO_TEST_CASE(text_from_a_file_is_escaped_for_each_sink) {
              "b'");
 }
 
+// Least squares with the slope's t interval, against the numbers worked by hand: x 1..5,
+// y 2.1 3.9 6.2 7.8 10.1: Sxx 10, Sxy 19.9, slope 1.99, intercept 0.05, residuals .06 -.13 .18
+// -.21 .10 (SSE 0.107), s = sqrt(0.107 / 3), se = s / sqrt(10) = 0.059722, t(0.975, 3) =
+// 3.182446: 1.99 +- 0.190062.
+BOOST_AUTO_TEST_CASE(a_line_fit_gives_the_slope_and_its_t_interval) {
+  const std::vector<double> x = {1, 2, 3, 4, 5}, y = {2.1, 3.9, 6.2, 7.8, 10.1};
+  const experiments::report::LineFit f = experiments::report::fit_line(x, y);
+  const auto close = boost::test_tools::tolerance(1e-5);
+  BOOST_TEST(f.slope == 1.99, close);
+  BOOST_TEST(f.intercept == 0.05, close);
+  BOOST_TEST(f.slope_low == 1.99 - 0.190062, close);
+  BOOST_TEST(f.slope_high == 1.99 + 0.190062, close);
+  BOOST_TEST(f.p < 0.001);
+  // The band of the fitted mean is narrowest at the mean x: t s sqrt(1/5).
+  BOOST_TEST(f.band_half_width(3) == 3.182446 * std::sqrt(0.107 / 3) * std::sqrt(0.2), close);
+  // Two points: an estimate, no inference.
+  const experiments::report::LineFit two =
+      experiments::report::fit_line(std::vector<double>{1, 2}, std::vector<double>{1, 3});
+  BOOST_TEST(two.slope == 2.0, close);
+  BOOST_TEST(two.p == 1.0);
+}
+
+// The study across scale: with its declared trends file, each effect per size and the line
+// through the seeds. Tying here helps by 10%, 5% and 0% at 1e5, 1e6 and 1e7 body parameters,
+// with the same seed noise at every size: a slope of exactly +5 points per tenfold body.
+BOOST_AUTO_TEST_CASE(the_scaling_section_fits_each_effect_against_size) {
+  const ResultsFolder folder;
+  const fs::path scaling = folder.dir / "scaling";
+  const double bodies[] = {1e5, 1e6, 1e7}, tied_effect[] = {-0.10, -0.05, 0.0};
+  const double noise[] = {-0.005, 0.0, 0.005};
+  std::vector<std::string> names;
+  for (int s = 0; s < 3; ++s) {
+    const std::string name = "gpt_s" + std::to_string(s);
+    names.push_back(name);
+    std::vector<json> list;
+    for (size_t seed = 1; seed <= 3; ++seed) {
+      const double learned = 300 + 10.0 * static_cast<double>(seed);
+      json a = run("gpt", "learned", learned, learned);
+      json b =
+          run("gpt", "learned-tied", learned, learned * (1 + tied_effect[s] + noise[seed - 1]));
+      a["seed"] = b["seed"] = seed;
+      a["total_params"] = bodies[s] + 2 * 100 * 16;  // the body and two 100 x 16 matrices
+      list.push_back(a);
+      list.push_back(b);
+    }
+    fs::create_directories(scaling / name);
+    std::ofstream(scaling / name / "summary.json") << json{
+        {"rows", experiments::aggregate(list, {"model", "mode"}, kMetrics)},
+        {"runs", list},
+        {"vocab", 100},
+        {"base_config",
+         {{"model", "gpt"}, {"d_model", 16}}}}.dump();
+  }
+  std::ofstream(scaling / "trends.json") << json{
+      {"schema", 1},
+      {"reference", "learned"},
+      {"effects", {"learned-tied", "finetune-pretrained"}},
+      {"folders", names},
+      {"declared", "2026-12-07T06:50:00Z"},
+      {"commit", "abc123"}}.dump();
+  const std::string md = experiments::report::scaling_section(folder.dir, false);
+  BOOST_TEST(
+      md.find("| learned-tied | -10.00% (-11.24% to -8.76%; 3) | -5.00% ") != std::string::npos,
+      md);
+  BOOST_TEST(md.find("| learned-tied | 3 (9) | +5.00% | ") != std::string::npos, md);
+  BOOST_TEST(md.find("the effect shrinks toward zero as the model grows") != std::string::npos, md);
+  BOOST_TEST(md.find("crosses zero inside the measured range, at about 10.00M body parameters") !=
+                 std::string::npos,
+             md);
+  // An effect no size ran is listed, with nothing fitted.
+  BOOST_TEST(md.find("| finetune-pretrained | 0 (0) | - | - | - | - | no size has run it yet") !=
+                 std::string::npos,
+             md);
+  BOOST_TEST(md.find("declared before the sweep's runs (2026-12-07T06:50:00Z, commit `abc123`)") !=
+                 std::string::npos,
+             md);
+  // Its names become paths and Markdown: a folder that climbs out, or markup, is refused.
+  for (const char* hostile : {"../../etc", "gpt|x"}) {
+    std::ofstream(scaling / "trends.json") << json{
+        {"reference", "learned"},
+        {"effects", {"learned-tied"}},
+        {"folders", {hostile}}}.dump();
+    BOOST_CHECK_EXCEPTION(experiments::report::scaling_section(folder.dir, false),
+                          std::runtime_error, [](const std::runtime_error& e) {
+                            return std::string(e.what()).find("in 'folders' is not a name") !=
+                                   std::string::npos;
+                          });
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // A summary that disagrees with its run files is refused, and so is a file of the wrong shape
