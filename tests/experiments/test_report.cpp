@@ -1490,9 +1490,9 @@ BOOST_FIXTURE_TEST_CASE(a_results_folder_is_untrusted_input, ResultsFolder) {
                               ran_backquote.string() + "`@x|<b>*_[l](u)\n| fake | row |\x1b[2J";
   // Typed settings are refused by name (a test of their own); names (model, mode, a study's
   // reference arm) too, model's below.
-  const std::set<std::string> typed = {"smoothing", "embedding",   "optimizer",    "positions",
-                                       "schedule",  "table_decay", "vocab_counts", "precision",
-                                       "model",     "mode",        "reference"};
+  const std::set<std::string> typed = {
+      "smoothing", "embedding", "optimizer", "positions", "schedule", "table_decay", "vocab_counts",
+      "precision", "model",     "mode",      "reference", "folders",  "effects"};
   const fs::path text = dir / "text";
   copy_with_payload(committed, text, payload,
                     [&](const std::string& key) { return !typed.contains(key); });
