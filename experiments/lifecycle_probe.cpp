@@ -95,6 +95,34 @@ void LifecycleProbe::after_step(nn::LanguageModel& m) {
   changed_last_ = static_cast<double>(changed) / static_cast<double>(vocab_);
   changed_sum_ += changed_last_;
   ++changed_steps_;
+  measure_movement(w);
+}
+
+void LifecycleProbe::measure_movement(const Tensor& w) {
+  const size_t width = w.size(1);
+  double batch_energy = 0, energy = 0, batch_move = 0, other_move = 0;
+  size_t batch_rows = 0, other_rows = 0;
+  for (size_t r = 0; r < vocab_; ++r) {
+    double update = 0, norm = 0;
+    for (size_t j = 0; j < width; ++j) {
+      const double before = before_step_[r * width + j];
+      const double d = w.data()[r * width + j] - before;
+      update += d * d;
+      norm += before * before;
+    }
+    energy += update;
+    const double relative = norm > 0 ? std::sqrt(update / norm) : 0.0;
+    if (touched_step_[r])
+      batch_energy += update, batch_move += relative, ++batch_rows;
+    else
+      other_move += relative, ++other_rows;
+  }
+  if (energy <= 0) return;  // a step that moved nothing (a frozen table)
+  batch_share_sum_ += batch_energy / energy;
+  if (batch_rows > 0) batch_move_sum_ += batch_move / static_cast<double>(batch_rows);
+  if (other_rows > 0)
+    other_move_sum_ += other_move / static_cast<double>(other_rows), ++other_steps_;
+  ++moved_steps_;
 }
 
 void LifecycleProbe::after_epoch(nn::LanguageModel& m, json& record) {
@@ -145,6 +173,17 @@ void LifecycleProbe::after_training(nn::LanguageModel& m, json& results) const {
        changed_steps_ ? changed_sum_ / static_cast<double>(changed_steps_) : 0.0},
       {"rows_changed_steps", changed_steps_},
       {"rows_changed_last_step", changed_last_},
+      // Over the steps measured ("steps": a run resumed from an older checkpoint, from there).
+      {"movement",
+       moved_steps_ == 0
+           ? json()
+           : json{{"steps", moved_steps_},
+                  {"batch_share_of_squared_update_mean",
+                   batch_share_sum_ / static_cast<double>(moved_steps_)},
+                  {"batch_row_relative_update_mean",
+                   batch_move_sum_ / static_cast<double>(moved_steps_)},
+                  {"other_row_relative_update_mean",
+                   other_steps_ ? other_move_sum_ / static_cast<double>(other_steps_) : 0.0}}},
       {"wordsim_input", wordsim(m.input_embedding().weight())},
       {"wordsim_output", wordsim(m.output_matrix())},
       {"neighbours", probe_rows},
@@ -365,6 +404,8 @@ json LifecycleProbe::save_state() const {
               {"touched_ever", ever},
               {"changed_sum", changed_sum_},
               {"changed_steps", changed_steps_},
+              {"movement",
+               {batch_share_sum_, batch_move_sum_, other_move_sum_, moved_steps_, other_steps_}},
               {"touched_epoch", rows}};
 }
 
@@ -374,6 +415,11 @@ void LifecycleProbe::load_state(const json& state) {
   // A checkpoint from before the changed rows were counted: counted from here on.
   changed_sum_ = state.value("changed_sum", 0.0);
   changed_steps_ = state.value("changed_steps", 0L);
+  if (const json m = state.value("movement", json()); m.is_array() && m.size() == 5) {
+    batch_share_sum_ = m[0].get<double>(), batch_move_sum_ = m[1].get<double>();
+    other_move_sum_ = m[2].get<double>();
+    moved_steps_ = m[3].get<long>(), other_steps_ = m[4].get<long>();
+  }
   std::fill(touched_epoch_.begin(), touched_epoch_.end(), false);
   for (size_t r : state.at("touched_epoch").get<std::vector<size_t>>()) touched_epoch_.at(r) = true;
   // Absent in older checkpoints: the rows touched so far in this epoch are all it knows.

@@ -1,6 +1,8 @@
 // What exp_lifecycle measures of an input embedding table while a model trains, as training
 // hooks: per step, the rows with a non-zero gradient and the rows whose values the optimizer
-// changed (bitwise; with Adam's momentum these differ); per epoch, the rows touched and each
+// changed (bitwise; with Adam's momentum these differ) and how far the step moved the batch's
+// rows against the others (the size of each row's update, not only whether it changed); per
+// epoch, the rows touched and each
 // frequency band's cosine drift from the initial table; at the end, the tables' neighbours
 // and word similarity. Its counters go into checkpoints, so a resumed run counts every step
 // once.
@@ -36,6 +38,7 @@ class LifecycleProbe {
  private:
   void after_backward(long step, nn::LanguageModel& m);
   void after_step(nn::LanguageModel& m);
+  void measure_movement(const Tensor& table);  // after_step's sizes of the updates
   void after_epoch(nn::LanguageModel& m, nlohmann::json& record);
   void after_training(nn::LanguageModel& m, nlohmann::json& results) const;
   double wordsim(const Tensor& table) const;  // WordSim-353 Spearman of a table's rows
@@ -58,9 +61,14 @@ class LifecycleProbe {
   std::vector<float> before_step_;  // the table before the optimizer step
   double rows_sum_ = 0;             // share of rows with a gradient, summed over the steps
   long steps_ = 0;
-  double changed_sum_ = 0;     // share of rows the step changed, summed over changed_steps_
-  long changed_steps_ = 0;     // fewer than steps_ for a run resumed from an older checkpoint
-  double changed_last_ = 0;    // the last step's share
+  double changed_sum_ = 0;   // share of rows the step changed, summed over changed_steps_
+  long changed_steps_ = 0;   // fewer than steps_ for a run resumed from an older checkpoint
+  double changed_last_ = 0;  // the last step's share
+  // How far the steps moved the rows, summed over moved_steps_ (steps that moved any row):
+  // the batch's rows' share of the step's squared update, and the mean update of a batch row
+  // and of another row, each relative to that row's norm before the step.
+  double batch_share_sum_ = 0, batch_move_sum_ = 0, other_move_sum_ = 0;
+  long moved_steps_ = 0, other_steps_ = 0;  // other_steps_: steps with a row outside the batch
   bool ever_complete_ = true;  // false when resumed from a checkpoint without touched_ever
 };
 

@@ -77,6 +77,7 @@ std::string render(const std::string& results_dir, bool plots) {
   const std::string compute_table = compute_section(dir, paper, compute);
   const std::vector<ScaleRow> scale = scale_rows(ngram, paper, converged);
   const std::vector<OptimizerRows> optimizers = optimizer_rows(dir / "lifecycle_optimizers");
+  const std::vector<OptimizerRows> movement = optimizer_rows(dir / "lifecycle_movement");
   const json gpt2_life = load_summary(dir / "converged" / "lifecycle_gpt2" / "summary.json");
   md << conclusions_section(calibration, paper, scale, converged, sweep, tie, bf16, converged_life,
                             gpt2_life, optimizers, lazy, compute)
@@ -92,7 +93,7 @@ std::string render(const std::string& results_dir, bool plots) {
      << reference_section(emb, longer) << converged_size
      << short_data_size_section(size, !converged_size.empty(), dir, plots)
      << converged_lifecycle_section(converged_life, dir, plots)
-     << optimizer_rows_section(optimizers) << lazy_adam_section(lazy)
+     << optimizer_rows_section(optimizers) << movement_section(movement) << lazy_adam_section(lazy)
      << gpt2_lifecycle_section(gpt2_life, dir, plots)
      << short_lifecycle_section(life, !converged_life.is_null(), dir, plots);
   md << scaling << declared << compute_table;

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <functional>
+#include <iomanip>
 #include <optional>
 #include <sstream>
 
@@ -250,11 +251,20 @@ std::vector<OptimizerRows> optimizer_rows(const fs::path& folder) {
         continue;
       const train::TrainConfig c = config_of(run.at("config"));
       const json& life = run.at("lifecycle");
-      rows.push_back({run_folder.filename().string(), c,
-                      life.at("rows_per_step_mean").get<double>(),
-                      life.at("rows_changed_per_step_mean").get<double>(),
-                      life.at("rows_changed_last_step").get<double>(),
-                      run.at("test_ppl").get<double>(), run.value("commit", std::string("-"))});
+      OptimizerRows row{run_folder.filename().string(),
+                        c,
+                        life.at("rows_per_step_mean").get<double>(),
+                        life.at("rows_changed_per_step_mean").get<double>(),
+                        life.at("rows_changed_last_step").get<double>(),
+                        run.at("test_ppl").get<double>(),
+                        run.value("commit", std::string("-"))};
+      if (const json m = life.value("movement", json()); m.is_object()) {
+        row.movement_steps = m.at("steps").get<long>();
+        row.batch_share = m.at("batch_share_of_squared_update_mean").get<double>();
+        row.batch_row_update = m.at("batch_row_relative_update_mean").get<double>();
+        row.other_row_update = m.at("other_row_relative_update_mean").get<double>();
+      }
+      rows.push_back(row);
     }
   }
   return rows;
@@ -302,6 +312,32 @@ std::string optimizer_rows_section(const std::vector<OptimizerRows>& rows) {
         << fixed(100 * r.changed_last_step, 2) << "% | " << fixed(r.test_ppl, 1) << " | "
         << markdown_text(r.commit) << " |\n";
   return out.str() + "\n";
+}
+
+std::string movement_section(const std::vector<OptimizerRows>& rows) {
+  std::ostringstream out;
+  for (const OptimizerRows& r : rows) {
+    if (r.movement_steps == 0) continue;
+    const double ratio = r.other_row_update > 0 ? r.batch_row_update / r.other_row_update : 0;
+    out << "| " << markdown_text(r.name) << " | " << optimizer_setting(r.config) << " | "
+        << fixed(100 * r.batch_share, 2) << "% | " << std::scientific << std::setprecision(2)
+        << r.batch_row_update << " | " << r.other_row_update << std::defaultfloat << " | "
+        << (ratio > 0 ? fixed(ratio, 1) + "x" : std::string("-")) << " | " << r.movement_steps
+        << " | " << fixed(r.test_ppl, 1) << " |\n";
+  }
+  if (out.str().empty()) return "";
+  return "## 3c. How far a step moves the rows, by optimizer\n\n"
+         "`lifecycle_movement/` (`scripts/lifecycle_optimizers.sh --out "
+         "results/lifecycle_movement`): the runs of section 3b again, the probe also measuring "
+         "the size of each row's update: per step, the share of the input table's squared "
+         "update (the sum over rows of |new row - old row|^2) that falls on the rows with a "
+         "gradient, and the mean update of such a row and of any other row, each over its norm "
+         "before the step; each the mean over the epoch's steps. Section 3b counts a row as "
+         "changed when any bit of it changes; this says how much.\n\n"
+         "| run | optimizer | batch rows' share of the squared update | batch row: update / norm "
+         "| other row: update / norm | batch row over other row | steps | test ppl after 1 epoch "
+         "|\n|---|---|---:|---:|---:|---:|---:|---:|\n" +
+         out.str() + "\n";
 }
 
 std::string optimizer_rows_conclusion(const std::vector<OptimizerRows>& rows) {

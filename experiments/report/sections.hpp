@@ -156,9 +156,16 @@ struct OptimizerRows {
   train::TrainConfig config;
   double gradient_rows = 0, changed_rows = 0, changed_last_step = 0, test_ppl = 0;
   std::string commit;
+  // How far the steps moved the rows (runs whose probe measured it): the batch's rows' share
+  // of a step's squared update, and the mean update of a batch row and of another row over its
+  // norm, each averaged over the steps; 0 steps: not measured.
+  long movement_steps = 0;
+  double batch_share = 0, batch_row_update = 0, other_row_update = 0;
 };
 std::vector<OptimizerRows> optimizer_rows(const std::filesystem::path& folder);
 std::string optimizer_rows_section(const std::vector<OptimizerRows>& rows);
+// The rows that measured how far a step moves each row (lifecycle_movement/): section 3c.
+std::string movement_section(const std::vector<OptimizerRows>& rows);
 std::string optimizer_rows_conclusion(const std::vector<OptimizerRows>& rows);
 // AdamW against LazyAdam at convergence: section 1's learned GPT (AdamW) against the same runs
 // with --optimizer lazy-adam (converged/gpt_lazy_adam), paired by seed, in Holm's family; and
