@@ -227,8 +227,9 @@ def main():
                   "the same parameters and batches; `loss diff` is their largest relative difference over the run. "
                   "`measured`: the date of the row's runs and how our side threaded (`openmp`: BLAS and the ops share "
                   "one OpenMP pool; `pthreads`: OpenBLAS's pthreads, ops on one thread); rows re-measured with "
-                  "`train_vs_torch.py --merge` are newer than the rest. `of sgemm peak`: model FLOP/s (matmul FLOPs per "
-                  "token x tokens/s) over the 2048^3 sgemm GFLOP/s at the same thread count, measured just before each "
+                  "`train_vs_torch.py --merge` are newer than the rest. `of sgemm peak`: model FLOP/s (model FLOPs per "
+                  "token as bench_train counts them, docs/performance.md, x tokens/s; rows measured before it "
+                  "counted attention's causal half) over the 2048^3 sgemm GFLOP/s at the same thread count, measured just before each "
                   "run (the median over runs; `sgemm GFLOP/s`: the median peak); rows without it use the "
                   "micro-benchmarks' peak above." + (
                       " `in sgemm`: the share of our step spent inside sgemm (one thread only: at two, the output "
@@ -237,10 +238,11 @@ def main():
                       "products run below the 2048^3 peak cannot reach it however little else it does: `ceiling` is "
                       "that bound, sgemm on its shapes over the peak (one thread)."
                       if with_gemm else ""), "",
-                  "| model | threads | tapegrad tok/s | PyTorch tok/s | ratio | of sgemm peak (ours) | sgemm GFLOP/s | "
+                  "| model | threads | tapegrad tok/s | PyTorch tok/s | ratio | of sgemm peak (ours) | "
+                  "of sgemm peak (PyTorch) | sgemm GFLOP/s | "
                   + ("in sgemm | sgemm on its shapes | ceiling | " if with_gemm else "")
                   + "tapegrad peak MiB | PyTorch peak MiB | memory ratio | loss diff | measured |",
-                  "|---|---:|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if with_gemm else "") + "---:|---:|---:|---:|---|"]
+                  "|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if with_gemm else "") + "---:|---:|---:|---:|---|"]
         for r in train["rows"]:
             gemm = r.get("gemm") or {}
             share = f"{100 * gemm['share']:.0f}%" if gemm and r["threads"] == 1 else ""
@@ -249,13 +251,14 @@ def main():
                        if gemm and r["threads"] == 1 and "sgemm_peak_gflops" in r else "")
             gemm_cells = f"{share} | {shapes} | {ceiling} | " if with_gemm else ""
             frac, gflops = "", ""
+            torch_frac = f"{100 * r['pytorch_peak_fraction']:.0f}%" if "pytorch_peak_fraction" in r else ""
             if "peak_fraction" in r:
                 frac, gflops = f"{100 * r['peak_fraction']:.0f}%", f"{statistics.median(r['sgemm_peak_gflops']):.0f}"
             elif r["threads"] in peak:
                 frac = f"{100 * r['flops_per_token'] * r['tapegrad']['tokens_per_s'] / (peak[r['threads']] * 1e9):.0f}%"
                 gflops = f"{peak[r['threads']]:.0f} (micro)"
             lines.append(f"| {r['config']} | {r['threads']} | {r['tapegrad']['tokens_per_s']:,.0f} | "
-                         f"{r['pytorch']['tokens_per_s']:,.0f} | {r['speed_ratio']:.2f}x | {frac} | {gflops} | {gemm_cells}"
+                         f"{r['pytorch']['tokens_per_s']:,.0f} | {r['speed_ratio']:.2f}x | {frac} | {torch_frac} | {gflops} | {gemm_cells}"
                          f"{r['tapegrad']['peak_rss_mib']:.0f} | {r['pytorch']['peak_rss_mib']:.0f} | "
                          f"{r['tapegrad']['peak_rss_mib'] / r['pytorch']['peak_rss_mib']:.2f} | {r['loss_max_rel_diff']:.1e} | "
                          f"{r.get('measured', '')} {r.get('threading', '')} |")

@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from train_vs_torch import BENCH, HERE, flops_per_token, sgemm_peak, timed, torch_allocator, torch_env  # noqa: E402
+from train_vs_torch import BENCH, HERE, sgemm_peak, timed, torch_allocator, torch_env  # noqa: E402
 
 
 def gpt(d_model, layers, heads, context, batch):
@@ -77,7 +77,7 @@ def main():
                       f"{ours[-1]['peak_rss_mib']:.0f} MiB, pytorch {theirs[-1]['tokens_per_s']:.0f} tok/s "
                       f"{theirs[-1]['peak_rss_mib']:.0f} MiB", file=sys.stderr)
             cfg = ours[0]["config"]
-            flops = flops_per_token(cfg, ours[0]["vocab"])
+            flops = ours[0]["model_flops_per_token"]  # bench_train's count (docs/performance.md)
             la, lb = ours[0]["losses"], theirs[0]["losses"]
             side = lambda runs: {"tokens_per_s": statistics.median(r["tokens_per_s"] for r in runs),
                                  "peak_rss_mib": statistics.median(r["peak_rss_mib"] for r in runs),

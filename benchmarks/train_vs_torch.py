@@ -31,18 +31,12 @@ CONFIGS = {
     "gpt-small": ["--model", "gpt", "--d-model", "256", "--layers", "4", "--heads", "4", "--context", "128", "--batch", "16"],
     "gpt-small-tied": ["--model", "gpt", "--d-model", "256", "--layers", "4", "--heads", "4", "--context", "128", "--batch", "16", "--tied"],
     "nplm": ["--model", "nplm", "--d-model", "128", "--hidden", "128", "--ngram", "5", "--context", "64", "--batch", "32"],
+    # The size sweep's upper end and GPT-2 small's body (Brown's vocabulary): not in the default
+    # list (minutes per run on two cores); --configs gpt-d512,gpt2-small-body.
+    "gpt-d512": ["--model", "gpt", "--d-model", "512", "--layers", "4", "--heads", "8", "--context", "128", "--batch", "16"],
+    "gpt2-small-body": ["--model", "gpt", "--d-model", "768", "--layers", "12", "--heads", "12", "--context", "1024",
+                        "--batch", "4"],
 }
-
-
-def flops_per_token(cfg, vocab):
-    """Matmul FLOPs of one training token (forward + backward = 3 x forward)."""
-    c = cfg["d_model"]
-    if cfg["model"] == "gpt":
-        per_layer = 3 * c * c + c * c + 8 * c * c  # qkv, proj, mlp
-        attention = cfg["context"] * c  # q k^T and att v, causal half of 2 x 2 x T x C
-        return 6 * (cfg["layers"] * per_layer + vocab * c) + 6 * cfg["layers"] * attention
-    inputs = (cfg["ngram"] - 1) * c
-    return 6 * (inputs * cfg["hidden"] + vocab * cfg["hidden"] + (vocab * inputs if cfg["direct"] else 0))
 
 
 def order(row):
@@ -103,7 +97,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--configs", default=",".join(CONFIGS))
+    ap.add_argument("--configs", default="gpt-tiny,gpt-tiny-tied,gpt-small,gpt-small-tied,nplm")
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--merge", action="store_true",
@@ -135,10 +129,12 @@ def main():
                                      "--threads", str(threads)], env=torch_env(threads)))
                 print(f"{name} threads {threads} repeat {rep + 1}: tapegrad {ours[-1]['tokens_per_s']:.0f} tok/s, "
                       f"pytorch {theirs[-1]['tokens_per_s']:.0f} tok/s, sgemm peak {peaks[-1]:.0f} GFLOP/s", file=sys.stderr)
-            cfg = ours[0]["config"]
-            flops = flops_per_token(cfg, ours[0]["vocab"])
-            # Each run against the peak measured just before it, then the median.
+            # Model FLOPs per token as bench_train counts them (docs/performance.md), the same
+            # for both sides: they train the same model. Each run against the peak measured just
+            # before it, then the median.
+            flops = ours[0]["model_flops_per_token"]
             fraction = statistics.median(flops * r["tokens_per_s"] / (p * 1e9) for r, p in zip(ours, peaks))
+            torch_fraction = statistics.median(flops * r["tokens_per_s"] / (p * 1e9) for r, p in zip(theirs, peaks))
             la, lb = ours[0]["losses"], theirs[0]["losses"]
             loss_diff = max(abs(a - b) / abs(b) for a, b in zip(la, lb))
             tps = statistics.median(r["tokens_per_s"] for r in ours)
@@ -151,7 +147,8 @@ def main():
                 if "gemm_seconds" in ours[0] and ours[0]["gemm_seconds"] > 0 else None
             rows.append({"config": name, "threads": threads, "vocab": ours[0]["vocab"], "params": ours[0]["params"],
                          "tokens_per_step": ours[0]["tokens_per_step"],
-                         "flops_per_token": flops, "sgemm_peak_gflops": peaks, "peak_fraction": fraction, "gemm": gemm,
+                         "flops_per_token": flops, "sgemm_peak_gflops": peaks, "peak_fraction": fraction,
+                         "pytorch_peak_fraction": torch_fraction, "gemm": gemm,
                          "tapegrad": {"tokens_per_s": tps, "peak_rss_mib": statistics.median(r["peak_rss_mib"] for r in ours),
                                       "runs": [r["tokens_per_s"] for r in ours], "losses": la},
                          "pytorch": {"tokens_per_s": ttps, "peak_rss_mib": statistics.median(r["peak_rss_mib"] for r in theirs),
