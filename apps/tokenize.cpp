@@ -3,6 +3,8 @@
 //   tokenize decode --tokenizer gpt2 --input story.ids --output story.txt
 //   tokenize train  --input corpus.txt --vocab-size 8192 --output my-bpe/
 //   tokenize stats  --tokenizer my-bpe --input corpus.txt
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -142,12 +144,30 @@ int train(const Args& a) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const fs::path dir = a.output;
+  const bool existed = fs::exists(dir);
   std::error_code made;
   fs::create_directories(dir, made);
   if (made)
     throw std::runtime_error("--output " + a.output +
                              ": cannot make the folder: " + made.message());
-  bpe.save((dir / "encoder.json").string(), (dir / "vocab.bpe").string());
+  // Both files are written into a folder of their own first and moved into place only when both
+  // are whole: a failed write (a full disk) leaves neither a vocabulary whose two files
+  // disagree nor, when this run made it, an empty folder.
+  const fs::path staging = dir / (".tokenize.tmp." + std::to_string(::getpid()));
+  std::error_code ignored;
+  try {
+    fs::create_directories(staging);
+    bpe.save((staging / "encoder.json").string(), (staging / "vocab.bpe").string());
+    fs::rename(staging / "encoder.json", dir / "encoder.json");
+    fs::rename(staging / "vocab.bpe", dir / "vocab.bpe");
+    fs::remove(staging);
+  } catch (const std::exception& e) {
+    fs::remove_all(staging, ignored);
+    if (!existed) fs::remove(dir, ignored);  // only if empty: nothing of anyone else's
+    throw std::runtime_error("--output " + a.output + ": the vocabulary was not written (" +
+                             (existed ? "the folder is as it was" : "no folder is left") +
+                             "): " + e.what());
+  }
   std::fprintf(stderr, "trained %zu tokens (%zu merges) on %zu bytes in %.1f s: %s\n", bpe.size(),
                bpe.merges(), text.size(), seconds, a.output.c_str());
   // Not an error (a small text makes a small vocabulary), but not what was asked for either.

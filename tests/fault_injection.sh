@@ -162,6 +162,17 @@ check $? 1 full.err "full.ckpt: write failed: File too large"
 [ "$(md5sum full.ckpt | cut -d' ' -f1)" = "$before" ] && ok || fail "the previous checkpoint changed"
 [ "$(ls full.ckpt.tmp.* 2>/dev/null | wc -l)" = 0 ] && ok || fail "a temporary file was left"
 
+case="disk full while tokenize train writes: no half vocabulary, no empty folder"
+(ulimit -f 1; "$bin/tokenize" train --input "$toy" --vocab-size 300 --output full_bpe >/dev/null 2>full_bpe.err)
+check $? 1 full_bpe.err "--output full_bpe: the vocabulary was not written \(no folder is left\)"
+[ ! -e full_bpe ] && ok || fail "full_bpe was left: $(ls -a full_bpe)"
+"$bin/tokenize" train --input "$toy" --vocab-size 300 --output kept_bpe >/dev/null 2>&1
+before=$(cat kept_bpe/encoder.json kept_bpe/vocab.bpe | md5sum)
+(ulimit -f 1; "$bin/tokenize" train --input "$toy" --vocab-size 280 --output kept_bpe >/dev/null 2>kept_bpe.err)
+check $? 1 kept_bpe.err "the folder is as it was"
+[ "$(cat kept_bpe/encoder.json kept_bpe/vocab.bpe | md5sum)" = "$before" ] && [ "$(ls -A kept_bpe | wc -l)" = 2 ] &&
+  ok || fail "kept_bpe changed: $(ls -A kept_bpe)"
+
 case="unwritable outputs fail before training"
 "$bin/train_lm" "${long[@]}" --results nodir/r.json >/dev/null 2>out.err
 check $? 1 out.err "--results nodir/r.json: the folder nodir does not exist"
