@@ -12,6 +12,7 @@
 #include "apps/cli.hpp"
 #include "apps/flags.hpp"
 #include "autograd/io.hpp"
+#include "base/hash.hpp"
 #include "distributed/distributed.hpp"
 #include "experiments/flags.hpp"
 #include "experiments/programs.hpp"
@@ -157,6 +158,12 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
                  "--epochs / f epochs, at most this many (early stopping with --patience still "
                  "applies)")
       ->capture_default_str();
+  std::string full_vectors_file;
+  app.add_option("--full-vectors", full_vectors_file,
+                 "the KIND-full rows' vectors from this word2vec-format file instead of word2vec "
+                 "on the whole training split (e.g. a table train_lm --export-vectors wrote "
+                 "after training on the whole split: the same text, learned end to end)")
+      ->check(CLI::ExistingFile);
   apps::add_enum_option(
       app, "--share-patience", sweep.share_patience, kSharePatienceNames,
       "same: --patience epochs at every share; tokens: --patience / f epochs at a "
@@ -176,7 +183,11 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
     experiments::Plan plan(f.out + "/summary.json", summary, summary_entry,
                            {"model", "mode", "fraction", "train_tokens"},
                            {"valid_ppl", "test_ppl", "train_ppl", "wall_s"});
-    const std::string full_vectors = needs(true) ? f.out + "/word2vec_full.bin" : "";
+    if (!full_vectors_file.empty() && !needs(true))
+      throw std::invalid_argument("--full-vectors: no KIND-full row in --modes reads it");
+    const std::string full_vectors = !needs(true)                 ? std::string()
+                                     : !full_vectors_file.empty() ? full_vectors_file
+                                                                  : f.out + "/word2vec_full.bin";
     for (double fraction : fractions)
       add_share_runs(plan, fraction, program, mode_list, sweep, full_vectors);
     if (f.dry_run) {
@@ -185,7 +196,11 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
     }
     plan.declare("learned");
     plan.collect_finished();
-    if (needs(true)) {
+    if (!full_vectors_file.empty()) {
+      plan.summary()["word2vec"]["full"] = {{"file", full_vectors_file},
+                                            {"fnv1a", base::fnv1a_file_hex(full_vectors_file)},
+                                            {"given", true}};
+    } else if (needs(true)) {
       text::LMDataOptions o = base.data;
       o.train_fraction = 1.0;
       plan.summary()["word2vec"]["full"] = experiments::pretrain_word2vec(
