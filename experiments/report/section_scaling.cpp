@@ -227,8 +227,8 @@ std::string scaling_section(const fs::path& dir, bool plots) {
      << "`scaling/` (`scripts/scaling.sh`; the search for each size's learning rate and the state "
         "of the sweep: `scaling/README.md`): the GPT at "
      << sizes.size() << " size" << (sizes.size() == 1 ? "" : "s")
-     << " so far, body parameters (all but the vocabulary matrices) " << thousands(lo.body)
-     << " to " << thousands(hi.body)
+     << " so far, body parameters (all but the vocabulary matrices) "
+     << (sizes.size() == 1 ? thousands(lo.body) : thousands(lo.body) + " to " + thousands(hi.body))
      << ". Each effect is, seed by seed, test perplexity of the "
         "row over that of `"
      << markdown_text(reference)
