@@ -16,8 +16,13 @@ flags=(--corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --co
   die "the study failed: $(tail -1 "$work/study.err")"
 grep -q '"reference": "learned"' "$work/R/any_name/study.json" || die "study.json names no reference"
 grep -q '"mode": "learned-tied"' "$work/R/any_name/study.json" || die "study.json declares no comparison"
+# A data-size sweep under a name of its own renders too (its summary has no parameter count).
+"$bin/exp_data_size" --corpus-file "$toy" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 16 \
+  --batch 8 --warmup 2 --epochs 1 --modes learned --fractions 0.5 --out "$work/R/my_sweep" >/dev/null 2>&1 ||
+  die "the data-size sweep failed"
 "$bin/report" --results "$work/R" --no-plots 2>"$work/report.err" || die "report failed: $(tail -1 "$work/report.err")"
 md=$work/R/REPORT.md
+grep -q '^`my_sweep/`: gpt, d_model 16' "$md" || die "REPORT.md has no section for my_sweep/"
 grep -q '^`any_name/`: gpt, d_model 16' "$md" || die "REPORT.md has no section for any_name/"
 grep -Eq '^  - gpt, learned-tied: [-0-9.]+ \(95% t interval [-0-9.]+ to [-0-9.]+; 3 seeds, p [<0-9.]+, Holm [<0-9.]+\): (better|worse|not decided)' "$md" ||
   die "REPORT.md has no verdict for learned-tied: $(grep -n 'learned-tied' "$md" | head -3)"

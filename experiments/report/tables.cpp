@@ -29,8 +29,12 @@ std::string comparison_table(const json& summary, const TimeColumns& time) {
       << "|---|---|---:|---:|---:|" << (per_word ? "---:|" : "") << "---:|---:|---:|---:|\n";
   for (const auto& r : summary.at("rows")) {
     out << "| " << r.at("model").get<std::string>() << " | " << r.at("mode").get<std::string>()
-        << " | " << thousands(r.at("trainable_params").at("mean").get<double>()) << " | "
-        << mean_spread(r, "valid_ppl") << " | " << mean_spread(r, "test_ppl") << " | "
+        << " | "
+        // A data-size sweep's summary keeps no parameter count: "-".
+        << (r.contains("trainable_params")
+                ? thousands(r.at("trainable_params").at("mean").get<double>())
+                : std::string("-"))
+        << " | " << mean_spread(r, "valid_ppl") << " | " << mean_spread(r, "test_ppl") << " | "
         << (per_word ? mean_spread(r, "test_ppl_per_word") + " | " : "")
         << mean_spread(r, "train_ppl") << " | " << duration(time.seconds(r)) << " | "
         << fixed(time.tokens_per_second(r), 0) << " | " << r.at("runs").get<size_t>() << " |\n";
