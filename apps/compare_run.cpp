@@ -19,15 +19,22 @@
 #include <vector>
 
 #include "autograd/simd_kernels.hpp"
+#include "train/run_record.hpp"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
 
+// A results file; a run file as the typed record reads it (train/run_record.hpp), so that one
+// of an older schema compares with one of this. No file, or not JSON: null. A run file with a
+// field of the wrong kind throws, naming the file and the field.
 json read_json(const fs::path& p) {
   std::ifstream in(p);
-  return in ? json::parse(in, nullptr, false) : json();
+  if (!in) return json();
+  const json j = json::parse(in, nullptr, false);
+  if (!tg::train::RunRecord::is_run_file(j)) return j.is_discarded() ? json() : j;
+  return tg::train::RunRecord::from_json(j, p.string()).to_json();
 }
 
 std::string text_of(const json& v) {
@@ -51,8 +58,7 @@ std::string why_different(const json& committed, const json& here) {
            text_of(here["threads"]) + " here)";
   if (differs("mpi_ranks")) return "another number of MPI ranks";
   const auto commit = [](const json& run) {
-    return run.contains("provenance") ? run["provenance"].value("commit", std::string())
-                                      : run.value("commit", run.value("added_in_commit", ""));
+    return run.value("provenance", json::object()).value("commit", std::string());
   };
   if (commit(committed) != commit(here))
     return "another build (commit " + commit(committed) + " there, " + commit(here) + " here)";
@@ -111,7 +117,12 @@ int main(int argc, char** argv) {
                    argv[3]);
       return 2;
     }
-    return agreement(argv[2], argv[3]);
+    try {
+      return agreement(argv[2], argv[3]);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "compare_run: %s\n", e.what());
+      return 2;
+    }
   }
   const bool relaxed = argc == 4 && std::string(argv[3]) == "--relaxed";
   if (argc != 3 && !relaxed) {
@@ -122,8 +133,11 @@ int main(int argc, char** argv) {
   }
   json golden, result;
   try {
-    std::ifstream(argv[1]) >> golden;
-    std::ifstream(argv[2]) >> result;
+    for (const auto& [file, into] : {std::pair{argv[1], &golden}, std::pair{argv[2], &result}}) {
+      if (!std::ifstream(file)) throw std::runtime_error(std::string(file) + ": cannot be read");
+      *into = read_json(file);
+      if (into->is_null()) throw std::runtime_error(std::string(file) + ": not valid JSON");
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "compare_run: %s\n", e.what());
     return 2;

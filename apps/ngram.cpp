@@ -105,28 +105,25 @@ nlohmann::json mix(const std::string& path, const tg::text::LMData& data,
           {"test_ppl", std::exp(tg::text::mixture_nll(test_model, test_ngram, w))}};
 }
 
-// The results file: the model, the data it was counted on, its perplexities.
-nlohmann::json results_json(const tg::apps::NgramConfig& model,
-                            const tg::text::LMDataOptions& data_options,
-                            const tg::text::LMData& data, double valid, double test,
-                            double seconds) {
+// The run file (train/run_record.hpp): the model, the data it was counted on, its perplexities.
+tg::train::RunRecord results_record(const tg::apps::NgramConfig& model,
+                                    const tg::text::LMDataOptions& data_options,
+                                    const tg::text::LMData& data, double valid, double test,
+                                    double seconds) {
   using namespace tg;
-  nlohmann::json config = model.to_json();
-  config.update(train::data_to_json(data_options));
-  return {{"program", "ngram"},
-          {"version", base::version()},
-          {"commit", base::commit()},
-          {"provenance", train::provenance()},
-          {"config", config},
-          {"data",
-           {{"description", data.description},
-            {"vocab", data.vocab.size()},
-            {"train_tokens", data.train.size()},
-            {"valid_tokens", data.valid.size()},
-            {"test_tokens", data.test.size()}}},
-          {"valid_ppl", valid},
-          {"test_ppl", test},
-          {"seconds", seconds}};
+  train::RunRecord r;
+  r.program = "ngram";
+  r.version = base::version();
+  r.provenance = train::Provenance::of_this_process();
+  r.config = model.to_json();
+  r.config.update(train::data_to_json(data_options));
+  r.data = {text::fingerprint(data), data.description,  data.vocab.size(),
+            data.train.size(),       data.valid.size(), data.test.size()};
+  r.valid_ppl = valid;
+  r.test_ppl = test;
+  r.extra["seconds"] = seconds;
+  train::add_per_word_results(r, data);
+  return r;
 }
 
 // The perplexities with each <unk> word spelled out (text::spell_unknown_words), the
@@ -213,19 +210,18 @@ int tg::apps::ngram_main(int argc, char** argv) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::string name = base::name_of(text::kNgramSmoothingNames, smoothing);
-    nlohmann::json out = results_json({smoothing, order}, data_options, data, valid, test, seconds);
-    train::add_per_word_results(out, data, valid, test);
-    if (!mix_with.empty()) out["mixture"] = mix(mix_with, data, valid_nll, test_nll);
+    train::RunRecord record =
+        results_record({smoothing, order}, data_options, data, valid, test, seconds);
+    if (!mix_with.empty()) record.extra["mixture"] = mix(mix_with, data, valid_nll, test_nll);
     if (spelling_order > 0 && !data.vocab.bpe())
       if (const auto spelled =
               spell_unknown_words(corpus->splits, data, spelling_order, valid, test))
-        out["unk_spelling"] = *spelled;
+        record.extra["unk_spelling"] = *spelled;
     if (!results.empty()) {
-      base::atomic_write(results, [&](std::ostream& o) {
-        o << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-      });
+      train::write_record(results, record);
       std::fprintf(stderr, "wrote %s\n", results.c_str());
     }
+    const nlohmann::json out = record.to_json();
     std::printf("%s %zu-gram: valid_ppl %.2f  test_ppl %.2f  seconds %.1f\n", name.c_str(), order,
                 valid, test, seconds);
     if (out.contains("test_ppl_per_word"))

@@ -220,7 +220,7 @@ json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const 
                     {"wordsim353_oov", ws.oov_ratio()},
                     {"options", options},
                     {"commit", base::commit()},
-                    {"provenance", train::provenance()}};
+                    {"provenance", train::Provenance::of_this_process().to_json()}};
   write_json(log_path, log);
   distributed::barrier();
   return log;
@@ -526,7 +526,8 @@ void Plan::declare(const std::string& reference) {
                           {"declared", when},
                           {"commit", base::commit()}});
     }
-  study["provenance"] = train::provenance();  // of the invocation that wrote it last
+  study["provenance"] =
+      train::Provenance::of_this_process().to_json();  // of the invocation that wrote it last
   write_json(path, study);
 }
 
@@ -638,7 +639,8 @@ void Plan::save() {
         listed.push_back(entry(i, done));
   summary_["runs"] = listed;
   summary_["rows"] = aggregate(listed, group_keys_, metrics_);
-  summary_["provenance"] = train::provenance();  // of the invocation that wrote it last
+  summary_["provenance"] =
+      train::Provenance::of_this_process().to_json();  // of the invocation that wrote it last
   write_json(summary_path_, summary_);
 }
 

@@ -10,6 +10,7 @@
 #include "base/files.hpp"
 #include "distributed/distributed.hpp"
 #include "text/bpe.hpp"
+#include "train/fields.hpp"
 #include "train/models.hpp"
 #include "train/optimizers.hpp"
 
@@ -19,16 +20,13 @@ using nlohmann::json;
 
 namespace {
 
-// One entry per configuration key: its name in results files and checkpoints, whether a
-// resumed run must have the checkpoint's value (the model, the data and the batch order; the
-// rest, such as --epochs, --steps, --patience, the learning rate and schedule, evaluation,
-// files and threads, may change), and how to write and read it. to_json, from_json and the
-// resume check are this table; a key's name is written here only.
-struct Field {
-  const char* key;
+// One entry per configuration key (train/fields.hpp): its name in results files and
+// checkpoints, how to write and read it, and whether a resumed run must have the checkpoint's
+// value (the model, the data and the batch order; the rest, such as --epochs, --steps,
+// --patience, the learning rate and schedule, evaluation, files and threads, may change).
+// to_json, from_json and the resume check are this table; a key's name is written here only.
+struct Field : fields::Field<TrainConfig> {
   bool resume_must_match;
-  std::function<json(const TrainConfig&)> get;  // null: not recorded (an empty option map)
-  std::function<void(TrainConfig&, const json&)> set;
   bool data = false;  // a key of the data (text::LMDataOptions): data_to_json writes these
 };
 
@@ -41,36 +39,45 @@ Field data_field(Field f) {
 // A member as JSON of its own type; `member` maps a (const) TrainConfig to it.
 template <class Member>
 Field plain(const char* key, bool resume_must_match, Member member) {
-  return {key, resume_must_match, [member](const TrainConfig& c) { return json(member(c)); },
-          [member](TrainConfig& c, const json& v) {
-            auto& m = member(c);
-            m = v.get<std::decay_t<decltype(m)>>();
-          }};
+  return {fields::plain<TrainConfig>(key, member), resume_must_match};
+}
+
+// A map of a part's own settings (--model-option, --optimizer-option): not written when empty.
+template <class Member>
+Field options(const char* key, bool resume_must_match, Member member) {
+  return {
+      {key, [member](const TrainConfig& c) { return member(c).empty() ? json() : json(member(c)); },
+       [member](TrainConfig& c, const json& v) {
+         member(c) = v.get<std::map<std::string, std::string>>();
+       }},
+      resume_must_match};
 }
 
 // An enum member, by its name.
 template <class Member, class E, size_t N>
 Field named(const char* key, bool resume_must_match, Member member,
             const base::NameTable<E, N>& names) {
-  return {key, resume_must_match,
-          [member, &names](const TrainConfig& c) { return json(base::name_of(names, member(c))); },
-          [member, &names, key](TrainConfig& c, const json& v) {
-            member(c) = base::parse_name(names, v.get<std::string>(), key);
-          }};
+  return {{key,
+           [member, &names](const TrainConfig& c) { return json(base::name_of(names, member(c))); },
+           [member, &names, key](TrainConfig& c, const json& v) {
+             member(c) = base::parse_name(names, fields::value_as<std::string>(v), key);
+           }},
+          resume_must_match};
 }
 
 // The name of a registered part (an optimizer, a kind of token table): any plain name, since a
 // run file may name a part its reader has not registered (a user's), but never markup or a path.
 template <class Member>
 Field part_name(const char* key, bool resume_must_match, Member member) {
-  return {key, resume_must_match, [member](const TrainConfig& c) { return json(member(c)); },
-          [member, key](TrainConfig& c, const json& v) {
-            const std::string name = v.get<std::string>();
-            if (!base::plain_name(name))
-              throw std::invalid_argument(std::string("configuration key '") + key + "': '" + name +
-                                          "' is not a name (" + base::kPlainNameRule + ")");
-            member(c) = name;
-          }};
+  return {{key, [member](const TrainConfig& c) { return json(member(c)); },
+           [member](TrainConfig& c, const json& v) {
+             const std::string name = fields::value_as<std::string>(v);
+             if (!base::plain_name(name))
+               throw std::invalid_argument("'" + name + "' is not a name (" + base::kPlainNameRule +
+                                           ")");
+             member(c) = name;
+           }},
+          resume_must_match};
 }
 
 #define TG_MEMBER(path)  \
@@ -78,7 +85,7 @@ Field part_name(const char* key, bool resume_must_match, Member member) {
     return c.path;       \
   }
 
-const std::vector<Field>& fields() {
+const std::vector<Field>& config_fields() {
   static const std::vector<Field> table = {
       plain("model", true, TG_MEMBER(model.name)),
       plain("d_model", true, TG_MEMBER(model.d_model)),
@@ -93,21 +100,9 @@ const std::vector<Field>& fields() {
       plain("vectors", false, TG_MEMBER(model.vectors)),
       plain("tied", true, TG_MEMBER(model.tied)),
       plain("dropout", false, TG_MEMBER(model.dropout)),
-      {"model_options", true,
-       [](const TrainConfig& c) {
-         return c.model.options.empty() ? json() : json(c.model.options);
-       },
-       [](TrainConfig& c, const json& v) {
-         c.model.options = v.get<std::map<std::string, std::string>>();
-       }},
+      options("model_options", true, TG_MEMBER(model.options)),
       part_name("optimizer", true, TG_MEMBER(optimizer)),
-      {"optimizer_options", false,
-       [](const TrainConfig& c) {
-         return c.optimizer_options.empty() ? json() : json(c.optimizer_options);
-       },
-       [](TrainConfig& c, const json& v) {
-         c.optimizer_options = v.get<std::map<std::string, std::string>>();
-       }},
+      options("optimizer_options", false, TG_MEMBER(optimizer_options)),
       plain("lr", false, TG_MEMBER(lr)),
       plain("weight_decay", false, TG_MEMBER(weight_decay)),
       named("table_decay", true, TG_MEMBER(table_decay), optim::kTableDecayNames),
@@ -130,19 +125,20 @@ const std::vector<Field>& fields() {
       plain("comm_overlap", false, TG_MEMBER(comm_overlap)),
       plain("bucket_mb", false, TG_MEMBER(bucket_mb)),
       // The built-in corpus' name, or the corpus file's path.
-      data_field({"corpus", false,  // by its path; the data's fingerprint is what a resume compares
-                  [](const TrainConfig& c) {
-                    return json(c.data.corpus_file.empty() ? c.data.corpus : c.data.corpus_file);
-                  },
-                  [](TrainConfig& c, const json& v) {
-                    const std::string name = v.get<std::string>();
-                    if (name == text::LMDataOptions{}.corpus) {
-                      c.data.corpus = name;
-                      c.data.corpus_file.clear();
-                    } else {
-                      c.data.corpus_file = name;
-                    }
-                  }}),
+      data_field({{"corpus",  // by its path; the data's fingerprint is what a resume compares
+                   [](const TrainConfig& c) {
+                     return json(c.data.corpus_file.empty() ? c.data.corpus : c.data.corpus_file);
+                   },
+                   [](TrainConfig& c, const json& v) {
+                     const std::string name = fields::value_as<std::string>(v);
+                     if (name == text::LMDataOptions{}.corpus) {
+                       c.data.corpus = name;
+                       c.data.corpus_file.clear();
+                     } else {
+                       c.data.corpus_file = name;
+                     }
+                   }},
+                  false}),
       data_field(plain("split", true, TG_MEMBER(data.split))),
       // A resume with another tokenizer is refused naming both (the data's fingerprint, which
       // covers every token's bytes and the stream, would refuse it too); the same BPE's files
@@ -158,20 +154,24 @@ const std::vector<Field>& fields() {
 
 #undef TG_MEMBER
 
+// The table as the generic reader and writer take it.
+std::span<const fields::Field<TrainConfig>> io_table() {
+  static const std::vector<fields::Field<TrainConfig>> io(config_fields().begin(),
+                                                          config_fields().end());
+  return io;
+}
+
 }  // namespace
 
 json TrainConfig::to_json() const {
-  json j = json::object();
-  for (const Field& f : fields())
-    if (json v = f.get(*this); !v.is_null()) j[f.key] = std::move(v);
-  return j;
+  return fields::write(io_table(), *this);
 }
 
 json data_to_json(const text::LMDataOptions& data) {
   TrainConfig c;
   c.data = data;
   json j = json::object();
-  for (const Field& f : fields())
+  for (const Field& f : config_fields())
     if (f.data) j[f.key] = f.get(c);
   return j;
 }
@@ -179,23 +179,13 @@ json data_to_json(const text::LMDataOptions& data) {
 TrainConfig TrainConfig::from_json(const json& j) {
   if (!j.is_object()) throw std::invalid_argument("a configuration must be a JSON object");
   TrainConfig c;
-  for (const auto& [key, value] : j.items()) {
-    const auto f =
-        std::ranges::find(fields(), key, [](const Field& f) { return std::string_view(f.key); });
-    if (f == fields().end()) throw std::invalid_argument("unknown configuration key '" + key + "'");
-    try {
-      f->set(c, value);
-    } catch (const json::exception& e) {
-      throw std::invalid_argument("configuration key '" + key + "': " + value.dump() +
-                                  " is not a value it takes (" + e.what() + ")");
-    }
-  }
+  fields::read(io_table(), c, j, "", {}, "configuration key");
   return c;
 }
 
 std::vector<const char*> resume_keys(bool must_match) {
   std::vector<const char*> keys;
-  for (const Field& f : fields())
+  for (const Field& f : config_fields())
     if (f.resume_must_match == must_match) keys.push_back(f.key);
   return keys;
 }

@@ -179,6 +179,20 @@ std::string dump(const json& j, int indent = -1) {
   return j.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
+// The record's fields known before training: what the run is, where and how it runs.
+RunRecord new_record(const TrainConfig& c) {
+  RunRecord r;
+  r.version = base::version();
+  r.provenance = Provenance::of_this_process();
+  r.config = c.to_json();
+  r.seed = c.seed;
+  r.threads = c.threads;
+  r.blas = std::string("OpenBLAS ") + blas_kernel() + ", " + threading_backend() + " threads";
+  r.simd = detail::simd_isa();
+  r.mpi_ranks = static_cast<size_t>(distributed::size());
+  return r;
+}
+
 }  // namespace
 
 json TrainState::to_json(const Generator::State& next_epoch, const Generator::State& dropout,
@@ -241,16 +255,19 @@ text::LMData load_data(const text::LMDataOptions& options) {
   return std::move(*data);
 }
 
-void add_per_word_results(json& results, const text::LMData& data, double valid_ppl,
-                          double test_ppl) {
+void add_per_word_results(RunRecord& record, const text::LMData& data) {
   const text::BytePairEncoding* bpe = data.vocab.bpe();
-  if (!bpe) return;
+  if (!bpe || !record.valid_ppl || !record.test_ppl) return;
   const auto per_word = [](double ppl, size_t tokens, size_t words) {
     return std::exp(std::log(ppl) * static_cast<double>(tokens) / static_cast<double>(words));
   };
-  results["tokenizer"] = {{"name", data.tokenizer}, {"tokens", bpe->size()}, {"hash", bpe->hash()}};
-  results["valid_ppl_per_word"] = per_word(valid_ppl, data.valid.size(), data.valid_words);
-  results["test_ppl_per_word"] = per_word(test_ppl, data.test.size(), data.test_words);
+  record.tokenizer = {{"name", data.tokenizer}, {"tokens", bpe->size()}, {"hash", bpe->hash()}};
+  record.valid_ppl_per_word = per_word(*record.valid_ppl, data.valid.size(), data.valid_words);
+  record.test_ppl_per_word = per_word(*record.test_ppl, data.test.size(), data.test_words);
+}
+
+void write_record(const std::string& path, const RunRecord& record) {
+  base::atomic_write(path, [&](std::ostream& o) { o << dump(record.to_json(), 2) << "\n"; });
 }
 
 std::unique_ptr<nn::LanguageModel> build_model(const TrainConfig& c, const text::LMData& data,
@@ -333,20 +350,6 @@ double forward_backward(nn::LanguageModel& model, const Ids& inputs, const Ids& 
   return distributed::sum(l);  // the same on every rank
 }
 
-nlohmann::json provenance() {
-  std::string commit = base::commit();
-  const bool dirty = commit.ends_with("-dirty");
-  if (dirty) commit.resize(commit.size() - 6);
-  return {{"commit", commit},
-          {"dirty", dirty},
-          {"build_type", base::build_type()},
-          {"command", base::command_line()},
-          {"cpu", base::cpu_model()},
-          {"instruction_sets", base::cpu_instruction_sets()},
-          {"openblas", blas_build()},
-          {"onednn", onednn_version()}};
-}
-
 Trainer::Trainer(const TrainConfig& config, const text::LMData& data, TrainHooks hooks)
     : Trainer(config, data, nullptr, std::move(hooks)) {}
 
@@ -355,19 +358,8 @@ Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
     : c_(prepared(config, data)),
       data_(data),
       hooks_(std::move(hooks)),
-      out_({{"program", "train_lm"},
-            {"version", base::version()},
-            {"commit", base::commit()},
-            {"provenance", provenance()},
-            {"config", c_.to_json()},
-            {"seed", c_.seed},
-            {"threads", c_.threads},
-            {"blas",
-             std::string("OpenBLAS ") + blas_kernel() + ", " + threading_backend() + " threads"},
-            // With "blas", what a bit-for-bit comparison of two runs needs to be the same.
-            {"simd", detail::simd_isa()},
-            {"mpi_ranks", distributed::size()}}),
-      model_(model ? std::move(model) : build_model(c_, data, &out_)),
+      record_(new_record(c_)),
+      model_(model ? std::move(model) : build_model(c_, data, &record_.extra)),
       opt_(make_optimizer({c_, with_room_to_train(*model_)})),
       params_(model_->named_parameters()),
       batcher_(data, model_->warmup(), std::min(c_.model.context, model_->max_predictions()),
@@ -385,13 +377,12 @@ Trainer::Trainer(const TrainConfig& config, const text::LMData& data,
       wall_start_(now_s()),
       cpu_start_(process_cpu_s()) {
   fingerprint_ = text::fingerprint(data);
-  out_["data"] = {{"fingerprint", fingerprint_},       {"description", data.description},
-                  {"vocab", data.vocab.size()},        {"train_tokens", data.train.size()},
-                  {"valid_tokens", data.valid.size()}, {"test_tokens", data.test.size()}};
-  out_["trainable_params"] = model_->num_trainable_parameters();
-  out_["total_params"] = model_->num_parameters();
-  out_["steps_per_epoch"] = per_epoch_;
-  out_["tokens_per_step"] = c_.batch * batcher_.predictions();
+  record_.data = {fingerprint_,      data.description,  data.vocab.size(),
+                  data.train.size(), data.valid.size(), data.test.size()};
+  record_.trainable_params = model_->num_trainable_parameters();
+  record_.total_params = model_->num_parameters();
+  record_.steps_per_epoch = static_cast<size_t>(per_epoch_);
+  record_.tokens_per_step = c_.batch * batcher_.predictions();
   state_.epoch_gen_state = data_gen_.state();
   if (model_->carries_state() && static_cast<size_t>(distributed::size()) > c_.batch)
     throw std::invalid_argument("--batch " + std::to_string(c_.batch) + " on " +
@@ -663,15 +654,10 @@ void Trainer::interrupt(int signal) {
     save_checkpoint(c_.checkpoint);
     saved = "checkpoint " + c_.checkpoint;
   }
-  out_["interrupted"] = signal_name(signal);
-  out_["steps"] = state_.step;
-  out_["epochs"] = state_.curve;
-  out_["evals"] = state_.evals;
-  out_["train_seconds"] = state_.train_seconds;
-  out_["wall_s"] = wall_seconds();
-  out_["cpu_s"] = cpu_seconds();
+  record_.interrupted = signal_name(signal);
+  record_times();
   if (!c_.results.empty() && distributed::is_main()) {
-    base::atomic_write(c_.results, [&](std::ostream& o) { o << dump(out_, 2) << "\n"; });
+    write_record(c_.results, record_);
     saved += std::string(saved.empty() ? "" : ", ") + "partial results " + c_.results;
   }
   // The other ranks wait for rank 0's files: a rank that exits first makes mpirun end the job,
@@ -787,22 +773,28 @@ void Trainer::end_epoch() {
     save_checkpoint(c_.checkpoint);
 }
 
-json Trainer::band_sums(const std::vector<double>& test_nll) const {
+std::map<std::string, BandLoss> Trainer::band_sums(const std::vector<double>& test_nll) const {
   // The test loss by how often each target occurs in the training split: where a table's rows
   // were trained often, rarely or never.
   const std::vector<size_t> count = text::train_counts(data_);
-  std::map<std::string, std::pair<size_t, double>> bands;
+  std::map<std::string, BandLoss> bands;
   for (size_t i = 0; i < test_nll.size(); ++i) {
     const int32_t id = data_.stream[data_.test.begin + i];
-    auto& [tokens, sum] =
+    BandLoss& band =
         bands[text::frequency_band(id, count[static_cast<size_t>(id)], data_.vocab.unk())];
-    ++tokens;
-    sum += test_nll[i];
+    ++band.tokens;
+    band.nll_sum += test_nll[i];
   }
-  json out = json::object();
-  for (const auto& [band, acc] : bands)
-    out[band] = {{"tokens", acc.first}, {"nll_sum", acc.second}};
-  return out;
+  return bands;
+}
+
+void Trainer::record_times() {
+  record_.steps = static_cast<size_t>(state_.step);
+  record_.epochs = state_.curve;
+  record_.evals = state_.evals;
+  record_.train_seconds = state_.train_seconds;
+  record_.wall_s = wall_seconds();
+  record_.cpu_s = cpu_seconds();
 }
 
 RunResult Trainer::finish() {
@@ -823,14 +815,12 @@ RunResult Trainer::finish() {
   // 50,000 training tokens, so that train vs valid shows over-fitting without dropout noise.
   const text::Range train_probe{data_.train.begin,
                                 std::min(data_.train.end, data_.train.begin + 50000)};
-  json& out = out_;
+  RunRecord& out = record_;
   // The test split's loss in blocks of consecutive tokens: the unit of the paired block
   // bootstrap that tells a difference between two models from the test sample's noise.
   const std::vector<double> test_nll = token_nll(*model_, data_, data_.test, c_.eval_batch);
-  out["test_blocks"] = {{"tokens", kTestBlockTokens},
-                        {"count", test_nll.size()},
-                        {"nll_sums", block_sums(test_nll, kTestBlockTokens)}};
-  out["test_bands"] = band_sums(test_nll);
+  out.test_blocks = {kTestBlockTokens, test_nll.size(), block_sums(test_nll, kTestBlockTokens)};
+  out.test_bands = band_sums(test_nll);
   if (!c_.token_nll.empty()) {
     const std::vector<double> valid_nll = token_nll(*model_, data_, data_.valid, c_.eval_batch);
     if (distributed::is_main()) write_token_nll(c_.token_nll, fingerprint_, valid_nll, test_nll);
@@ -844,39 +834,40 @@ RunResult Trainer::finish() {
     text::save_vectors(c_.export_vectors, names, model_->input_embedding().weight(),
                        text::VectorFormat::text);
   }
-  out["train_ppl"] = std::exp(evaluate_nll(*model_, data_, train_probe, c_.eval_batch));
-  out["valid_ppl"] = r.valid_ppl;
-  out["test_ppl"] = r.test_ppl;
-  add_per_word_results(out, data_, r.valid_ppl, r.test_ppl);
+  out.train_ppl = std::exp(evaluate_nll(*model_, data_, train_probe, c_.eval_batch));
+  out.valid_ppl = r.valid_ppl;
+  out.test_ppl = r.test_ppl;
+  add_per_word_results(out, data_);
   // The median step of this sitting; a sitting that trained no step (it resumed from the end
   // of training) has the mean step of the run.
   const double step_seconds = !step_times_.empty() ? median(step_times_)
                               : state_.step > 0
                                   ? state_.train_seconds / static_cast<double>(state_.step)
                                   : 0.0;
-  out["train_tokens_per_s"] =
+  out.train_tokens_per_s =
       step_seconds > 0 ? static_cast<double>(c_.batch * batcher_.predictions()) / step_seconds
                        : 0.0;
-  out["train_seconds"] = state_.train_seconds;
-  out["wall_s"] = wall_seconds();
-  out["cpu_s"] = cpu_seconds();
-  out["steps"] = state_.step;
-  out["epochs"] = state_.curve;
-  out["evals"] = state_.evals;
-  out["stopped_early"] = stopped_early_;
+  record_times();
+  out.stopped_early = stopped_early_;
   size_t best_epoch = 0;
   for (const auto& e : state_.curve)
     if (e["valid_loss"].get<double>() == best_valid) best_epoch = e["epoch"].get<size_t>();
-  out["best_epoch"] = best_epoch;
-  if (hooks_.after_training) hooks_.after_training(*model_, out);
+  out.best_epoch = best_epoch;
+  if (hooks_.after_training) {
+    // The hook sees the whole record and may add fields of its own; what it changes in the
+    // record's own fields is checked as a file's would be.
+    json all = out.to_json();
+    hooks_.after_training(*model_, all);
+    out = RunRecord::from_json(all, "the after_training hook's results");
+  }
   if (sync_) {
-    out["mpi_comm_s"] = sync_->stats().comm_seconds;
-    out["mpi_comm_fraction"] =
+    out.extra["mpi_comm_s"] = sync_->stats().comm_seconds;
+    out.extra["mpi_comm_fraction"] =
         state_.train_seconds > 0 ? sync_->stats().comm_seconds / state_.train_seconds : 0.0;
   }
-  if (!c_.results.empty() && distributed::is_main())
-    base::atomic_write(c_.results, [&](std::ostream& o) { o << dump(out, 2) << "\n"; });
-  r.json = std::move(out);
+  if (!c_.results.empty() && distributed::is_main()) write_record(c_.results, out);
+  r.json = out.to_json();
+  r.record = out;
   r.model = std::move(model_);
   return r;
 }

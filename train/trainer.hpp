@@ -21,6 +21,7 @@
 #include "train/batcher.hpp"
 #include "train/config.hpp"
 #include "train/progress.hpp"
+#include "train/run_record.hpp"
 
 namespace tg::train {
 
@@ -68,7 +69,8 @@ struct TrainState {
 };
 
 struct RunResult {
-  nlohmann::json json;  // everything, as written to the results file
+  RunRecord record;     // everything, as written to the results file
+  nlohmann::json json;  // the same, as JSON
   double valid_ppl = 0, test_ppl = 0;
   std::unique_ptr<nn::LanguageModel> model;  // with the best validation parameters
 };
@@ -77,16 +79,13 @@ struct RunResult {
 // cache), then the other ranks.
 text::LMData load_data(const text::LMDataOptions& options);
 
-// Where a result comes from, for every file that records one (a run's "provenance"): the
-// commit the program was built from and whether the tree was dirty, the build type, the full
-// command line, the CPU's model and instruction sets, and the OpenBLAS and oneDNN builds.
-nlohmann::json provenance();
-
 // For data in subword tokens: the tokenizer (name, size, hash) and each split's perplexity per
-// word, exp(the split's total NLL / its words), the one scale models of any tokenization share
-// (results keys "tokenizer", "valid_ppl_per_word", "test_ppl_per_word"). Word-level data: none.
-void add_per_word_results(nlohmann::json& results, const text::LMData& data, double valid_ppl,
-                          double test_ppl);
+// word, exp(the split's total NLL / its words), the one scale models of any tokenization share.
+// Word-level data, or a record without perplexities: nothing.
+void add_per_word_results(RunRecord& record, const text::LMData& data);
+
+// The record as its JSON file, written atomically.
+void write_record(const std::string& path, const RunRecord& record);
 
 // Builds config.model through the registry (train/models.hpp), loading and aligning the
 // pretrained vectors when the embedding mode needs them.
@@ -139,12 +138,13 @@ class Trainer {
   RunResult finish();
   // The test loss per frequency band of the target (text::frequency_band): {band: {tokens,
   // nll_sum}}.
-  nlohmann::json band_sums(const std::vector<double>& test_nll) const;
+  std::map<std::string, BandLoss> band_sums(const std::vector<double>& test_nll) const;
+  void record_times();  // the steps, curves and clocks so far, into record_
 
   TrainConfig c_;
   const text::LMData& data_;
   TrainHooks hooks_;
-  nlohmann::json out_;
+  RunRecord record_;
   std::unique_ptr<nn::LanguageModel> model_;
   std::unique_ptr<optim::Optimizer> opt_;
   std::unique_ptr<distributed::GradientSync> sync_;

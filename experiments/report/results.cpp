@@ -121,8 +121,26 @@ const char* kind_name(Kind kind) {
   return "";
 }
 
-// A run's fields (a run file, or an entry of a summary's "runs"), each of the kind the report
-// reads it as; `where` names the field's place ("" or "runs[3].").
+}  // namespace
+
+train::RunRecord run_record(const json& file, const fs::path& p) {
+  try {
+    return train::RunRecord::from_json(file, p.string());
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(e.what());
+  }
+}
+
+std::string commit_of(const json& run) {
+  const json p = run.value("provenance", json::object());
+  if (!p.is_object()) return "";
+  return p.value("commit", std::string()) + (p.value("dirty", false) ? "-dirty" : "");
+}
+
+namespace {
+
+// The fields of an entry of a summary's "runs" (or of a file that is no run file), each of the
+// kind the report reads it as; `where` names the field's place ("" or "runs[3].").
 void check_run_fields(const json& run, const std::string& where,
                       const std::function<std::runtime_error(const std::string&)>& bad) {
   for (const auto& [key, kind] : kRunFields)
@@ -140,12 +158,17 @@ void check_run_fields(const json& run, const std::string& where,
 }
 
 // A file's errors of shape, named by file and field, before the sections read it: a file edited
-// by hand or written by another program otherwise fails deep inside a section, unnamed.
+// by hand or written by another program otherwise fails deep inside a section, unnamed. A run
+// file is checked as the typed record reads it (train/run_record.hpp).
 void check_shape(const json& file, const fs::path& p) {
   const auto bad = [&](const std::string& what) {
     return std::runtime_error(p.string() + ": " + what);
   };
   if (!file.is_object()) throw bad("not a JSON object");
+  if (train::RunRecord::is_run_file(file)) {
+    (void)run_record(file, p);
+    return;
+  }
   for (const char* key : {"runs", "rows"})
     if (file.contains(key) && !is_kind(file.at(key), Kind::objects))
       throw bad("\"" + std::string(key) + "\" is " + file.at(key).dump().substr(0, 60) +
@@ -251,6 +274,8 @@ FolderFiles read_folder(const fs::path& folder) {
     if (entry.is_regular_file() && entry.path().extension() == ".json" && name != "summary.json") {
       json file = load(entry.path());
       check_shape(file, entry.path());
+      // A run file as this schema writes it, whatever schema wrote it.
+      if (train::RunRecord::is_run_file(file)) file = run_record(file, entry.path()).to_json();
       files.emplace(name, std::move(file));
     }
   }

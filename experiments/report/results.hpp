@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "train/config.hpp"
+#include "train/run_record.hpp"
 
 namespace tg::experiments::report {
 
@@ -23,6 +24,13 @@ nlohmann::json load_summary(const std::filesystem::path& p);
 // listed run's valid and test perplexity as in its file (where the file is there), each row's
 // count a whole number of the runs listed for it, and its mean test perplexity theirs.
 void check_summary(const nlohmann::json& summary, const std::filesystem::path& p);
+
+// A run file (train/run_record.hpp) as the typed record: a field of the wrong kind is an error
+// naming the file and the field; a file of an older schema is read as this one. read_folder
+// gives every run file as this record writes it.
+train::RunRecord run_record(const nlohmann::json& file, const std::filesystem::path& p);
+// The commit that built a run (as read_folder gives it): "<commit>[-dirty]", "" when unknown.
+std::string commit_of(const nlohmann::json& run);
 
 // A study's runs grouped by (model, mode), the groups in the order their first run appears.
 using RowKey = std::pair<std::string, std::string>;

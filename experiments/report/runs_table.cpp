@@ -44,23 +44,15 @@ std::string value_cell(const json& object, const char* key) {
   return "";
 }
 
-// The commit that built the run: its provenance's (with -dirty), or the older files' fields.
-std::string commit_of(const json& run) {
-  if (run.contains("provenance") && run.at("provenance").is_object()) {
-    const json& p = run.at("provenance");
-    return p.value("commit", std::string()) + (p.value("dirty", false) ? "-dirty" : "");
-  }
-  return run.value("commit", run.value("added_in_commit", std::string()));
-}
-
 void add_rows(const fs::path& folder, const std::string& study, std::ostream& out) {
   const json summary = load_summary(folder / "summary.json");
   if (summary.is_null()) return;
   for (const json& entry : summary.at("runs")) {
     if (!entry.contains("file") || !entry.at("file").is_string()) continue;
     const fs::path file = folder / fs::path(entry.at("file").get<std::string>()).filename();
-    const json run = load(file);
-    if (!run.is_object() || !run.contains("config")) continue;  // not committed, or no run
+    const json found = load(file);
+    if (!train::RunRecord::is_run_file(found)) continue;  // not committed, or no run
+    const json run = run_record(found, file).to_json();
     train::TrainConfig c;
     try {
       c = config_of(run.at("config"));

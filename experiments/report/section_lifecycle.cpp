@@ -257,7 +257,7 @@ std::vector<OptimizerRows> optimizer_rows(const fs::path& folder) {
                         life.at("rows_changed_per_step_mean").get<double>(),
                         life.at("rows_changed_last_step").get<double>(),
                         run.at("test_ppl").get<double>(),
-                        run.value("commit", std::string("-"))};
+                        commit_of(run).empty() ? "-" : commit_of(run)};
       if (const json m = life.value("movement", json()); m.is_object()) {
         row.movement_steps = m.at("steps").get<long>();
         row.batch_share = m.at("batch_share_of_squared_update_mean").get<double>();

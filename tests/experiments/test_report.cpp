@@ -234,7 +234,8 @@ BOOST_FIXTURE_TEST_CASE(report_calibrates_the_ngram_rows_against_the_paper, Resu
   json summary = {{"rows", experiments::aggregate({learned}, {"model", "mode"}, kMetrics)},
                   {"runs", json::array({learned})}};
   std::ofstream(dir / "embeddings" / "summary.json") << summary.dump();
-  json kn = {{"config", {{"smoothing", "kneser-ney"}, {"order", 5}}},
+  json kn = {{"program", "ngram"},
+             {"config", {{"smoothing", "kneser-ney"}, {"order", 5}}},
              {"valid_ppl", 350.0},
              {"test_ppl", 353.1}};
   std::ofstream(dir / "ngram" / "kneser-ney_5.json") << kn.dump();
@@ -703,7 +704,8 @@ BOOST_FIXTURE_TEST_CASE(report_puts_the_nplm_rows_next_to_the_paper, ResultsFold
   fs::create_directories(dir / "paper_nplm");
   fs::create_directories(dir / "ngram");
   std::ofstream(dir / "ngram" / "kneser-ney_5.json")
-      << json({{"config", {{"smoothing", "kneser-ney"}, {"order", 5}}},
+      << json({{"program", "ngram"},
+               {"config", {{"smoothing", "kneser-ney"}, {"order", 5}}},
                {"valid_ppl", 340.0},
                {"test_ppl", 330.63}})
              .dump();
@@ -711,7 +713,8 @@ BOOST_FIXTURE_TEST_CASE(report_puts_the_nplm_rows_next_to_the_paper, ResultsFold
   mlp9["best_epoch"] = 9;
   std::ofstream(dir / "paper_nplm" / "mlp9_seed1.json") << mlp9.dump();
   std::ofstream(dir / "paper_nplm" / "mixture_mlp9_seed1.json")
-      << json({{"config", {{"smoothing", "jelinek-mercer"}, {"order", 3}}},
+      << json({{"program", "ngram"},
+               {"config", {{"smoothing", "jelinek-mercer"}, {"order", 3}}},
                {"mixture", {{"weight", 0.71}, {"valid_ppl", 280.0}, {"test_ppl", 259.56}}}})
              .dump();
   const std::string md = experiments::report::render_report(dir.string(), false);
@@ -753,14 +756,16 @@ BOOST_FIXTURE_TEST_CASE(one_table_ranks_every_model_on_the_papers_scale, Results
   for (const auto& [smoothing, order, test] :
        {std::tuple{"kneser-ney", 5, 330.63}, std::tuple{"jelinek-mercer", 3, 350.0}})
     std::ofstream(dir / "ngram" / (std::string(smoothing) + "_" + std::to_string(order) + ".json"))
-        << json({{"config", {{"smoothing", smoothing}, {"order", order}}},
+        << json({{"program", "ngram"},
+                 {"config", {{"smoothing", smoothing}, {"order", order}}},
                  {"valid_ppl", test + 10},
                  {"test_ppl", test}})
                .dump();
   // A 3-gram in GPT-2's tokens: ranked by its per-word figure, no paper figure beside it, and
   // not part of the calibration (which the calibrated ranges below would show) nor its table.
   std::ofstream(dir / "ngram" / "kneser-ney_3_gpt2.json")
-      << json({{"config", {{"smoothing", "kneser-ney"}, {"order", 3}}},
+      << json({{"program", "ngram"},
+               {"config", {{"smoothing", "kneser-ney"}, {"order", 3}}},
                {"valid_ppl", 150.0},
                {"test_ppl", 140.0},
                {"test_ppl_per_word", 345.0},
@@ -770,7 +775,8 @@ BOOST_FIXTURE_TEST_CASE(one_table_ranks_every_model_on_the_papers_scale, Results
   std::ofstream(dir / "paper_nplm" / "mlp9_seed1.json")
       << run("nplm", "learned", 300, 284.28).dump();
   std::ofstream(dir / "paper_nplm" / "mixture_mlp9_seed1.json")
-      << json({{"config", {{"smoothing", "jelinek-mercer"}, {"order", 3}}},
+      << json({{"program", "ngram"},
+               {"config", {{"smoothing", "jelinek-mercer"}, {"order", 3}}},
                {"mixture", {{"weight", 0.71}, {"valid_ppl", 280.0}, {"test_ppl", 259.56}}}})
              .dump();
   // The converged GPT: learned over two seeds (250 and 254), tied over one.
@@ -831,7 +837,8 @@ BOOST_FIXTURE_TEST_CASE(one_table_ranks_every_model_on_the_papers_scale, Results
 BOOST_AUTO_TEST_CASE(the_one_scale_table_charges_word_models_for_spelling_out_unk) {
   using experiments::report::FolderFiles;
   const std::string brown = "Brown: 1000 words; vocabulary 50";
-  const json kn5 = {{"config", {{"smoothing", "kneser-ney"}, {"order", 5}}},
+  const json kn5 = {{"program", "ngram"},
+                    {"config", {{"smoothing", "kneser-ney"}, {"order", 5}}},
                     {"valid_ppl", 340.0},
                     {"test_ppl", 330.63},
                     {"data", {{"description", brown}, {"test_tokens", 1000}}},
@@ -840,7 +847,8 @@ BOOST_AUTO_TEST_CASE(the_one_scale_table_charges_word_models_for_spelling_out_un
                       {"train_unk", 2500},
                       {"test", {{"unk", 40}, {"bytes", 300}, {"nll_sum", 800.0}}},
                       {"test_ppl", 330.63 * std::exp(0.8)}}}};
-  const json gpt2_trigram = {{"config", {{"smoothing", "kneser-ney"}, {"order", 3}}},
+  const json gpt2_trigram = {{"program", "ngram"},
+                             {"config", {{"smoothing", "kneser-ney"}, {"order", 3}}},
                              {"test_ppl", 140.0},
                              {"test_ppl_per_word", 700.0},
                              {"tokenizer", {{"name", "gpt2"}, {"tokens", 50257}, {"hash", "0"}}},
@@ -1241,7 +1249,8 @@ BOOST_FIXTURE_TEST_CASE(report_adds_up_the_compute_of_the_finished_runs, Results
   const auto write = [&](const fs::path& file, const json& value) {
     std::ofstream(dir / file) << value.dump();
   };
-  write("ngram/kneser-ney_5.json", {{"config", {{"smoothing", "kneser-ney"}, {"order", 5}}},
+  write("ngram/kneser-ney_5.json", {{"program", "ngram"},
+                                    {"config", {{"smoothing", "kneser-ney"}, {"order", 5}}},
                                     {"valid_ppl", 350.0},
                                     {"test_ppl", 330.0}});
   write("paper_nplm/mlp9_seed1.json", {{"train_seconds", 7200.0},
@@ -1607,19 +1616,25 @@ BOOST_FIXTURE_TEST_CASE(a_run_field_of_the_wrong_type_names_its_file_and_field, 
       BOOST_ERROR("rendered a run file with " << expected);
     } catch (const std::runtime_error& e) {
       const std::string what = e.what();
-      BOOST_TEST(what.find("gpt_learned-tied_seed2.json: \"" + expected) != std::string::npos,
+      BOOST_TEST(what.find("gpt_learned-tied_seed2.json: field '" + expected) != std::string::npos,
                  what);
     }
   };
   json damaged = good;
   damaged["seed"] = "two";
-  refused(damaged, "seed\" is \"two\", not a number");
+  refused(damaged, "seed' is \"two\", not a whole number");
   damaged = good;
   damaged["epochs"][1]["valid_ppl"] = "x";
-  refused(damaged, "epochs[1].valid_ppl\" is \"x\", not a number");
+  refused(damaged, "epochs': [1].valid_ppl is \"x\", not a number");
   damaged = good;
   damaged["config"] = json::array();
-  refused(damaged, "config\" is [], not an object");
+  refused(damaged, "config' is [], not an object");
+  damaged = good;
+  damaged["schema"] = 3;
+  refused(damaged, "schema' is 3, not a schema this build reads (1 to 2)");
+  damaged = good;
+  damaged["config"]["lr"] = "fast";
+  refused(damaged, "config': configuration key 'lr' is \"fast\", not a number");
 }
 
 // The sinks' escapes, one by one.
