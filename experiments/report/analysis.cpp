@@ -62,7 +62,7 @@ std::vector<Comparison> compare_rows(const RunFiles& files, const std::string& r
   return out;
 }
 
-void decide(const std::vector<Comparison*>& family) {
+void decide(const std::vector<Comparison*>& family, size_t declared) {
   std::vector<Comparison*> tested;
   std::vector<double> p;
   for (Comparison* c : family) {
@@ -72,6 +72,9 @@ void decide(const std::vector<Comparison*>& family) {
     tested.push_back(c);
     p.push_back(c->test.p);
   }
+  // A declared comparison without its runs yet counts as p = 1: Holm's correction is over the
+  // family declared, not the part of it run so far.
+  if (p.size() < declared) p.resize(declared, 1.0);
   const std::vector<double> adjusted = train::holm_adjust(p);
   for (size_t i = 0; i < tested.size(); ++i) {
     Comparison& c = *tested[i];
@@ -80,10 +83,9 @@ void decide(const std::vector<Comparison*>& family) {
                 : c.per_seed.mean < 0 ? Verdict::better
                                       : Verdict::worse;
     // Holm's adjusted p never exceeds Bonferroni's (m p), so p below kAlpha / m decides.
-    c.seeds_to_decide =
-        c.verdict == Verdict::not_decided
-            ? seeds_to_decide(c.per_seed, kAlpha / static_cast<double>(tested.size()))
-            : 0;
+    c.seeds_to_decide = c.verdict == Verdict::not_decided
+                            ? seeds_to_decide(c.per_seed, kAlpha / static_cast<double>(p.size()))
+                            : 0;
   }
 }
 

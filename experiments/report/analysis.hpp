@@ -52,7 +52,9 @@ std::vector<Comparison> compare_rows(const RunFiles& files, const std::string& r
 
 // Holm's correction over the whole family, then each verdict: better or worse when the
 // corrected p is below kAlpha, not decided otherwise, one seed when there is nothing to test.
-void decide(const std::vector<Comparison*>& family);
+// `declared`: the size of the family a study declared before its runs, when some of it has no
+// runs yet (those count as p = 1, so the correction is never weaker than the declared one's).
+void decide(const std::vector<Comparison*>& family, size_t declared = 0);
 // The report's sections whose comparisons form that family (render.cpp gathers them), as its
 // method sentence names them.
 inline constexpr const char* kHolmFamily = "sections 1, 1c, 2 and 3c";

@@ -81,9 +81,14 @@ std::string declared_studies_section(const fs::path& dir, bool plots) {
                   [&](const Comparison& c) { return !declared.family.contains(c.key); });
     std::vector<Comparison*> family;
     for (Comparison& c : study.comparisons) family.push_back(&c);
-    decide(family);
-    const std::string family_name = "this study's family (the " + std::to_string(family.size()) +
-                                    " comparisons its study.json declared before its runs)";
+    decide(family, declared.family.size());
+    const size_t m = declared.family.size();
+    const std::string family_name =
+        "this study's family (the " + std::to_string(m) +
+        (m == 1 ? " comparison" : " comparisons") + " its study.json declared before its runs" +
+        (family.size() < m ? ", " + std::to_string(family.size()) + " of them with runs so far"
+                           : "") +
+        ")";
     blocks +=
         study_block(dir, fs::relative(folder, dir), study, declared.reference, family_name, plots);
     if (!study.comparisons.empty())

@@ -1442,6 +1442,11 @@ BOOST_AUTO_TEST_CASE(verdicts_come_from_the_corrected_test_over_seeds) {
   for (size_t i = 2; i < many.size(); ++i)
     BOOST_TEST((many[i].verdict == experiments::report::Verdict::not_decided),
                i << ": " << many[i].holm_p);
+  // A study that declared 6 comparisons and has run 1: Holm's p is over the 6, not the 1.
+  std::vector<experiments::report::Comparison> declared{comparison(-3.0, 0.01, 3)};
+  experiments::report::decide({&declared[0]}, 6);
+  BOOST_TEST(declared[0].holm_p == 0.06, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST((declared[0].verdict == experiments::report::Verdict::not_decided));
 }
 
 // A results folder is untrusted input (docs/errors.md): the committed results with every string
@@ -1581,7 +1586,8 @@ BOOST_FIXTURE_TEST_CASE(a_study_that_describes_itself_renders_under_any_name, Re
   const std::string md = experiments::report::render_report(dir.string(), false);
   BOOST_TEST(md.find("`sweeps/my study/`: gpt") != std::string::npos, md);
   BOOST_TEST(md.find("weight decay 0.1 (not on the vocabulary matrices)") != std::string::npos, md);
-  BOOST_TEST(md.find("Holm over this study's family (the 1 comparisons") != std::string::npos, md);
+  BOOST_TEST(md.find("Holm over this study's family (the 1 comparison its") != std::string::npos,
+             md);
   // The undeclared row has its numbers in the table of rows but no test.
   BOOST_TEST(md.find("| gpt | frozen-random | 1.50M | 300.0") != std::string::npos, md);
   BOOST_TEST(md.find("  - gpt, frozen-random:") == std::string::npos, md);
@@ -1593,6 +1599,17 @@ BOOST_FIXTURE_TEST_CASE(a_study_that_describes_itself_renders_under_any_name, Re
   BOOST_TEST(line.substr(p + 4, line.find(',', p + 4) - p - 4) ==
                  line.substr(holm + 7, line.find(')', holm) - holm - 7),
              line);
+
+  // A declared comparison without runs yet still counts in the correction (the numbers:
+  // verdicts_come_from_the_corrected_test_over_seeds).
+  json two = declared;
+  two["family"].push_back(
+      {{"group", {{"model", "gpt"}}}, {"mode", "finetune-pretrained"}, {"against", "learned"}});
+  std::ofstream(folder / "study.json") << two.dump();
+  const std::string md2 = experiments::report::render_report(dir.string(), false);
+  BOOST_TEST(md2.find("(the 2 comparisons its study.json declared before its runs, 1 of them with "
+                      "runs so far)") != std::string::npos,
+             md2);
 
   std::ofstream(folder / "study.json") << json{{"schema", 1}, {"reference", "x' y"}}.dump();
   BOOST_CHECK_EXCEPTION(experiments::report::render_report(dir.string(), false), std::runtime_error,
