@@ -294,7 +294,7 @@ std::string effect_vs_size_plot(const std::vector<EffectSeries>& series, const f
   if (series.empty() || lo <= 0) return "";
   script << "set xlabel 'body parameters (all but the vocabulary matrices)'\n"
          << "set ylabel 'test perplexity against the reference (%, mean and 95% t interval)'\n"
-         << "set logscale x\nset format x '%.1s%c'\nset format y '%+.0f'\n"
+         << "set logscale x\nset format x '%.1s%c'\nset format y '%+g'\n"
          << "set xrange [" << lo / 1.3 << ":" << hi * 1.3
          << "]\nplot 0 with lines lc rgb '#999999' "
          << "dt 2 notitle";
