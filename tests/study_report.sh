@@ -26,7 +26,7 @@ grep -q '^`my_sweep/`: gpt, d_model 16' "$md" || die "REPORT.md has no section f
 grep -q '^`any_name/`: gpt, d_model 16' "$md" || die "REPORT.md has no section for any_name/"
 grep -Eq '^  - gpt, learned-tied: [-0-9.]+ \(95% t interval [-0-9.]+ to [-0-9.]+; 3 seeds, p [<0-9.]+, Holm [<0-9.]+\): (better|worse|not decided)' "$md" ||
   die "REPORT.md has no verdict for learned-tied: $(grep -n 'learned-tied' "$md" | head -3)"
-grep -q "Holm over this study's family (the 1 comparisons its study.json declared" "$md" ||
+grep -q "Holm over this study's family (the 1 comparison its study.json declared" "$md" ||
   die "the verdicts do not name their family"
 [ -z "$(find "$work/R" -name '*.lock')" ] || die "lock files left after the study: $(find "$work/R" -name '*.lock')"
 "$bin/report" --results "$work/R" --csv "$work/runs.csv" 2>"$work/csv.err" || die "report --csv failed"
