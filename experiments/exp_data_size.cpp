@@ -138,6 +138,42 @@ void train_seed_major(experiments::Plan& plan, const std::vector<double>& fracti
     }
 }
 
+// The sweep's own flags, beside the study's common ones.
+void add_sweep_flags(CLI::App& app, Sweep& sweep, std::string& full_vectors_file) {
+  app.add_option("--fractions", sweep.fractions_flag, "shares of the training split")
+      ->capture_default_str();
+  app.add_option("--max-epochs", sweep.max_epochs,
+                 "each run sees about --epochs x the full split's tokens: a share f trains for "
+                 "--epochs / f epochs, at most this many (early stopping with --patience still "
+                 "applies)")
+      ->capture_default_str();
+  app.add_option("--full-vectors", full_vectors_file,
+                 "the KIND-full rows' vectors from this word2vec-format file instead of word2vec "
+                 "on the whole training split (e.g. a table train_lm --export-vectors wrote "
+                 "after training on the whole split: the same text, learned end to end)")
+      ->check(CLI::ExistingFile);
+  apps::add_enum_option(
+      app, "--share-patience", sweep.share_patience, kSharePatienceNames,
+      "same: --patience epochs at every share; tokens: --patience / f epochs at a "
+      "share f, as many tokens without improvement as at the full split");
+}
+
+// The KIND-full rows' vectors, recorded in the summary: the file given (--full-vectors), or
+// word2vec trained on the whole training split into `full_vectors`.
+void prepare_full_vectors(experiments::Plan& plan, const experiments::ExperimentProgram& p,
+                          const std::string& given, const std::string& full_vectors) {
+  if (!given.empty()) {
+    plan.summary()["word2vec"]["full"] = {
+        {"file", given}, {"fnv1a", base::fnv1a_file_hex(given)}, {"given", true}};
+    return;
+  }
+  text::LMDataOptions o = p.base.data;
+  o.train_fraction = 1.0;
+  plan.summary()["word2vec"]["full"] = experiments::pretrain_word2vec(
+      train::load_data(o), p.flags.word2vec_options(p.base.model.d_model, p.base.seed),
+      full_vectors);
+}
+
 }  // namespace
 
 int tg::experiments::exp_data_size_main(int argc, char** argv) {
@@ -151,23 +187,8 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
   const train::TrainConfig& base = program.base;
   const experiments::CommonFlags& f = program.flags;
   Sweep sweep;
-  app.add_option("--fractions", sweep.fractions_flag, "shares of the training split")
-      ->capture_default_str();
-  app.add_option("--max-epochs", sweep.max_epochs,
-                 "each run sees about --epochs x the full split's tokens: a share f trains for "
-                 "--epochs / f epochs, at most this many (early stopping with --patience still "
-                 "applies)")
-      ->capture_default_str();
   std::string full_vectors_file;
-  app.add_option("--full-vectors", full_vectors_file,
-                 "the KIND-full rows' vectors from this word2vec-format file instead of word2vec "
-                 "on the whole training split (e.g. a table train_lm --export-vectors wrote "
-                 "after training on the whole split: the same text, learned end to end)")
-      ->check(CLI::ExistingFile);
-  apps::add_enum_option(
-      app, "--share-patience", sweep.share_patience, kSharePatienceNames,
-      "same: --patience epochs at every share; tokens: --patience / f epochs at a "
-      "share f, as many tokens without improvement as at the full split");
+  add_sweep_flags(app, sweep, full_vectors_file);
   return program.run(argc, argv, [&] {
     const auto mode_list = experiments::parse_modes(program.modes, true);
     const std::vector<double> fractions = parse_fractions(sweep.fractions_flag);
@@ -196,16 +217,7 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
     }
     plan.declare("learned");
     plan.collect_finished();
-    if (!full_vectors_file.empty()) {
-      plan.summary()["word2vec"]["full"] = {{"file", full_vectors_file},
-                                            {"fnv1a", base::fnv1a_file_hex(full_vectors_file)},
-                                            {"given", true}};
-    } else if (needs(true)) {
-      text::LMDataOptions o = base.data;
-      o.train_fraction = 1.0;
-      plan.summary()["word2vec"]["full"] = experiments::pretrain_word2vec(
-          train::load_data(o), f.word2vec_options(base.model.d_model, base.seed), full_vectors);
-    }
+    if (needs(true)) prepare_full_vectors(plan, program, full_vectors_file, full_vectors);
     train_seed_major(plan, fractions, program, needs(false));
     std::printf("%s", report::data_size_table(plan.summary()).c_str());
     plan.say_unfinished();

@@ -91,6 +91,36 @@ json summary_entry(const json& results) {
   return e;
 }
 
+// Every (model, mode, seed) run of the study; a mode that loads vectors gets its seed's
+// word2vec at the width its table asks for, made when its first run comes. Returns whether any
+// run loads vectors.
+bool add_runs(experiments::Plan& plan, const std::vector<std::string>& models,
+              const std::vector<experiments::Mode>& modes, const experiments::ExperimentProgram& p,
+              SeedVectors& vectors, const text::LMData& data) {
+  bool needs_vectors = false;
+  for (const auto& model : models)
+    for (const auto& mode : modes)
+      for (size_t seed = 1; seed <= p.flags.seeds; ++seed) {
+        train::TrainConfig c = experiments::run_config(p.base, model, mode, p.base.seed + seed - 1);
+        std::function<void()> prepare;
+        if (nn::is_pretrained(mode.embedding)) {
+          needs_vectors = true;
+          const size_t width = nn::vector_width(mode.embedding, c.model.d_model);
+          c.model.vectors = vectors.file(c.seed, width);
+          prepare = [&vectors, &plan, &data, seed = c.seed, width] {
+            vectors.prepare(seed, width, data, plan.summary());
+          };
+        }
+        const std::string stem = model + "_" + mode.name + "_seed" + std::to_string(c.seed);
+        plan.add({c,
+                  model + " " + mode.name + " seed " + std::to_string(c.seed),
+                  p.flags.out + "/" + stem + ".json",
+                  {{"model", model}, {"mode", mode.name}, {"seed", c.seed}},
+                  prepare});
+      }
+  return needs_vectors;
+}
+
 }  // namespace
 
 int tg::experiments::exp_embeddings_main(int argc, char** argv) {
@@ -116,27 +146,7 @@ int tg::experiments::exp_embeddings_main(int argc, char** argv) {
                            {"valid_ppl", "test_ppl", "test_ppl_per_word", "train_ppl",
                             "trainable_params", "wall_s", "train_tokens_per_s"});
     SeedVectors vectors(base, f);
-    bool needs_vectors = false;
-    for (const auto& model : models)
-      for (const auto& mode : mode_list)
-        for (size_t seed = 1; seed <= f.seeds; ++seed) {
-          train::TrainConfig c = experiments::run_config(base, model, mode, base.seed + seed - 1);
-          std::function<void()> prepare;
-          if (nn::is_pretrained(mode.embedding)) {
-            needs_vectors = true;
-            const size_t width = nn::vector_width(mode.embedding, c.model.d_model);
-            c.model.vectors = vectors.file(c.seed, width);
-            prepare = [&vectors, &plan, &data, seed = c.seed, width] {
-              vectors.prepare(seed, width, data, plan.summary());
-            };
-          }
-          const std::string stem = model + "_" + mode.name + "_seed" + std::to_string(c.seed);
-          plan.add({c,
-                    model + " " + mode.name + " seed " + std::to_string(c.seed),
-                    f.out + "/" + stem + ".json",
-                    {{"model", model}, {"mode", mode.name}, {"seed", c.seed}},
-                    prepare});
-        }
+    const bool needs_vectors = add_runs(plan, models, mode_list, program, vectors, data);
     if (f.dry_run) {
       std::printf("%s", plan.describe().c_str());
       return 0;

@@ -90,6 +90,64 @@ void check_probes(const experiments::Plan& plan, const std::vector<std::string>&
   }
 }
 
+// The probe words as the table names their rows.
+std::vector<std::string> probe_tokens(const text::Vocabulary& vocab, const std::string& flag) {
+  std::vector<std::string> probes;
+  for (const std::string& word : experiments::split_commas(flag))
+    probes.push_back(probe_token(vocab, word));
+  return probes;
+}
+
+// A run per mode, each trained with its LifecycleProbe's hooks (none for --dry-run): the
+// probe's results are what a finished run must have ("lifecycle").
+experiments::Plan lifecycle_plan(const std::string& out, const train::TrainConfig& base,
+                                 const text::LMData& data,
+                                 const std::vector<experiments::Mode>& modes,
+                                 const std::vector<train::TrainHooks>& hooks) {
+  const json bands = band_sizes(text::train_counts(data), data.vocab.unk());
+  experiments::Plan plan(
+      out + "/summary.json",
+      {{"experiment", "lifecycle"}, {"base_config", base.to_json()}, {"data", data.description}},
+      [vocab = data.vocab.size(), bands](const json& r) { return summary_entry(vocab, r, bands); },
+      {"name"}, {"valid_ppl", "test_ppl"});
+  for (size_t i = 0; i < modes.size(); ++i) {
+    const train::TrainConfig c =
+        experiments::run_config(base, base.model.name, modes[i], base.seed);
+    const std::string label = c.model.name + " " + modes[i].name;
+    plan.add({c,
+              label,
+              out + "/" + c.model.name + "_" + modes[i].name + ".json",
+              {{"name", label}, {"tied", modes[i].tied}},
+              {},
+              hooks.empty() ? train::TrainHooks{} : hooks[i],
+              "lifecycle"});
+  }
+  return plan;
+}
+
+// Each mode's probe, starting from the table its configuration builds before training (the
+// same seed gives the same parameters; checked against the trained model's at its first step),
+// with word2vec's neighbours beside (`w2v` must outlive the probes).
+std::vector<std::unique_ptr<experiments::LifecycleProbe>> make_probes(
+    const train::TrainConfig& base, const text::LMData& data,
+    const std::vector<experiments::Mode>& modes, const std::vector<std::string>& probes, size_t k,
+    const text::VectorIndex& w2v) {
+  std::vector<std::string> names;  // each id as word2vec's vectors name it
+  for (size_t id = 0; id < data.vocab.size(); ++id)
+    names.push_back(data.vocab.spelling(static_cast<int32_t>(id)));
+  // A BPE's tokens that no text encodes to: known unused before training.
+  const std::vector<int32_t> unreachable =
+      data.vocab.bpe() ? data.vocab.bpe()->unreachable_tokens() : std::vector<int32_t>{};
+  std::vector<std::unique_ptr<experiments::LifecycleProbe>> out;
+  for (const experiments::Mode& mode : modes) {
+    const train::TrainConfig c = experiments::run_config(base, base.model.name, mode, base.seed);
+    const Tensor initial = train::build_model(c, data, nullptr)->input_embedding().weight().clone();
+    out.push_back(std::make_unique<experiments::LifecycleProbe>(
+        initial, text::train_counts(data), data.vocab.unk(), probes, k, w2v, names, unreachable));
+  }
+  return out;
+}
+
 }  // namespace
 
 int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
@@ -115,66 +173,21 @@ int tg::experiments::exp_lifecycle_main(int argc, char** argv) {
     if (!f.dry_run) experiments::make_dirs(f.out);
     const text::LMData data = train::load_data(base.data);
     std::fprintf(stderr, "%s\n", data.description.c_str());
-    std::vector<std::string> probes;
-    for (const std::string& word : experiments::split_commas(probes_flag))
-      probes.push_back(probe_token(data.vocab, word));
-    const std::vector<size_t> train_count = text::train_counts(data);
-    const json bands = band_sizes(train_count, data.vocab.unk());
-
-    // A run per mode, each trained with its LifecycleProbe's hooks (none for --dry-run): the
-    // probe's results are what a finished run must have ("lifecycle").
-    const auto study = [&](const std::vector<train::TrainHooks>& hooks) {
-      experiments::Plan plan(
-          f.out + "/summary.json",
-          {{"experiment", "lifecycle"},
-           {"base_config", base.to_json()},
-           {"data", data.description}},
-          [&](const json& r) { return summary_entry(data.vocab.size(), r, bands); }, {"name"},
-          {"valid_ppl", "test_ppl"});
-      for (size_t i = 0; i < mode_list.size(); ++i) {
-        const experiments::Mode& mode = mode_list[i];
-        const train::TrainConfig c =
-            experiments::run_config(base, base.model.name, mode, base.seed);
-        const std::string label = c.model.name + " " + mode.name;
-        plan.add({c,
-                  label,
-                  f.out + "/" + c.model.name + "_" + mode.name + ".json",
-                  {{"name", label}, {"tied", mode.tied}},
-                  {},
-                  hooks.empty() ? train::TrainHooks{} : hooks[i],
-                  "lifecycle"});
-      }
-      return plan;
-    };
+    const std::vector<std::string> probes = probe_tokens(data.vocab, probes_flag);
     if (f.dry_run) {
-      std::printf("%s", study({}).describe().c_str());
+      std::printf("%s", lifecycle_plan(f.out, base, data, mode_list, {}).describe().c_str());
       return 0;
     }
-    std::vector<std::string> names;  // each id as word2vec's vectors name it
-    for (size_t id = 0; id < data.vocab.size(); ++id)
-      names.push_back(data.vocab.spelling(static_cast<int32_t>(id)));
     // Only rank 0 trains word2vec, so only its log has the scores: the others read them with
     // value(), which gives null for a missing key.
     const json w2v_log = experiments::pretrain_word2vec(
         data, f.word2vec_options(base.model.d_model, base.seed), f.out + "/word2vec.bin");
     const text::WordVectors vectors = text::load_vectors(f.out + "/word2vec.bin");
     const text::VectorIndex w2v_index(vectors.words, vectors.matrix);
-    // A BPE's tokens that no text encodes to: known unused before training.
-    const std::vector<int32_t> unreachable =
-        data.vocab.bpe() ? data.vocab.bpe()->unreachable_tokens() : std::vector<int32_t>{};
-    std::vector<std::unique_ptr<experiments::LifecycleProbe>> probed_runs;
+    const auto probed_runs = make_probes(base, data, mode_list, probes, k, w2v_index);
     std::vector<train::TrainHooks> hooks;
-    for (const experiments::Mode& mode : mode_list) {
-      const train::TrainConfig c = experiments::run_config(base, base.model.name, mode, base.seed);
-      // The table before training: the model this configuration builds (the same seed gives
-      // the same parameters; checked against the trained model's at its first step).
-      const Tensor initial =
-          train::build_model(c, data, nullptr)->input_embedding().weight().clone();
-      probed_runs.push_back(std::make_unique<experiments::LifecycleProbe>(
-          initial, train_count, data.vocab.unk(), probes, k, w2v_index, names, unreachable));
-      hooks.push_back(probed_runs.back()->hooks());
-    }
-    experiments::Plan plan = study(hooks);
+    for (const auto& probe : probed_runs) hooks.push_back(probe->hooks());
+    experiments::Plan plan = lifecycle_plan(f.out, base, data, mode_list, hooks);
     plan.summary()["word2vec_wordsim"] = w2v_log.value("wordsim353", json());
     plan.summary()["word2vec"] = w2v_log;
     plan.collect_finished();

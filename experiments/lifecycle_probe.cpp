@@ -214,6 +214,80 @@ json quartiles(std::vector<double> v) {
   return {{"q1", at(0.25)}, {"median", at(0.5)}, {"q3", at(0.75)}};
 }
 
+// Row norms by training count, in bins 0, 1, 2-3, 4-15, 16-63, ... (powers of 4): each bin's
+// quartiles of the input and the output rows' norms.
+json norms_by_count(const std::vector<double>& input_norm, const std::vector<double>& output_norm,
+                    const std::vector<size_t>& train_count) {
+  std::map<size_t, std::pair<std::vector<double>, std::vector<double>>> by_bin;
+  const auto bin_low = [](size_t count) -> size_t {
+    if (count < 2) return count;
+    size_t low = count < 4 ? 2 : 4;
+    while (low * 4 <= count) low *= 4;
+    return low;
+  };
+  for (size_t r = 0; r < train_count.size(); ++r) {
+    auto& [in, out] = by_bin[bin_low(train_count[r])];
+    in.push_back(input_norm[r]);
+    out.push_back(output_norm[r]);
+  }
+  json norms = json::array();
+  for (const auto& [low, v] : by_bin) {
+    const size_t high = low < 2 ? low : low == 2 ? 3 : low * 4 - 1;
+    norms.push_back({{"min_count", low},
+                     {"max_count", high},
+                     {"rows", v.first.size()},
+                     {"input_norm", quartiles(v.first)},
+                     {"output_norm", quartiles(v.second)}});
+  }
+  return norms;
+}
+
+// The search for under-trained tokens from the output matrix alone (undertrained_indicator),
+// scored against the tokens the training split never had; `unseen` counts those.
+json under_trained(const Tensor& output, const std::vector<double>& input_norm,
+                   const std::vector<size_t>& train_count, const std::vector<int32_t>& reference,
+                   const std::vector<std::string>& words, size_t unseen) {
+  const size_t vocab = train_count.size();
+  const std::vector<double> score = undertrained_indicator(output, reference);
+  std::vector<bool> never(vocab);
+  for (size_t r = 0; r < vocab; ++r) never[r] = train_count[r] == 0;
+  std::vector<double> low_input_norm(vocab);
+  for (size_t r = 0; r < vocab; ++r) low_input_norm[r] = -input_norm[r];
+  // Flagged: at least as high as the reference's 10th percentile.
+  std::vector<double> ref_scores;
+  for (int32_t id : reference) ref_scores.push_back(score[static_cast<size_t>(id)]);
+  std::sort(ref_scores.begin(), ref_scores.end());
+  const double threshold = ref_scores[ref_scores.size() / 10];
+  size_t flagged = 0, flagged_never = 0;
+  std::vector<std::pair<double, size_t>> flagged_seen;
+  for (size_t r = 0; r < vocab; ++r) {
+    if (score[r] < threshold) continue;
+    ++flagged;
+    if (never[r])
+      ++flagged_never;
+    else
+      flagged_seen.emplace_back(score[r], r);
+  }
+  std::sort(flagged_seen.rbegin(), flagged_seen.rend());
+  json seen_examples = json::array();
+  for (size_t i = 0; i < std::min<size_t>(10, flagged_seen.size()); ++i) {
+    const size_t r = flagged_seen[i].second;
+    seen_examples.push_back(
+        {{"token", words[r]}, {"count", train_count[r]}, {"score", flagged_seen[i].first}});
+  }
+  return {
+      {"reference", reference.size()},
+      {"threshold", threshold},
+      {"flagged", flagged},
+      {"flagged_unseen", flagged_never},
+      {"precision",
+       flagged ? static_cast<double>(flagged_never) / static_cast<double>(flagged) : 0.0},
+      {"recall", unseen ? static_cast<double>(flagged_never) / static_cast<double>(unseen) : 0.0},
+      {"auc_output_cosine", roc_auc(score, never)},
+      {"auc_low_input_norm", roc_auc(low_input_norm, never)},
+      {"flagged_seen", seen_examples}};
+}
+
 }  // namespace
 
 json LifecycleProbe::census(nn::LanguageModel& m) const {
@@ -237,78 +311,18 @@ json LifecycleProbe::census(nn::LanguageModel& m) const {
       dot += double(was[j]) * now[j], a += double(was[j]) * was[j], b += double(now[j]) * now[j];
     unseen_drift += a > 0 && b > 0 ? 1.0 - dot / std::sqrt(a * b) : 0.0;
   }
-  // Norms by training count, in bins 0, 1, 2-3, 4-15, 16-63, ... (powers of 4).
-  const std::vector<double> input_norm = row_norms(input), output_norm = row_norms(output);
-  std::map<size_t, std::pair<std::vector<double>, std::vector<double>>> by_bin;
-  const auto bin_low = [](size_t count) -> size_t {
-    if (count < 2) return count;
-    size_t low = count < 4 ? 2 : 4;
-    while (low * 4 <= count) low *= 4;
-    return low;
-  };
-  for (size_t r = 0; r < vocab_; ++r) {
-    auto& [in, out] = by_bin[bin_low(train_count_[r])];
-    in.push_back(input_norm[r]);
-    out.push_back(output_norm[r]);
-  }
-  json norms = json::array();
-  for (const auto& [low, v] : by_bin) {
-    const size_t high = low < 2 ? low : low == 2 ? 3 : low * 4 - 1;
-    norms.push_back({{"min_count", low},
-                     {"max_count", high},
-                     {"rows", v.first.size()},
-                     {"input_norm", quartiles(v.first)},
-                     {"output_norm", quartiles(v.second)}});
-  }
+  const std::vector<double> input_norm = row_norms(input);
   json out = {{"rows", vocab_},
               {"rows_with_gradient", ever_complete_ ? json(with_gradient) : json()},
               {"rows_in_training", in_training},
               {"unseen_rows", unseen},
               {"unseen_rows_unchanged", unseen_unchanged},
               {"unseen_rows_drift", unseen ? unseen_drift / static_cast<double>(unseen) : 0.0},
-              {"norms_by_count", norms},
+              {"norms_by_count", norms_by_count(input_norm, row_norms(output), train_count_)},
               {"under_trained", json()}};
-  if (unused_reference_.empty()) return out;
-  // The search, from the output matrix alone; scored against the tokens the training split
-  // never had.
-  const std::vector<double> score = undertrained_indicator(output, unused_reference_);
-  std::vector<bool> never(vocab_);
-  for (size_t r = 0; r < vocab_; ++r) never[r] = train_count_[r] == 0;
-  std::vector<double> low_input_norm(vocab_);
-  for (size_t r = 0; r < vocab_; ++r) low_input_norm[r] = -input_norm[r];
-  // Flagged: at least as high as the reference's 10th percentile.
-  std::vector<double> ref_scores;
-  for (int32_t id : unused_reference_) ref_scores.push_back(score[static_cast<size_t>(id)]);
-  std::sort(ref_scores.begin(), ref_scores.end());
-  const double threshold = ref_scores[ref_scores.size() / 10];
-  size_t flagged = 0, flagged_never = 0;
-  std::vector<std::pair<double, size_t>> flagged_seen;
-  for (size_t r = 0; r < vocab_; ++r) {
-    if (score[r] < threshold) continue;
-    ++flagged;
-    if (never[r])
-      ++flagged_never;
-    else
-      flagged_seen.emplace_back(score[r], r);
-  }
-  std::sort(flagged_seen.rbegin(), flagged_seen.rend());
-  json seen_examples = json::array();
-  for (size_t i = 0; i < std::min<size_t>(10, flagged_seen.size()); ++i) {
-    const size_t r = flagged_seen[i].second;
-    seen_examples.push_back(
-        {{"token", words_[r]}, {"count", train_count_[r]}, {"score", flagged_seen[i].first}});
-  }
-  out["under_trained"] = {
-      {"reference", unused_reference_.size()},
-      {"threshold", threshold},
-      {"flagged", flagged},
-      {"flagged_unseen", flagged_never},
-      {"precision",
-       flagged ? static_cast<double>(flagged_never) / static_cast<double>(flagged) : 0.0},
-      {"recall", unseen ? static_cast<double>(flagged_never) / static_cast<double>(unseen) : 0.0},
-      {"auc_output_cosine", roc_auc(score, never)},
-      {"auc_low_input_norm", roc_auc(low_input_norm, never)},
-      {"flagged_seen", seen_examples}};
+  if (!unused_reference_.empty())
+    out["under_trained"] =
+        under_trained(output, input_norm, train_count_, unused_reference_, words_, unseen);
   return out;
 }
 

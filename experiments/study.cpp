@@ -151,6 +151,47 @@ std::string settings_differences(const json& done, const train::TrainConfig& now
 
 }  // namespace
 
+namespace {
+
+// The log of the vectors at `path` when a study trained them before with the same options on
+// the same tokens, marked "reused"; null otherwise. Throws when the file is not the one its log
+// hashed.
+json reusable_word2vec(const std::string& path, const json& options) {
+  const std::string log_path = path + ".json";
+  if (!std::filesystem::exists(path) || !std::filesystem::exists(log_path)) return nullptr;
+  json log = json::parse(std::ifstream(log_path), nullptr, false);
+  if (!log.is_object() || log.value("options", json()) != options) return nullptr;
+  const json recorded = log.value("fnv1a", json());
+  if (!recorded.is_string()) {
+    if (distributed::is_main())
+      std::fprintf(stderr, "[word2vec] %s records no hash of %s: training it again\n",
+                   log_path.c_str(), path.c_str());
+    return nullptr;
+  }
+  const std::string now = base::fnv1a_file_hex(path);
+  if (now != recorded.get<std::string>())
+    throw std::runtime_error(path + ": not the vectors this study trained (FNV-1a " + now + "; " +
+                             log_path + " records " + recorded.get<std::string>() +
+                             "): delete both files and the study trains them again");
+  if (distributed::is_main())
+    std::fprintf(stderr, "[word2vec] reusing %s (same options, tokens and hash)\n", path.c_str());
+  log["reused"] = true;
+  return log;
+}
+
+// WordSim-353 of the vectors, as the live line ends: the score, or why there is none.
+std::string wordsim_text(const text::SimilarityScore& ws) {
+  char score[80];
+  if (ws.measured())
+    std::snprintf(score, sizeof score, "%.3f", ws.spearman);
+  else  // too few pairs with both words known to rank
+    std::snprintf(score, sizeof score, "n/a (%zu of %zu pairs known, %zu needed)", ws.used,
+                  ws.pairs, text::SimilarityScore::kMinPairs);
+  return score;
+}
+
+}  // namespace
+
 json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const std::string& path) {
   const json options = {
       {"size", o.size},     {"window", o.window}, {"negative", o.negative},
@@ -158,28 +199,8 @@ json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const 
       {"cbow", o.cbow},     {"seed", o.seed},     {"train_fingerprint", token_fingerprint(data)}};
   // A study invoked again reuses the vectors it trained (with the same options on the same
   // tokens), so that resumed runs see exactly the vectors the finished ones saw.
+  if (json reused = reusable_word2vec(path, options); !reused.is_null()) return reused;
   const std::string log_path = path + ".json";
-  if (std::filesystem::exists(path) && std::filesystem::exists(log_path)) {
-    json log = json::parse(std::ifstream(log_path), nullptr, false);
-    if (log.is_object() && log.value("options", json()) == options) {
-      const json recorded = log.value("fnv1a", json());
-      if (recorded.is_string()) {
-        const std::string now = base::fnv1a_file_hex(path);
-        if (now != recorded.get<std::string>())
-          throw std::runtime_error(path + ": not the vectors this study trained (FNV-1a " + now +
-                                   "; " + log_path + " records " + recorded.get<std::string>() +
-                                   "): delete both files and the study trains them again");
-        if (distributed::is_main())
-          std::fprintf(stderr, "[word2vec] reusing %s (same options, tokens and hash)\n",
-                       path.c_str());
-        log["reused"] = true;
-        return log;
-      }
-      if (distributed::is_main())
-        std::fprintf(stderr, "[word2vec] %s records no hash of %s: training it again\n",
-                     log_path.c_str(), path.c_str());
-    }
-  }
   const std::string file_name = std::filesystem::path(path).filename().string();
   // Under MPI rank 0 trains and writes the vectors; the others wait, then read the file.
   if (!distributed::is_main()) {
@@ -201,14 +222,9 @@ json pretrain_word2vec(const text::LMData& data, text::Word2VecOptions o, const 
   const text::VectorIndex index(data.vocab.bpe() ? text::word_names_of_subwords(r.words) : r.words,
                                 r.input);
   const auto ws = text::evaluate_similarity(index, data_path("wordsim353.tsv"));
-  char score[80], buf[200];
-  if (ws.measured())
-    std::snprintf(score, sizeof score, "%.3f", ws.spearman);
-  else  // too few pairs with both words known to rank
-    std::snprintf(score, sizeof score, "n/a (%zu of %zu pairs known, %zu needed)", ws.used,
-                  ws.pairs, text::SimilarityScore::kMinPairs);
+  char buf[200];
   std::snprintf(buf, sizeof buf, "done in %.1f s, %zu words, WordSim-353 %s, %.0f%% OOV", r.seconds,
-                r.words.size(), score, 100 * ws.oov_ratio());
+                r.words.size(), wordsim_text(ws).c_str(), 100 * ws.oov_ratio());
   line.finish(label + buf);
   const json log = {{"file", file_name},
                     {"fnv1a", base::fnv1a_file_hex(path)},
@@ -466,23 +482,56 @@ Plan::Plan(std::string summary_path, json summary, Entry entry, std::vector<std:
       group_keys_(std::move(group_keys)),
       metrics_(std::move(metrics)) {}
 
+namespace {
+
+// The study file at `path` as an earlier invocation wrote it (an empty object when there is
+// none); refused when it is of another version or compares against another reference.
+json existing_study(const std::string& path, const std::string& reference) {
+  if (!std::filesystem::exists(path)) return json::object();
+  json study = json::parse(std::ifstream(path), nullptr, false);
+  if (!study.is_object() || study.value("schema", 0) != 1)
+    throw std::invalid_argument(path +
+                                ": not a study file of this version (delete it, or give "
+                                "another --out)");
+  if (study.value("reference", reference) != reference)
+    throw std::invalid_argument(path + ": the study compares against " +
+                                study.at("reference").dump() + ", this invocation against '" +
+                                reference + "' (give another --out)");
+  return study;
+}
+
+// Adds to `family` each (group, mode) comparison against `reference` not listed yet, stamped
+// with the time and commit that declared it; none when the reference is not among the modes.
+void extend_family(json& family, const std::vector<json>& groups,
+                   const std::vector<std::string>& modes, const std::string& reference) {
+  if (!family.is_array()) family = json::array();
+  if (std::ranges::find(modes, reference) == modes.end()) return;
+  const std::time_t now = std::time(nullptr);
+  char when[32];
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  for (const json& g : groups)
+    for (const std::string& mode : modes) {
+      if (mode == reference) continue;
+      const bool listed = std::ranges::any_of(family, [&](const json& c) {
+        return c.value("group", json()) == g && c.value("mode", "") == mode;
+      });
+      if (!listed)
+        family.push_back({{"group", g},
+                          {"mode", mode},
+                          {"against", reference},
+                          {"declared", when},
+                          {"commit", base::commit()}});
+    }
+}
+
+}  // namespace
+
 void Plan::declare(const std::string& reference) {
   if (!distributed::is_main()) return;
   const std::filesystem::path folder = std::filesystem::path(summary_path_).parent_path();
   const std::string path = (folder / "study.json").string();
   const FileLock one_writer((folder / ".summary.lock").string(), true, true);
-  json study = json::object();
-  if (std::filesystem::exists(path)) {
-    study = json::parse(std::ifstream(path), nullptr, false);
-    if (!study.is_object() || study.value("schema", 0) != 1)
-      throw std::invalid_argument(path +
-                                  ": not a study file of this version (delete it, or give "
-                                  "another --out)");
-    if (study.value("reference", reference) != reference)
-      throw std::invalid_argument(path + ": the study compares against " +
-                                  study.at("reference").dump() + ", this invocation against '" +
-                                  reference + "' (give another --out)");
-  }
+  json study = existing_study(path, reference);
   study["schema"] = 1;
   study["program"] = summary_.value("experiment", "");
   study["reference"] = reference;
@@ -507,27 +556,9 @@ void Plan::declare(const std::string& reference) {
     const std::string mode = run.keys.value("mode", std::string());
     if (std::ranges::find(modes, mode) == modes.end()) modes.push_back(mode);
   }
-  json& family = study["family"];
-  if (!family.is_array()) family = json::array();
-  const bool has_reference = std::ranges::find(modes, reference) != modes.end();
-  const std::time_t now = std::time(nullptr);
-  char when[32];
-  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  for (const json& g : groups)
-    for (const std::string& mode : modes) {
-      if (mode == reference || !has_reference) continue;
-      const bool listed = std::ranges::any_of(family, [&](const json& c) {
-        return c.value("group", json()) == g && c.value("mode", "") == mode;
-      });
-      if (!listed)
-        family.push_back({{"group", g},
-                          {"mode", mode},
-                          {"against", reference},
-                          {"declared", when},
-                          {"commit", base::commit()}});
-    }
-  study["provenance"] =
-      train::Provenance::of_this_process().to_json();  // of the invocation that wrote it last
+  extend_family(study["family"], groups, modes, reference);
+  // Of the invocation that wrote it last.
+  study["provenance"] = train::Provenance::of_this_process().to_json();
   write_json(path, study);
 }
 

@@ -76,6 +76,7 @@ struct Study {
   // Moved, never copied: `files` points into `all`, whose nodes a move keeps and a copy does not.
   Study() = default;
   Study(Study&&) = default;
+  Study& operator=(Study&&) = default;
   Study(const Study&) = delete;
 };
 // A data-size sweep's rows are by share (files_by_share).

@@ -108,10 +108,12 @@ bool have_gnuplot() {
   }
 }
 
-std::string validation_curves(const json& emb, const RunFiles& files, const fs::path& root,
-                              const fs::path& sub, CurvePanels panels) {
-  const auto rows = runs_by_row(emb.at("runs"));
-  // Per row: validation perplexities of its seeds at each (rounded) epoch.
+namespace {
+
+// Per row: the validation perplexities of its seeds at each (rounded) epoch, from the per-epoch
+// evaluations and the --eval-every ones.
+std::vector<std::map<double, std::vector<double>>> curve_points(const Rows& rows,
+                                                                const RunFiles& files) {
   std::vector<std::map<double, std::vector<double>>> points(rows.size());
   for (size_t i = 0; i < rows.size(); ++i)
     for (const auto& entry : rows[i].second) {
@@ -128,6 +130,15 @@ std::string validation_curves(const json& emb, const RunFiles& files, const fs::
       if (run.contains("evals"))
         for (const auto& e : run.at("evals")) add(e);
     }
+  return points;
+}
+
+}  // namespace
+
+std::string validation_curves(const json& emb, const RunFiles& files, const fs::path& root,
+                              const fs::path& sub, CurvePanels panels) {
+  const auto rows = runs_by_row(emb.at("runs"));
+  const auto points = curve_points(rows, files);
   std::ostringstream data, curves;
   double last = 0;
   size_t most_points = 0;

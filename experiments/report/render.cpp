@@ -19,6 +19,62 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The long studies, each folder read (and compared) once for its sections and the conclusions.
+// Moved into place, never copied (Study's files point into its own maps).
+struct LongStudies {
+  FolderFiles ngram, paper;
+  std::vector<ConvergedStudy> converged;
+  Study band_reruns;  // must outlive `converged` (supplement_bands)
+  Study sweep;
+  FairTie tie;
+  std::vector<PrecisionRow> bf16;
+  json converged_life;
+  LazyAdam lazy;
+
+  const Study& gpt() const { return study_of(converged, "gpt"); }
+};
+
+LongStudies load_long_studies(const fs::path& dir) {
+  LongStudies s;
+  s.ngram = read_folder(dir / "ngram");
+  s.paper = read_folder(dir / "paper_nplm");
+  s.converged = load_converged(dir / "converged");
+  s.band_reruns = load_study(dir / "converged" / "gpt_bands");
+  supplement_bands(s.converged.front().study, s.band_reruns);  // kConvergedStudies starts with gpt
+  s.sweep = load_study(dir / "converged" / "data_size", StudyRows::by_share);
+  s.tie = fair_tie(dir / "converged", s.converged);
+  s.bf16 = precision_rows(s.gpt(), load_study(dir / "converged" / "gpt_bf16"));
+  s.converged_life = load_summary(dir / "converged" / "lifecycle" / "summary.json");
+  s.lazy = lazy_adam(s.gpt(), load_study(dir / "converged" / "gpt_lazy_adam"), s.converged_life,
+                     load_summary(dir / "converged" / "lifecycle_lazy_adam" / "summary.json"));
+  return s;
+}
+
+// One family for Holm's correction: every comparison the conclusions draw on (kHolmFamily
+// names their sections).
+void decide_family(LongStudies& s) {
+  std::vector<Comparison*> family;
+  for (ConvergedStudy& model : s.converged)
+    for (Comparison& c : model.study.comparisons) family.push_back(&c);
+  for (Comparison& c : s.sweep.comparisons) family.push_back(&c);
+  for (Comparison& c : s.lazy.rows) family.push_back(&c);
+  for (Comparison& c : s.tie.rows) family.push_back(&c);
+  if (s.tie.by_width.seeds >= 2) family.push_back(&s.tie.by_width);
+  decide(family);
+}
+
+// Refuses a folder that holds no study the report knows.
+void check_has_results(const fs::path& dir, bool any_known_study) {
+  for (const char* folder : {"converged", "paper_nplm", "lifecycle_optimizers"})
+    any_known_study = any_known_study || fs::exists(dir / folder);
+  if (!any_known_study)
+    throw std::runtime_error(
+        dir.string() +
+        ": no experiment results (run scripts/reproduce.sh, an exp_* binary, or a study of your "
+        "own with --out " +
+        dir.string() + "/NAME first)");
+}
+
 // The whole report, section by section; the short-budget sections (1a, 1b, 2a, 3a) are rendered
 // here, the long studies' in section_*.cpp.
 std::string render(const std::string& results_dir, bool plots) {
@@ -26,7 +82,6 @@ std::string render(const std::string& results_dir, bool plots) {
   const json emb = load_summary(dir / "embeddings" / "summary.json");
   const json size = load_summary(dir / "data_size" / "summary.json");
   const json life = load_summary(dir / "lifecycle" / "summary.json");
-  const json converged_life = load_summary(dir / "converged" / "lifecycle" / "summary.json");
   // Without gnuplot the report still renders, but its pictures would vanish unannounced.
   if (plots && !have_gnuplot()) {
     std::fprintf(stderr,
@@ -37,65 +92,38 @@ std::string render(const std::string& results_dir, bool plots) {
   // Any folder that declares its study (study.json) renders, under any name.
   const std::string declared = declared_studies_section(dir, plots);
   const std::string scaling = scaling_section(dir, plots);
-  if (emb.is_null() && size.is_null() && life.is_null() && !fs::exists(dir / "converged") &&
-      !fs::exists(dir / "paper_nplm") && !fs::exists(dir / "lifecycle_optimizers") &&
-      declared.empty() && scaling.empty())
-    throw std::runtime_error(
-        results_dir +
-        ": no experiment results (run scripts/reproduce.sh, an exp_* binary, or a study of your "
-        "own with --out " +
-        results_dir + "/NAME first)");
+  check_has_results(dir, !emb.is_null() || !size.is_null() || !life.is_null() ||
+                             !declared.empty() || !scaling.empty());
+  LongStudies s = load_long_studies(dir);
+  decide_family(s);
+  const Calibration calibration = calibration_of(s.ngram);
+  Compute compute;
+  const std::string compute_table = compute_section(dir, s.paper, compute);
+  const std::vector<ScaleRow> scale = scale_rows(s.ngram, s.paper, s.converged);
+  const std::vector<OptimizerRows> optimizers = optimizer_rows(dir / "lifecycle_optimizers");
+  const std::vector<OptimizerRows> movement = optimizer_rows(dir / "lifecycle_movement");
+  const json gpt2_life = load_summary(dir / "converged" / "lifecycle_gpt2" / "summary.json");
   std::ostringstream md;
   md << "# Embedding experiments: results\n\n"
      << "Rendered by `build/bin/report` from the JSON files in this folder; every number below "
         "comes from them.\n\n";
-  // The long studies, each folder read (and compared) once for its sections and the conclusions.
-  const FolderFiles ngram = read_folder(dir / "ngram"), paper = read_folder(dir / "paper_nplm");
-  const Calibration calibration = calibration_of(ngram);
-  std::vector<ConvergedStudy> converged = load_converged(dir / "converged");
-  const Study band_reruns = load_study(dir / "converged" / "gpt_bands");
-  supplement_bands(converged.front().study, band_reruns);  // kConvergedStudies starts with gpt
-  const Study& gpt = study_of(converged, "gpt");
-  Study sweep = load_study(dir / "converged" / "data_size", StudyRows::by_share);
-  FairTie tie = fair_tie(dir / "converged", converged);
-  const std::vector<PrecisionRow> bf16 =
-      precision_rows(gpt, load_study(dir / "converged" / "gpt_bf16"));
-  // One family for Holm's correction: every comparison the conclusions draw on (kHolmFamily
-  // names their sections).
-  std::vector<Comparison*> family;
-  for (ConvergedStudy& model : converged)
-    for (Comparison& c : model.study.comparisons) family.push_back(&c);
-  for (Comparison& c : sweep.comparisons) family.push_back(&c);
-  LazyAdam lazy =
-      lazy_adam(gpt, load_study(dir / "converged" / "gpt_lazy_adam"), converged_life,
-                load_summary(dir / "converged" / "lifecycle_lazy_adam" / "summary.json"));
-  for (Comparison& c : lazy.rows) family.push_back(&c);
-  for (Comparison& c : tie.rows) family.push_back(&c);
-  if (tie.by_width.seeds >= 2) family.push_back(&tie.by_width);
-  decide(family);
-  Compute compute;
-  const std::string compute_table = compute_section(dir, paper, compute);
-  const std::vector<ScaleRow> scale = scale_rows(ngram, paper, converged);
-  const std::vector<OptimizerRows> optimizers = optimizer_rows(dir / "lifecycle_optimizers");
-  const std::vector<OptimizerRows> movement = optimizer_rows(dir / "lifecycle_movement");
-  const json gpt2_life = load_summary(dir / "converged" / "lifecycle_gpt2" / "summary.json");
-  md << conclusions_section(calibration, paper, scale, converged, sweep, tie, bf16, converged_life,
-                            gpt2_life, optimizers, lazy, compute)
-     << calibration_section(ngram) << paper_nplm_section(paper, calibration)
-     << one_scale_section(scale, calibration, unk_spelling_cost(ngram))
-     << converged_section(dir, converged, plots) << fair_tie_section(tie)
-     << precision_section(bf16);
+  md << conclusions_section(calibration, s.paper, scale, s.converged, s.sweep, s.tie, s.bf16,
+                            s.converged_life, gpt2_life, optimizers, s.lazy, compute)
+     << calibration_section(s.ngram) << paper_nplm_section(s.paper, calibration)
+     << one_scale_section(scale, calibration, unk_spelling_cost(s.ngram))
+     << converged_section(dir, s.converged, plots) << fair_tie_section(s.tie)
+     << precision_section(s.bf16);
   // The runs of `scripts/reproduce.sh --target` (longer training), when they sit next to the
   // full profile's results, get their own table and a line in the reference table.
   const json longer = load_summary(dir / "target" / "embeddings" / "summary.json");
-  const std::string converged_size = converged_data_size(dir, sweep, gpt, plots);
+  const std::string converged_size = converged_data_size(dir, s.sweep, s.gpt(), plots);
   md << short_embeddings_section(emb, dir, plots) << longer_training_section(longer)
      << reference_section(emb, longer) << converged_size
      << short_data_size_section(size, !converged_size.empty(), dir, plots)
-     << converged_lifecycle_section(converged_life, dir, plots)
-     << optimizer_rows_section(optimizers) << movement_section(movement) << lazy_adam_section(lazy)
-     << gpt2_lifecycle_section(gpt2_life, dir, plots)
-     << short_lifecycle_section(life, !converged_life.is_null(), dir, plots);
+     << converged_lifecycle_section(s.converged_life, dir, plots)
+     << optimizer_rows_section(optimizers) << movement_section(movement)
+     << lazy_adam_section(s.lazy) << gpt2_lifecycle_section(gpt2_life, dir, plots)
+     << short_lifecycle_section(life, !s.converged_life.is_null(), dir, plots);
   md << scaling << declared << compute_table;
   const std::string text = md.str();
   base::atomic_write((dir / "REPORT.md").string(), [&](std::ostream& o) { o << text; });
