@@ -40,14 +40,14 @@ int tg::apps::train_lm_main(int argc, char** argv) {
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   return apps::guarded_main("train_lm", [&] {
-    // The recurrent models read tokens in order, with no attention: a GPT's flag given to them
-    // is a mistake, not a setting to ignore.
-    if (c.model.name == "lstm" || c.model.name == "gru")
-      for (const char* flag : {"--heads", "--positions"})
+    // A flag the model does not read (a GPT's --heads to the lstm) is a mistake, not a setting
+    // to ignore.
+    if (train::has_model(c.model.name)) {
+      const train::ModelEntry& entry = train::model_entry(c.model.name);
+      for (const std::string& flag : entry.unread_flags)
         if (app.count(flag) > 0)
-          throw std::invalid_argument(std::string(flag) + ": the " + c.model.name +
-                                      " has no attention (its width is --hidden); give it to "
-                                      "--model gpt");
+          throw std::invalid_argument(flag + ": the " + c.model.name + " " + entry.why_unread);
+    }
     train::check_model_options(c.model.options, {c.model.name});
     c.model.options = train::options_for(c.model.options, c.model.name);
     c.validate();

@@ -101,8 +101,9 @@ train::TrainConfig run_config(const train::TrainConfig& base, const std::string&
   c.model.embedding = mode.embedding;
   c.model.tied = mode.tied;
   c.seed = seed;
-  // These models tie through their hidden width: every row uses the width the tied row needs.
-  if (model == "nplm" || model == "lstm" || model == "gru") c.model.hidden = c.model.d_model;
+  // A model that ties through its hidden width: every row uses the width the tied row needs.
+  if (train::has_model(model) && train::model_entry(model).ties_through_hidden)
+    c.model.hidden = c.model.d_model;
   return c;
 }
 

@@ -24,38 +24,100 @@ const ModelSpec& without_options(const ModelSpec& s) {
   return s;
 }
 
+// Per GPT layer about 16 vectors of d_model per token and the attention weights.
+MemoryEstimate gpt_memory(const TrainConfig& c, size_t vocab) {
+  const ModelConfig& m = c.model;
+  const double d = static_cast<double>(m.d_model), v = static_cast<double>(vocab);
+  const double tokens = static_cast<double>(c.batch) * static_cast<double>(m.context);
+  const double layers = static_cast<double>(m.layers), t = static_cast<double>(m.context);
+  const double params =
+      v * d + t * d + layers * (12 * d * d + 13 * d) + 2 * d + (m.tied ? 0 : v * d);
+  return {4.0 * 5 * params,
+          4.0 * tokens * layers * (16 * d + 2 * static_cast<double>(m.heads) * t)};
+}
+
+MemoryEstimate nplm_memory(const TrainConfig& c, size_t vocab) {
+  const ModelConfig& m = c.model;
+  const double d = static_cast<double>(m.d_model), v = static_cast<double>(vocab);
+  const double tokens = static_cast<double>(c.batch) * static_cast<double>(m.context);
+  const double inputs = static_cast<double>(m.ngram - 1) * d, h = static_cast<double>(m.hidden);
+  const double params =
+      v * d + inputs * h + h + (m.tied ? 0 : h * v) + v + (m.direct ? inputs * v : 0);
+  return {4.0 * 5 * params, 4.0 * tokens * (inputs + 2 * h)};
+}
+
+// Each layer: gates x hidden rows over its input and its state, two biases; the first reads
+// the embeddings (d_model), the others the layer below (hidden). Per token and layer backward
+// keeps the gates, the states and (LSTM) the cells.
+MemoryEstimate rnn_memory(const TrainConfig& c, size_t vocab, double gates) {
+  const ModelConfig& m = c.model;
+  const double d = static_cast<double>(m.d_model), v = static_cast<double>(vocab);
+  const double tokens = static_cast<double>(c.batch) * static_cast<double>(m.context);
+  const double h = static_cast<double>(m.hidden), layers = static_cast<double>(m.layers);
+  const double recurrent =
+      gates * h * (d + h + 2) + (layers > 1 ? (layers - 1) * gates * h * (2 * h + 2) : 0);
+  const double params = v * d + recurrent + (m.tied ? 0 : v * h) + v;
+  return {4.0 * 5 * params, 4.0 * tokens * layers * (gates + 3) * h};
+}
+
+ModelEntry recurrent(nn::RecurrentCell cell, double gates) {
+  return {
+      .make =
+          [cell](const ModelSpec& s) {
+            return std::make_unique<nn::RNNLM>(rnn_config(without_options(s), cell), s.pretrained);
+          },
+      .memory = [gates](const TrainConfig& c, size_t vocab) { return rnn_memory(c, vocab, gates); },
+      .unread_flags = {"--heads", "--positions"},
+      .why_unread = "has no attention (its width is --hidden); give it to --model gpt",
+      .ties_through_hidden = true};
+}
+
 // A function-local registry, so that registering from another translation unit's static
 // initialiser cannot run before it exists.
-base::Registry<ModelFactory>& registry() {
-  static base::Registry<ModelFactory> entries(
+base::Registry<ModelEntry>& registry() {
+  static base::Registry<ModelEntry> entries(
       "model",
       {
-          {"gpt", "GPT-2 architecture",
-           [](const ModelSpec& s) {
-             return std::make_unique<nn::GPT>(gpt_config(without_options(s)), s.pretrained);
-           }},
-          {"nplm", "Bengio et al. 2003",
-           [](const ModelSpec& s) {
-             return std::make_unique<nn::NPLM>(nplm_config(without_options(s)), s.pretrained);
-           }},
+          {"gpt",
+           "GPT-2 architecture",
+           {.make =
+                [](const ModelSpec& s) {
+                  return std::make_unique<nn::GPT>(gpt_config(without_options(s)), s.pretrained);
+                },
+            .memory = gpt_memory}},
+          {"nplm",
+           "Bengio et al. 2003",
+           {.make =
+                [](const ModelSpec& s) {
+                  return std::make_unique<nn::NPLM>(nplm_config(without_options(s)), s.pretrained);
+                },
+            .memory = nplm_memory,
+            .ties_through_hidden = true}},
           {"lstm", "an LSTM language model, PyTorch's word_language_model",
-           [](const ModelSpec& s) {
-             return std::make_unique<nn::RNNLM>(
-                 rnn_config(without_options(s), nn::RecurrentCell::lstm), s.pretrained);
-           }},
-          {"gru", "the same with GRU layers",
-           [](const ModelSpec& s) {
-             return std::make_unique<nn::RNNLM>(
-                 rnn_config(without_options(s), nn::RecurrentCell::gru), s.pretrained);
-           }},
+           recurrent(nn::RecurrentCell::lstm, 4)},
+          {"gru", "the same with GRU layers", recurrent(nn::RecurrentCell::gru, 3)},
       });
   return entries;
 }
 
 }  // namespace
 
+void register_model(const std::string& name, ModelEntry entry, const std::string& description) {
+  if (!entry.make) throw std::invalid_argument("no factory for the model '" + name + "'");
+  registry().add(name, std::move(entry), description);
+}
+
 void register_model(const std::string& name, ModelFactory factory, const std::string& description) {
-  registry().add(name, std::move(factory), description);
+  register_model(name, ModelEntry{.make = std::move(factory)}, description);
+}
+
+const ModelEntry& model_entry(const std::string& name) {
+  return registry().at(name, "--model").factory;
+}
+
+MemoryEstimate training_memory(const TrainConfig& c, size_t vocab) {
+  const ModelEntry& entry = model_entry(c.model.name);
+  return entry.memory ? entry.memory(c, vocab) : MemoryEstimate{};
 }
 
 std::map<std::string, std::string> options_for(const std::map<std::string, std::string>& options,
@@ -100,7 +162,7 @@ std::string unknown_model_message(const std::string& name) {
 }
 
 std::unique_ptr<nn::LanguageModel> make_model(const ModelSpec& spec) {
-  return registry().at(spec.config.name, "--model").factory(spec);
+  return registry().at(spec.config.name, "--model").factory.make(spec);
 }
 
 nn::GPTConfig gpt_config(const ModelSpec& s) {

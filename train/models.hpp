@@ -34,9 +34,36 @@ struct ModelSpec {
 
 using ModelFactory = std::function<std::unique_ptr<nn::LanguageModel>(const ModelSpec&)>;
 
+// What training allocates at least, in bytes: each parameter with its gradient, two Adam
+// moments and the best-epoch copy, and one batch's activations kept for backward.
+struct MemoryEstimate {
+  double parameters = 0, activations = 0;
+  double total() const { return parameters + activations; }
+};
+
+// A registered model: how it is built, and what is known about it by name, before it is.
+struct ModelEntry {
+  ModelFactory make;
+  // Training's memory from the flags, so that a model that cannot fit is refused before
+  // anything is allocated. Empty: its parameters are counted once it is built.
+  std::function<MemoryEstimate(const TrainConfig&, size_t vocab)> memory = {};
+  // Flags of other models this one does not read: given to it they are refused, saying `why`
+  // ("--heads: the lstm has no attention ...").
+  std::vector<std::string> unread_flags = {};
+  std::string why_unread = {};
+  // Its tied output layer reads the hidden state, so a study that ties it sets --hidden to
+  // --d-model for every row of the model (one width for the tied and the untied rows).
+  bool ties_through_hidden = false;
+};
+
 // Registers (or replaces) a model under `name`; `description` is shown by --help.
+void register_model(const std::string& name, ModelEntry entry, const std::string& description = "");
 void register_model(const std::string& name, ModelFactory factory,
                     const std::string& description = "");
+// The entry of a registered model; throws naming the registered ones.
+const ModelEntry& model_entry(const std::string& name);
+// The model's estimate (its entry's memory), zero where its entry has none.
+MemoryEstimate training_memory(const TrainConfig& c, size_t vocab);
 bool has_model(const std::string& name);
 std::vector<std::string> model_names();  // built-in first, then in registration order
 std::string model_help();                // "gpt (GPT-2 ...), nplm (...), my-gpt"

@@ -84,46 +84,9 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// What training a built-in model allocates at least, in bytes: each parameter with its
-// gradient, two Adam moments and the best-epoch copy, and one batch's activations kept for
-// backward (per GPT layer about 16 vectors of d_model per token and the attention weights).
-// 0 for a user's model, whose size only it knows; its parameters are counted once it is built
-// (check_parameter_memory).
-struct MemoryEstimate {
-  double parameters = 0, activations = 0;
-  double total() const { return parameters + activations; }
-};
-
-MemoryEstimate training_memory(const TrainConfig& c, size_t vocab) {
-  const ModelConfig& m = c.model;
-  const double d = static_cast<double>(m.d_model), v = static_cast<double>(vocab);
-  const double tokens = static_cast<double>(c.batch) * static_cast<double>(m.context);
-  double params = 0, activations = 0;
-  if (m.name == "gpt") {
-    const double layers = static_cast<double>(m.layers), t = static_cast<double>(m.context);
-    params = v * d + t * d + layers * (12 * d * d + 13 * d) + 2 * d + (m.tied ? 0 : v * d);
-    activations = tokens * layers * (16 * d + 2 * static_cast<double>(m.heads) * t);
-  } else if (m.name == "nplm") {
-    const double inputs = static_cast<double>(m.ngram - 1) * d, h = static_cast<double>(m.hidden);
-    params = v * d + inputs * h + h + (m.tied ? 0 : h * v) + v + (m.direct ? inputs * v : 0);
-    activations = tokens * (inputs + 2 * h);
-  } else if (m.name == "lstm" || m.name == "gru") {
-    // Each layer: gates x hidden rows over its input and its state, two biases; the first
-    // reads the embeddings (d_model), the others the layer below (hidden). Per token and
-    // layer backward keeps the gates, the states and (LSTM) the cells.
-    const double gates = m.name == "lstm" ? 4 : 3, h = static_cast<double>(m.hidden),
-                 layers = static_cast<double>(m.layers);
-    const double recurrent =
-        gates * h * (d + h + 2) + (layers > 1 ? (layers - 1) * gates * h * (2 * h + 2) : 0);
-    params = v * d + recurrent + (m.tied ? 0 : v * h) + v;
-    activations = tokens * layers * (gates + 3) * h;
-  }
-  return {4.0 * 5 * params, 4.0 * activations};
-}
-
 // A model's parameters exist once it is built; training needs four more copies of them (their
 // gradients, Adam's two moments, the best epoch's). Checked for every model, a user's too
-// (whose size training_memory cannot know), before those are allocated.
+// (whose registry entry may have no estimate), before those are allocated.
 nn::LanguageModel& with_room_to_train(nn::LanguageModel& model) {
   double floats = 0;
   for (const auto& [name, p] : model.named_parameters()) floats += static_cast<double>(p.numel());

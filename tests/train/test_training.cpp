@@ -702,6 +702,41 @@ BOOST_AUTO_TEST_CASE(registered_models_train_by_name) {
   }
 }
 
+// A model's registry entry carries what is known about it before it is built: a user's memory
+// estimate refuses a size that cannot fit before its factory allocates anything.
+BOOST_AUTO_TEST_CASE(a_registered_models_memory_estimate_refuses_before_building) {
+  size_t built = 0;
+  train::register_model(
+      "test-huge",
+      train::ModelEntry{
+          .make =
+              [&built](const train::ModelSpec& spec) {
+                ++built;
+                return std::make_unique<nn::GPT>(train::gpt_config(spec), spec.pretrained);
+              },
+          .memory = [](const train::TrainConfig&, size_t vocab) -> train::MemoryEstimate {
+            return {1e18 * static_cast<double>(vocab), 0};
+          }});
+  train::TrainConfig c = tiny("test-huge");
+  BOOST_TEST(train::training_memory(c, 10).total() == 1e19);
+  BOOST_CHECK_EXCEPTION(train::train_language_model(c, toy()), std::invalid_argument,
+                        [](const std::invalid_argument& e) {
+                          return std::string(e.what()).starts_with("training would need at least");
+                        });
+  BOOST_TEST(built == 0u);
+  // The built-in entries: the recurrent models tie through their hidden width and do not read
+  // the GPT's attention flags; a model registered with a factory alone has no estimate.
+  BOOST_TEST(train::model_entry("lstm").ties_through_hidden);
+  BOOST_TEST((train::model_entry("gru").unread_flags ==
+              std::vector<std::string>{"--heads", "--positions"}));
+  BOOST_TEST(!train::model_entry("gpt").ties_through_hidden);
+  BOOST_TEST(train::training_memory(tiny("gpt"), 10).total() > 0);
+  train::register_model("test-factory-only", [](const train::ModelSpec& spec) {
+    return std::make_unique<nn::GPT>(train::gpt_config(spec), spec.pretrained);
+  });
+  BOOST_TEST(train::training_memory(tiny("test-factory-only"), 10).total() == 0);
+}
+
 using testing::g_passed_on;
 using testing::RecordedSigterm;
 
