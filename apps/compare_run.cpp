@@ -47,6 +47,10 @@ std::string why_different(const json& committed, const json& here) {
   const auto differs = [&](const char* key) {
     return committed.contains(key) && here.contains(key) && committed[key] != here[key];
   };
+  // Files written before the kernels were recorded name OpenBLAS alone and no row kernels.
+  if (!committed.contains("simd") && committed.value("blas", std::string()) == "OpenBLAS")
+    return "the committed run does not record its kernels (an older file): other kernels may "
+           "explain it";
   if (differs("blas"))
     return "another OpenBLAS kernel (" + text_of(committed["blas"]) + " there, " +
            text_of(here["blas"]) + " here)";
