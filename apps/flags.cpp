@@ -34,12 +34,20 @@ void add_data_flags(CLI::App& app, text::LMDataOptions& d) {
 namespace {
 
 // A flag naming a registered part (a model, an optimizer, a kind of token table): an unknown
-// name is refused with the registered ones.
+// name is refused with the registered ones, and `hint` when it gives one for that name.
 CLI::Validator registered_name(bool (*has)(const std::string&),
-                               std::string (*unknown)(const std::string&), const char* type) {
+                               std::string (*unknown)(const std::string&), const char* type,
+                               std::string (*hint)(const std::string&) = nullptr) {
   return CLI::Validator(
-      [has, unknown](std::string& name) { return has(name) ? std::string() : unknown(name); },
+      [has, unknown, hint](std::string& name) {
+        return has(name) ? std::string() : unknown(name) + (hint ? hint(name) : "");
+      },
       type);
+}
+
+// An unknown kind of table named like a study's mode ("learned-tied"): train_lm ties with a flag.
+std::string tie_hint(const std::string& name) {
+  return name.ends_with("-tied") ? "; a table is tied with --tied" : "";
 }
 
 // A repeatable KEY=VALUE flag into `settings` (a later KEY replaces an earlier one).
@@ -96,13 +104,8 @@ void add_model_flags(CLI::App& app, train::ModelConfig& m) {
   app.add_option("--embedding", m.embedding,
                  "a registered kind of token table: " + nn::table_kind_help())
       ->capture_default_str()
-      ->check(CLI::Validator(
-          [](std::string& name) {
-            if (nn::has_table_kind(name)) return std::string();
-            return nn::unknown_table_kind_message(name) +
-                   (name.ends_with("-tied") ? "; a table is tied with --tied" : "");
-          },
-          "KIND"));
+      ->check(
+          registered_name(nn::has_table_kind, nn::unknown_table_kind_message, "KIND", tie_hint));
   app.add_option("--vectors", m.vectors,
                  "word2vec-format vectors (text or binary: word2vec, GloVe, fastText .vec, "
                  "train_lm --export-vectors) for the kinds that load them")
