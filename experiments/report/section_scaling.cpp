@@ -66,7 +66,8 @@ std::vector<double> effects_at(const Size& size, const std::string& arm,
 
 struct Trend {
   std::string effect;
-  std::vector<double> x = {}, y = {};  // log10 body parameters, per-seed effect
+  std::vector<std::vector<double>> by_size = {};  // effects_at each size, in the sizes' order
+  std::vector<double> x = {}, y = {};             // log10 body parameters, per-seed effect
   size_t sizes = 0;
   LineFit fit = {};
   double holm_p = 1;
@@ -78,7 +79,8 @@ std::vector<Trend> fit_trends(const std::vector<Size>& sizes, const json& trends
   for (const auto& e : trends.at("effects")) {
     Trend t{e.get<std::string>()};
     for (const Size& size : sizes) {
-      const std::vector<double> effects = effects_at(size, t.effect, reference);
+      const std::vector<double>& effects =
+          t.by_size.emplace_back(effects_at(size, t.effect, reference));
       if (effects.empty()) continue;
       ++t.sizes;
       for (double v : effects) t.x.push_back(std::log10(size.body)), t.y.push_back(v);
@@ -154,8 +156,7 @@ std::string trend_table(const std::vector<Trend>& trends, double lo, double hi, 
   return md.str();
 }
 
-std::string effects_table(const std::vector<Size>& sizes, const std::vector<Trend>& trends,
-                          const std::string& reference) {
+std::string effects_table(const std::vector<Size>& sizes, const std::vector<Trend>& trends) {
   std::ostringstream md;
   md << "| effect |";
   for (const Size& s : sizes)
@@ -165,23 +166,21 @@ std::string effects_table(const std::vector<Size>& sizes, const std::vector<Tren
   md << "\n";
   for (const Trend& t : trends) {
     md << "| " << markdown_text(t.effect) << " |";
-    for (const Size& s : sizes)
-      md << " " << effect_cell(effects_at(s, t.effect, reference)) << " |";
+    for (const std::vector<double>& effects : t.by_size) md << " " << effect_cell(effects) << " |";
     md << "\n";
   }
   return md.str();
 }
 
 std::string plot_of(const std::vector<Size>& sizes, const std::vector<Trend>& trends,
-                    const std::string& reference, const fs::path& dir) {
+                    const fs::path& dir) {
   std::vector<EffectSeries> series;
   for (const Trend& t : trends) {
     EffectSeries e{t.effect};
-    for (const Size& s : sizes) {
-      const std::vector<double> effects = effects_at(s, t.effect, reference);
-      if (effects.empty()) continue;
-      const train::TInterval i = train::t_interval(effects);
-      e.points.push_back({s.body, 100 * i.mean, 100 * i.low, 100 * i.high});
+    for (size_t k = 0; k < sizes.size(); ++k) {
+      if (t.by_size[k].empty()) continue;
+      const train::TInterval i = train::t_interval(t.by_size[k]);
+      e.points.push_back({sizes[k].body, 100 * i.mean, 100 * i.low, 100 * i.high});
     }
     if (t.sizes >= 2) e.line = std::pair{100 * t.fit.intercept, 100 * t.fit.slope};
     if (!e.points.empty()) series.push_back(std::move(e));
@@ -235,7 +234,7 @@ std::string scaling_section(const fs::path& dir, bool plots) {
      << "` at the same size and seed, less 1 (negative: the row predicts better): its mean and "
         "95% t interval over the seeds (their number after the semicolon), the size's body "
         "parameters in the header:\n\n"
-     << effects_table(sizes, fitted, reference)
+     << effects_table(sizes, fitted)
      << "\nEach effect's per-seed values fitted by least squares against log10 body parameters "
         "(one point per seed and size): the slope is the change of the effect per tenfold "
         "body, with its Student t interval (n - 2 degrees of freedom); its p is Holm-corrected "
@@ -244,7 +243,7 @@ std::string scaling_section(const fs::path& dir, bool plots) {
      << markdown_text(trends.value("declared", std::string("no date"))) << ", commit "
      << markdown_code(trends.value("commit", std::string("unknown"))) << "):\n\n"
      << trend_table(fitted, std::log10(lo.body), std::log10(hi.body), alpha) << "\n";
-  if (plots) md << plot_of(sizes, fitted, reference, dir);
+  if (plots) md << plot_of(sizes, fitted, dir);
   return md.str();
 }
 
