@@ -261,31 +261,30 @@ json read_finished(const train::TrainConfig& c, const std::string& json_path,
     throw std::invalid_argument(json_path +
                                 ": not a run file (a JSON object): delete it and the run is "
                                 "trained again, or give another --out");
-  if (!done.contains("test_ppl") || done.contains("interrupted")) return nullptr;
+  // Read as the typed record: a field of the wrong kind (its configuration's too) is refused
+  // naming the file and the field.
+  train::RunRecord record;
+  try {
+    record = train::RunRecord::from_json(done, json_path);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string(e.what()) +
+                                "\n(a damaged run file: delete it and the run is trained again, "
+                                "or give another --out)");
+  }
+  if (!record.test_ppl || record.interrupted) return nullptr;
   // A finished run's numbers are perplexities: a damaged or hand-edited file must not count.
-  for (const char* key : {"test_ppl", "valid_ppl"}) {
-    const json v = done.value(key, json());
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 1)
-      throw std::invalid_argument(json_path + ": " + key + " is " + v.dump() +
+  for (const auto& [key, v] :
+       {std::pair{"test_ppl", record.test_ppl}, std::pair{"valid_ppl", record.valid_ppl}})
+    if (!v || !std::isfinite(*v) || *v < 1)
+      throw std::invalid_argument(json_path + ": " + key + " is " +
+                                  (v ? json(*v).dump() : std::string("missing")) +
                                   ", not a perplexity (a damaged run file: delete it and the "
                                   "run is trained again)");
-  }
-  try {
-    (void)train::TrainConfig::from_json(done.value("config", json::object()));
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(json_path + ": its configuration cannot be read: " + e.what() +
-                                "\n(delete it, or give another --out)");
-  }
-  std::string differences = settings_differences(done.value("config", json()), c);
-  if (data) {
-    const json recorded = done.contains("data") && done.at("data").is_object()
-                              ? done.at("data").value("fingerprint", json())
-                              : json();
-    // Runs of older versions record none: their settings are all there is to compare.
-    if (recorded.is_string())
-      differences += train::data_difference(recorded.get<std::string>(), text::fingerprint(*data),
-                                            "there", "here");
-  }
+  std::string differences = settings_differences(record.config, c);
+  // Runs of older versions record no fingerprint: their settings are all there is to compare.
+  if (data && record.data.fingerprint)
+    differences +=
+        train::data_difference(*record.data.fingerprint, text::fingerprint(*data), "there", "here");
   if (!differences.empty())
     throw std::invalid_argument(json_path + " holds a finished run with other settings:" +
                                 differences + "\n(delete it, or give another --out)");

@@ -180,7 +180,7 @@ for value in -5 '"abc"' 1e999; do
   if "$bin/exp_embeddings" "${flags[@]}" --out "$work/edited" >/dev/null 2>"$work/edited.err"; then
     die "a run file with test_ppl $value counted as finished"
   fi
-  grep -Eq "gpt_learned_seed1.json: (test_ppl is .*, not a perplexity|not valid JSON)" "$work/edited.err" ||
+  grep -Eq "gpt_learned_seed1.json: (test_ppl is .*, not a perplexity|field 'test_ppl' is .*, not a number|not valid JSON)" "$work/edited.err" ||
     die "no clear message for test_ppl $value: $(tail -1 "$work/edited.err")"
   rm -rf "$work/edited"
 done
