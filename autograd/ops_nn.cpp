@@ -696,22 +696,22 @@ Tensor linear_cross_entropy(const Tensor& x, const Tensor& weight, const Tensor&
   SlabGradients slab_grads(slabs, grad_w ? vocab * width : 0, grad_b ? vocab : 0);
   std::vector<uint16_t> weight16;
   const LinearCrossEntropy problem{
-      x.data(),
-      detail::pack_operand(weight.data(), vocab, width, width, weight16),
-      bias.defined() ? bias.data() : nullptr,
-      targets.values,
-      ignore_index,
-      rows,
-      width,
-      vocab,
-      chunk,
-      1.0f / static_cast<float>(count),
-      grad,
-      grad_x,
-      grad_w,
-      grad_b,
-      grad_x ? dx.data() : nullptr,
-      row_loss};
+      .x = x.data(),
+      .weight = detail::pack_operand(weight.data(), vocab, width, width, weight16),
+      .bias = bias.defined() ? bias.data() : nullptr,
+      .targets = targets.values,
+      .ignore_index = ignore_index,
+      .rows = rows,
+      .width = width,
+      .vocab = vocab,
+      .chunk = chunk,
+      .inv_count = 1.0f / static_cast<float>(count),
+      .grad = grad,
+      .grad_x = grad_x,
+      .grad_w = grad_w,
+      .grad_b = grad_b,
+      .dx = grad_x ? dx.data() : nullptr,
+      .row_loss = row_loss};
   std::vector<SlabBuffers> buffers;
   buffers.reserve(slabs);
   for (size_t slab = 0; slab < slabs; ++slab)

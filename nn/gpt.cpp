@@ -32,26 +32,34 @@ GPT::GPT(const GPTConfig& config, const Tensor& pretrained) : config_(config) {
                                .init = &init,
                                .init_std = 0.02f}));
   if (config.positions == Positions::learned)
-    wpe_ = register_module("wpe", std::make_shared<Embedding>(config.context, c, init,
-                                                              EmbeddingOptions{0.02f, false}));
+    wpe_ = register_module("wpe", std::make_shared<Embedding>(
+                                      config.context, c, init,
+                                      EmbeddingOptions{.init_std = 0.02f, .sparse_grad = false}));
   const bool rotary = config.positions == Positions::rotary;
   drop_ = register_module("drop", std::make_shared<Dropout>(config.dropout, dropout_gen_));
   for (size_t l = 0; l < config.layers; ++l) {
-    const BlockContext ctx{
-        c,    config.heads, config.context, l, config.layers, config.dropout, dropout_gen_,
-        init, rotary};
+    const BlockContext ctx{.d_model = c,
+                           .heads = config.heads,
+                           .context = config.context,
+                           .index = l,
+                           .layers = config.layers,
+                           .dropout = config.dropout,
+                           .dropout_gen = dropout_gen_,
+                           .init = init,
+                           .rotary = rotary};
     blocks_.push_back(
         register_module("blocks." + std::to_string(l), make_block(ctx, config.parts)));
   }
-  const BlockContext final_ctx{c,
-                               config.heads,
-                               config.context,
-                               config.layers,
-                               config.layers,
-                               config.dropout,
-                               dropout_gen_,
-                               init,
-                               rotary};
+  // The final norm's context: a block after the last (index = layers).
+  const BlockContext final_ctx{.d_model = c,
+                               .heads = config.heads,
+                               .context = config.context,
+                               .index = config.layers,
+                               .layers = config.layers,
+                               .dropout = config.dropout,
+                               .dropout_gen = dropout_gen_,
+                               .init = init,
+                               .rotary = rotary};
   ln_f_ = register_module("ln_f", make_norm(final_ctx, config.parts));
   if (!config.tied)
     unembedding_ = register_module(

@@ -8,15 +8,16 @@ namespace tg::nn {
 namespace {
 
 std::shared_ptr<TokenTable> random_rows(const TableSpec& s, bool frozen) {
-  auto e = std::make_shared<Embedding>(s.vocab, s.d_model, *s.init,
-                                       EmbeddingOptions{s.init_std, s.sparse_grad});
+  auto e = std::make_shared<Embedding>(
+      s.vocab, s.d_model, *s.init,
+      EmbeddingOptions{.init_std = s.init_std, .sparse_grad = s.sparse_grad});
   if (frozen) e->freeze();
   return e;
 }
 
 std::shared_ptr<TokenTable> loaded_rows(const TableSpec& s, bool frozen) {
-  return Embedding::from_pretrained(s.pretrained, frozen,
-                                    EmbeddingOptions{s.init_std, s.sparse_grad});
+  return Embedding::from_pretrained(
+      s.pretrained, frozen, EmbeddingOptions{.init_std = s.init_std, .sparse_grad = s.sparse_grad});
 }
 
 // A function-local registry, so that registering from another translation unit's static

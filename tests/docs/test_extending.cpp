@@ -35,7 +35,14 @@ BOOST_AUTO_TEST_CASE(silu_matches_pytorch) {
 BOOST_AUTO_TEST_CASE(swiglu_layer_gradient_check) {
   Generator init(3);
   auto dropout_gen = std::make_shared<Generator>(4);
-  const nn::BlockContext ctx{6, 2, 8, 0, 1, 0.0f, dropout_gen, init};
+  const nn::BlockContext ctx{.d_model = 6,
+                             .heads = 2,
+                             .context = 8,
+                             .index = 0,
+                             .layers = 1,
+                             .dropout = 0.0f,
+                             .dropout_gen = dropout_gen,
+                             .init = init};
   swiglu::SwiGLU layer(ctx, 8);
   Tensor x = randn({2, 3, 6}, init, 1.0f, true);
   std::vector<Tensor> inputs = {x};
