@@ -141,6 +141,8 @@ int main(int argc, char** argv) {
       if (!std::ifstream(file)) throw std::runtime_error(std::string(file) + ": cannot be read");
       *into = read_json(file);
       if (into->is_null()) throw std::runtime_error(std::string(file) + ": not valid JSON");
+      if (!into->is_object())
+        throw std::runtime_error(std::string(file) + ": not a results file (a JSON object)");
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "compare_run: %s\n", e.what());
