@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "apps/cli.hpp"
@@ -21,6 +23,7 @@
 
 using namespace tg;
 using nlohmann::json;
+namespace fs = std::filesystem;
 
 namespace {
 // How early stopping's patience counts at a share f of the training split: in epochs, as at
@@ -70,6 +73,23 @@ json summary_entry(const json& r) {
   return e;
 }
 
+// The seed whose word2vec a run's pretrained table starts from (--w2v-seeds).
+uint64_t vectors_seed(const experiments::ExperimentProgram& p, const train::TrainConfig& c) {
+  return p.flags.w2v_seeds == experiments::VectorSeeds::shared ? p.base.seed : c.seed;
+}
+
+// The share's word2vec file for run c: trained on the share, at the width c's kind of table
+// reads (nn::vector_width), with vectors_seed. word2vec_f0.25.bin for --d-model columns and the
+// first seed; word2vec_f0.25_d8_seed2.bin for 8 columns and seed 2.
+std::string share_vectors_file(const experiments::ExperimentProgram& p, const std::string& tag,
+                               const train::TrainConfig& c) {
+  const size_t width = nn::vector_width(c.model.embedding, c.model.d_model);
+  const uint64_t seed = vectors_seed(p, c);
+  return p.flags.out + "/word2vec_" + tag +
+         (width == p.base.model.d_model ? "" : "_d" + std::to_string(width)) +
+         (seed == p.base.seed ? "" : "_seed" + std::to_string(seed)) + ".bin";
+}
+
 // Every run of one share of the training split: each model, mode and seed, with as many tokens
 // as --epochs full passes (at most --max-epochs passes over the share).
 void add_share_runs(experiments::Plan& plan, double fraction,
@@ -97,7 +117,7 @@ void add_share_runs(experiments::Plan& plan, double fraction,
         c.epochs = epochs;
         c.patience = patience;
         if (nn::is_pretrained(mode.embedding))
-          c.model.vectors = mode.full_vectors ? full_vectors : f.out + "/word2vec_" + tag + ".bin";
+          c.model.vectors = mode.full_vectors ? full_vectors : share_vectors_file(p, tag, c);
         const std::string name =
             model + "_" + mode.name + "_" + tag + "_seed" + std::to_string(c.seed);
         plan.add(
@@ -108,13 +128,31 @@ void add_share_runs(experiments::Plan& plan, double fraction,
       }
 }
 
+// The share's vectors a run starts from, other than the share's first (--d-model columns, the
+// first seed: trained when the share's data is loaded, its log the summary's "word2vec" of the
+// share), trained on the share before the run, once per invocation; each file's log in the
+// summary under its name.
+void prepare_run_vectors(experiments::Plan& plan, const experiments::ExperimentProgram& p,
+                         const train::TrainConfig& c, const text::LMData& share,
+                         std::set<std::string>& made) {
+  if (!nn::is_pretrained(c.model.embedding)) return;
+  const std::string tag = tag_of(c.data.train_fraction);
+  if (c.model.vectors != share_vectors_file(p, tag, c) || made.contains(c.model.vectors)) return;
+  made.insert(c.model.vectors);
+  const size_t width = nn::vector_width(c.model.embedding, c.model.d_model);
+  plan.summary()["word2vec_by_file"][fs::path(c.model.vectors).filename().string()] =
+      experiments::pretrain_word2vec(share, p.flags.word2vec_options(width, vectors_seed(p, c)),
+                                     c.model.vectors);
+}
+
 // Trains the plan seed-major: every run of the first seed (each share, each mode) before the
 // second seed's, so that a study stopped part-way has whole seeds. Each share's data and
 // vectors are made once, when its first run comes.
 void train_seed_major(experiments::Plan& plan, const std::vector<double>& fractions,
-                      const experiments::ExperimentProgram& p, bool share_vectors) {
+                      const experiments::ExperimentProgram& p) {
   const train::TrainConfig& base = p.base;
   std::map<double, text::LMData> share_data;
+  std::set<std::string> made;  // the vector files this invocation trained or checked
   for (size_t seed = 1; seed <= p.flags.seeds; ++seed)
     for (double fraction : fractions) {
       auto found = share_data.find(fraction);
@@ -125,17 +163,39 @@ void train_seed_major(experiments::Plan& plan, const std::vector<double>& fracti
         std::fprintf(stderr, "%s\n", found->second.description.c_str());
         const std::string tag = tag_of(fraction);
         plan.summary()["data"][tag] = found->second.description;  // each share its own
-        if (share_vectors)
+        const std::string path = p.flags.out + "/word2vec_" + tag + ".bin";
+        if (std::ranges::any_of(plan.runs(), [&](const experiments::Plan::Run& r) {
+              return r.config.model.vectors == path;
+            })) {
           plan.summary()["word2vec"][tag] = experiments::pretrain_word2vec(
-              found->second, p.flags.word2vec_options(base.model.d_model, base.seed),
-              p.flags.out + "/word2vec_" + tag + ".bin");
+              found->second, p.flags.word2vec_options(base.model.d_model, base.seed), path);
+          made.insert(path);
+        }
       }
       for (size_t i = 0; i < plan.runs().size(); ++i) {
         const train::TrainConfig& c = plan.runs()[i].config;
-        if (c.data.train_fraction == fraction && c.seed == base.seed + seed - 1)
-          plan.train(i, found->second);
+        if (c.data.train_fraction != fraction || c.seed != base.seed + seed - 1) continue;
+        prepare_run_vectors(plan, p, c, found->second, made);
+        plan.train(i, found->second);
       }
     }
+}
+
+// The KIND-full rows against --full-vectors: a file no row reads is refused, and so is a kind
+// that reads another width than --d-model's when no file of its width is given (the whole
+// split's word2vec is trained at --d-model).
+void check_full_rows(const std::vector<experiments::Mode>& modes, size_t d_model,
+                     const std::string& full_vectors_file) {
+  if (!full_vectors_file.empty() &&
+      std::ranges::none_of(modes, [](const experiments::Mode& m) { return m.full_vectors; }))
+    throw std::invalid_argument("--full-vectors: no KIND-full row in --modes reads it");
+  for (const experiments::Mode& m : modes)
+    if (const size_t width = nn::vector_width(m.embedding, d_model);
+        m.full_vectors && full_vectors_file.empty() && width != d_model)
+      throw std::invalid_argument("--modes " + m.name + ": the kind reads vectors of " +
+                                  std::to_string(width) +
+                                  " columns, the whole split's word2vec has --d-model's; give "
+                                  "--full-vectors of that width");
 }
 
 // The sweep's own flags, beside the study's common ones.
@@ -186,6 +246,10 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
   CLI::App& app = program.app;
   const train::TrainConfig& base = program.base;
   const experiments::CommonFlags& f = program.flags;
+  // One word2vec per share for every seed unless asked otherwise: the sweep's committed studies
+  // were made so, and a study invoked again must find the same files.
+  program.flags.w2v_seeds = experiments::VectorSeeds::shared;
+  app.get_option("--w2v-seeds")->default_str("shared");
   Sweep sweep;
   std::string full_vectors_file;
   add_sweep_flags(app, sweep, full_vectors_file);
@@ -204,8 +268,7 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
     experiments::Plan plan(f.out + "/summary.json", summary, summary_entry,
                            {"model", "mode", "fraction", "train_tokens"},
                            {"valid_ppl", "test_ppl", "train_ppl", "wall_s"});
-    if (!full_vectors_file.empty() && !needs(true))
-      throw std::invalid_argument("--full-vectors: no KIND-full row in --modes reads it");
+    check_full_rows(mode_list, base.model.d_model, full_vectors_file);
     const std::string full_vectors = !needs(true)                 ? std::string()
                                      : !full_vectors_file.empty() ? full_vectors_file
                                                                   : f.out + "/word2vec_full.bin";
@@ -218,7 +281,7 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
     plan.declare("learned");
     plan.collect_finished();
     if (needs(true)) prepare_full_vectors(plan, program, full_vectors_file, full_vectors);
-    train_seed_major(plan, fractions, program, needs(false));
+    train_seed_major(plan, fractions, program);
     std::printf("%s", report::data_size_table(plan.summary()).c_str());
     plan.say_unfinished();
     std::fprintf(stderr, "wrote %s/summary.json\n", f.out.c_str());
