@@ -19,10 +19,16 @@
 #          finetune-pretrained (each seed its own word2vec at that width) at every size,
 #          frozen-pretrained and frozen-random at the smallest and the largest; 5 seeds.
 #          A size whose rate is not chosen yet is skipped, saying so.
+#   data   the data sweep at the smallest and the largest size (d64, d256), each at its chosen
+#          rate, into data_<size>/: learned, learned-tied and finetune-pretrained (each seed its
+#          own word2vec, trained on the share) on 12.5%, 25% and 50% of the training split, 5
+#          seeds; a share f trains for 12 / f epochs at most and waits 2 / f epochs for an
+#          improvement (--share-patience tokens): as many tokens as a run on the whole split,
+#          whose point is gpt_<size>/ (the same settings). trends_data.json declares its tests.
 # Resumable: finished runs are skipped, the one in progress resumes from its checkpoint. Run one
 # invocation per core: each takes the next folder no other invocation holds (.lock).
 #   scripts/scaling.sh [--bin DIR] [--out DIR] [--threads N] [--seeds N] [--dry-run]
-#                      [--parts lr,sweep] [--sizes d64,d128,d192,d256]
+#                      [--parts lr,sweep,data] [--sizes d64,d128,d192,d256]
 set -euo pipefail
 # One block, read whole before it runs: editing this file while a study runs cannot change
 # what the running invocation does next.
@@ -59,7 +65,7 @@ for size in "${size_list[@]}"; do
   [ -n "${shape[$size]:-}" ] || { echo "scaling.sh: --sizes: unknown size '$size' (use d64, d128, d192, d256)" >&2; exit 2; }
 done
 for part in ${parts//,/ }; do
-  case "$part" in lr | sweep) ;; *) echo "scaling.sh: --parts: unknown part '$part' (use lr, sweep)" >&2; exit 2 ;; esac
+  case "$part" in lr | sweep | data) ;; *) echo "scaling.sh: --parts: unknown part '$part' (use lr, sweep, data)" >&2; exit 2 ;; esac
 done
 wanted() { [[ ,$parts, == *,$1,* ]]; }
 
@@ -71,12 +77,13 @@ gpt_of() {
   echo --d-model "$d" --layers "$layers" --heads "$heads"
 }
 
-# Trains into a folder unless another invocation holds it (then moves on); a dry run only lists.
+# Runs a study program into a folder unless another invocation holds it (then moves on); a dry
+# run only lists.
 train_into() {
-  local folder=$1
-  shift
+  local folder=$1 program=$2
+  shift 2
   if [ ${#dry_run[@]} -gt 0 ]; then
-    "$bin/exp_embeddings" --dry-run "$@" --out "$folder"
+    "$program" --dry-run "$@" --out "$folder"
     return
   fi
   mkdir -p "$folder"
@@ -87,7 +94,7 @@ train_into() {
     exec {lock}>&-
     return
   fi
-  "$bin/exp_embeddings" "$@" --out "$folder"
+  "$program" "$@" --out "$folder"
   exec {lock}>&-
 }
 
@@ -95,7 +102,7 @@ if wanted lr; then
   for size in "${size_list[@]}"; do
     for rate in ${grid[$size]}; do
       # shellcheck disable=SC2046
-      train_into "$out/lr/${size}_lr$rate" $(gpt_of "$size") "${common[@]}" --lr "$rate" \
+      train_into "$out/lr/${size}_lr$rate" "$bin/exp_embeddings" $(gpt_of "$size") "${common[@]}" --lr "$rate" \
         --modes learned,learned-tied --seeds 1
     done
   done
@@ -109,8 +116,21 @@ if wanted sweep; then
     modes=learned,learned-tied,finetune-pretrained
     if [ "$size" = d64 ] || [ "$size" = d256 ]; then modes+=,frozen-pretrained,frozen-random; fi
     # shellcheck disable=SC2046
-    train_into "$out/gpt_$size" $(gpt_of "$size") "${common[@]}" --lr "${chosen[$size]}" \
+    train_into "$out/gpt_$size" "$bin/exp_embeddings" $(gpt_of "$size") "${common[@]}" --lr "${chosen[$size]}" \
       --modes "$modes" --w2v-seeds per-run --seeds "$seeds"
+  done
+fi
+if wanted data; then
+  for size in "${size_list[@]}"; do
+    [ "$size" = d64 ] || [ "$size" = d256 ] || continue
+    if [ -z "${chosen[$size]:-}" ]; then
+      echo "scaling.sh: $size: no learning rate chosen yet (run --parts lr first): skipped" >&2
+      continue
+    fi
+    # shellcheck disable=SC2046
+    train_into "$out/data_$size" "$bin/exp_data_size" $(gpt_of "$size") "${common[@]}" --lr "${chosen[$size]}" \
+      --fractions 0.125,0.25,0.5 --max-epochs 96 --share-patience tokens \
+      --modes learned,learned-tied,finetune-pretrained --w2v-seeds per-run --seeds "$seeds"
   done
 fi
 exit
