@@ -183,16 +183,22 @@ const std::vector<fields::Field<RunRecord>>& record_fields() {
 }  // namespace
 
 Provenance Provenance::of_this_process() {
-  Provenance p;
-  p.commit = base::commit();
-  p.dirty = p.commit.ends_with("-dirty");
-  if (p.dirty) p.commit.resize(p.commit.size() - 6);
-  p.build_type = base::build_type();
+  // The build and the machine do not change while the process runs: read once (a study writes
+  // its summary, with its provenance, after every run). The command line is recorded anew.
+  static const Provenance machine = [] {
+    Provenance p;
+    p.commit = base::commit();
+    p.dirty = p.commit.ends_with("-dirty");
+    if (p.dirty) p.commit.resize(p.commit.size() - 6);
+    p.build_type = base::build_type();
+    p.cpu = base::cpu_model();
+    p.instruction_sets = base::cpu_instruction_sets();
+    p.openblas = blas_build();
+    p.onednn = onednn_version();
+    return p;
+  }();
+  Provenance p = machine;
   p.command = base::command_line();
-  p.cpu = base::cpu_model();
-  p.instruction_sets = base::cpu_instruction_sets();
-  p.openblas = blas_build();
-  p.onednn = onednn_version();
   return p;
 }
 
