@@ -24,13 +24,13 @@
 #include "base/files.hpp"
 #include "base/hash.hpp"
 #include "distributed/distributed.hpp"
+#include "experiments/significance.hpp"
 #include "text/lm_data.hpp"
 #include "text/similarity.hpp"
 #include "text/vectors.hpp"
 #include "train/models.hpp"
 #include "train/progress.hpp"
 #include "train/signals.hpp"
-#include "train/significance.hpp"
 
 namespace tg::experiments {
 
@@ -696,7 +696,7 @@ json aggregate(const std::vector<json>& runs, const std::vector<std::string>& ke
       for (const json* run : g)
         if (run->contains(m) && run->at(m).is_number()) v.push_back(run->at(m).get<double>());
       if (v.empty()) continue;
-      const train::Spread s = train::spread_of(v);
+      const experiments::Spread s = experiments::spread_of(v);
       row[m] = {{"mean", s.mean}, {"std", s.sd}, {"min", s.min}, {"max", s.max}, {"n", s.n}};
     }
     rows.push_back(row);

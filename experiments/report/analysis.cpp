@@ -16,10 +16,10 @@ namespace {
 
 // The seeds at which a paired t-test of this mean difference and spread would have p below
 // alpha; 0 when not estimable or beyond 1,000.
-size_t seeds_to_decide(const train::Spread& s, double alpha) {
+size_t seeds_to_decide(const experiments::Spread& s, double alpha) {
   if (s.n < 2 || !(s.sd > 0) || s.mean == 0) return 0;
   for (size_t n = 2; n <= 1000; ++n)
-    if (train::student_t_critical(alpha, static_cast<double>(n - 1)) * s.sd /
+    if (experiments::student_t_critical(alpha, static_cast<double>(n - 1)) * s.sd /
             std::sqrt(static_cast<double>(n)) <
         std::fabs(s.mean))
       return n;
@@ -54,9 +54,9 @@ std::vector<Comparison> compare_rows(const RunFiles& files, const std::string& r
     Comparison c;
     c.key = key;
     c.seeds = differences.size();
-    c.per_seed = train::spread_of(differences);
-    c.test = train::paired_t_test(differences);
-    c.interval = train::t_interval(differences);
+    c.per_seed = experiments::spread_of(differences);
+    c.test = experiments::paired_t_test(differences);
+    c.interval = experiments::t_interval(differences);
     out.push_back(c);
   }
   return out;
@@ -75,7 +75,7 @@ void decide(const std::vector<Comparison*>& family, size_t declared) {
   // A declared comparison without its runs yet counts as p = 1: Holm's correction is over the
   // family declared, not the part of it run so far.
   if (p.size() < declared) p.resize(declared, 1.0);
-  const std::vector<double> adjusted = train::holm_adjust(p);
+  const std::vector<double> adjusted = experiments::holm_adjust(p);
   for (size_t i = 0; i < tested.size(); ++i) {
     Comparison& c = *tested[i];
     c.holm_p = adjusted[i];
@@ -212,11 +212,11 @@ LineFit fit_line(std::span<const double> x, std::span<const double> y, double al
   for (size_t i = 0; i < f.n; ++i) sse += std::pow(y[i] - f.at(x[i]), 2);
   const double df = nd - 2;
   f.residual_sd = std::sqrt(sse / df);
-  f.t_critical = train::student_t_critical(alpha, df);
+  f.t_critical = experiments::student_t_critical(alpha, df);
   const double se = f.residual_sd / std::sqrt(f.sxx);
   f.slope_low = f.slope - f.t_critical * se;
   f.slope_high = f.slope + f.t_critical * se;
-  f.p = se > 0 ? train::student_t_two_sided_p(f.slope / se, df) : (f.slope != 0 ? 0.0 : 1.0);
+  f.p = se > 0 ? experiments::student_t_two_sided_p(f.slope / se, df) : (f.slope != 0 ? 0.0 : 1.0);
   return f;
 }
 

@@ -2,7 +2,7 @@
 // the verdict drawn from it, and the calibration against the paper. Seed-to-seed noise comes first:
 // a row is better or worse only when a paired t-test over the seeds, corrected with Holm's method
 // across every comparison the report draws, says so; the interval beside it resamples seeds and
-// test blocks together (train/significance.hpp).
+// test blocks together (experiments/significance.hpp).
 #pragma once
 
 #include <list>
@@ -12,7 +12,7 @@
 
 #include "base/enum_names.hpp"
 #include "experiments/report/results.hpp"
-#include "train/significance.hpp"
+#include "experiments/significance.hpp"
 
 namespace tg::experiments::report {
 
@@ -31,13 +31,13 @@ inline constexpr base::NameTable<Verdict, 4> kVerdictNames{{{Verdict::better, "b
 inline constexpr double kAlpha = 0.05;
 
 struct Comparison {
-  RowKey key;              // (model, mode); the reference is the same model's reference mode
-  size_t seeds = 0;        // seeds both rows ran (paired by seed)
-  train::Spread per_seed;  // test ppl(row) - test ppl(reference), seed by seed
-  train::TTest test;       // of the per-seed differences
+  RowKey key;                    // (model, mode); the reference is the same model's reference mode
+  size_t seeds = 0;              // seeds both rows ran (paired by seed)
+  experiments::Spread per_seed;  // test ppl(row) - test ppl(reference), seed by seed
+  experiments::TTest test;       // of the per-seed differences
   // The 95% Student t interval of the per-seed differences: the one the paired t-test inverts,
   // so that it excludes zero exactly when the uncorrected test has p < 0.05.
-  train::TInterval interval;
+  experiments::TInterval interval;
   double holm_p = 1;  // test.p corrected over the family (decide)
   Verdict verdict = Verdict::one_seed;
   // Not decided: the seeds at which a paired t-test of this mean difference and spread would

@@ -10,7 +10,7 @@
 #include "base/files.hpp"
 #include "base/process.hpp"
 #include "experiments/report/format.hpp"
-#include "train/significance.hpp"
+#include "experiments/significance.hpp"
 
 namespace tg::experiments::report {
 
@@ -147,7 +147,7 @@ std::string validation_curves(const json& emb, const RunFiles& files, const fs::
     const auto& [model, mode] = rows[i].first;
     data << "# " << model << " " << mode << "\n";
     for (const auto& [x, ys] : points[i]) {
-      const train::Spread s = train::spread_of(ys);
+      const experiments::Spread s = experiments::spread_of(ys);
       data << x << "\t" << s.mean << "\t" << s.sd << "\n";
       means.push_back(s.mean);
     }

@@ -6,7 +6,7 @@
 #include "experiments/report/format.hpp"
 #include "experiments/report/paper.hpp"
 #include "experiments/report/sections.hpp"
-#include "train/significance.hpp"
+#include "experiments/significance.hpp"
 
 namespace tg::experiments::report {
 
@@ -134,7 +134,7 @@ ScaleRow scale_row(std::string model, const std::vector<const json*>& runs, doub
       row.tokens = tokens_of(*run);
       row.data = description_of(*run);
     }
-  const train::Spread s = train::spread_of(ppl);
+  const experiments::Spread s = experiments::spread_of(ppl);
   row.seeds = s.n;
   row.mean = s.mean;
   row.sd = s.sd;

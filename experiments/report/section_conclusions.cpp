@@ -6,8 +6,8 @@
 #include "experiments/report/paper.hpp"
 #include "experiments/report/sections.hpp"
 #include "experiments/report/tables.hpp"
+#include "experiments/significance.hpp"
 #include "train/optimizers.hpp"
-#include "train/significance.hpp"
 
 namespace tg::experiments::report {
 
@@ -202,12 +202,12 @@ std::string words_against_subwords(const std::vector<ScaleRow>& scale) {
     if (word == scale.end()) continue;
     Pair pair{&sub, &*word, word->per_seed};
     for (double& ppl : pair.spelled) ppl *= word->spelled / word->mean;
-    p.push_back(train::welch_t_test(word->per_seed, sub.per_seed).p);
-    p.push_back(train::welch_t_test(pair.spelled, sub.per_seed).p);
+    p.push_back(experiments::welch_t_test(word->per_seed, sub.per_seed).p);
+    p.push_back(experiments::welch_t_test(pair.spelled, sub.per_seed).p);
     pairs.push_back(std::move(pair));
   }
   if (pairs.empty()) return "";
-  const std::vector<double> holm = train::holm_adjust(p);
+  const std::vector<double> holm = experiments::holm_adjust(p);
   // Which side is lower, where the corrected test decides.
   const auto lower = [](double word, double sub, double p_holm) -> std::string {
     if (p_holm >= 0.05) return "not decided";

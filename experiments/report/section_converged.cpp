@@ -153,13 +153,13 @@ Comparison width_comparison(const std::vector<double>& narrow, const std::vector
   Comparison c;
   c.key = {"gpt d256 against d128", "tying's effect"};
   c.seeds = std::min(narrow.size(), wide.size());
-  c.test = train::welch_t_test(wide, narrow);
-  c.per_seed.mean = train::spread_of(wide).mean - train::spread_of(narrow).mean;
+  c.test = experiments::welch_t_test(wide, narrow);
+  c.per_seed.mean = experiments::spread_of(wide).mean - experiments::spread_of(narrow).mean;
   // Welch's interval: the difference of the means plus or minus t * its standard error.
-  const double half =
-      c.test.t == 0 || !std::isfinite(c.test.t)
-          ? 0
-          : std::fabs(c.per_seed.mean / c.test.t) * train::student_t_critical(0.05, c.test.df);
+  const double half = c.test.t == 0 || !std::isfinite(c.test.t)
+                          ? 0
+                          : std::fabs(c.per_seed.mean / c.test.t) *
+                                experiments::student_t_critical(0.05, c.test.df);
   c.interval.low = c.per_seed.mean - half;
   c.interval.high = c.per_seed.mean + half;
   return c;
@@ -234,7 +234,7 @@ std::string fair_tie_section(const FairTie& tie) {
   std::string sources, models;
   for (const TieEffect& e : tie.pairings) {
     sources += (sources.empty() ? "" : "; ") + std::string(e.pairing->source);
-    const train::TInterval t = train::t_interval(e.effects);
+    const experiments::TInterval t = experiments::t_interval(e.effects);
     models +=
         "| " + std::string(e.pairing->model) + " | " + std::to_string(e.effects.size()) + " | " +
         fixed(e.untied_ppl, 1) + " | " + fixed(e.tied_ppl, 1) + " | " + signed_percent(t.mean) +

@@ -11,13 +11,13 @@ namespace {
 // bf16 costs "nothing" when it costs less than this share of the perplexity.
 constexpr double kMargin = 0.01;
 
-const char* verdict_text(train::Equivalence e) {
+const char* verdict_text(experiments::Equivalence e) {
   switch (e) {
-    case train::Equivalence::within:
+    case experiments::Equivalence::within:
       return "within 1%";
-    case train::Equivalence::outside:
+    case experiments::Equivalence::outside:
       return "outside 1%";
-    case train::Equivalence::not_decided:
+    case experiments::Equivalence::not_decided:
       break;
   }
   return "not decided";
@@ -46,8 +46,8 @@ std::vector<PrecisionRow> precision_rows(const Study& fp32, const Study& bf16) {
     row.fp32 /= static_cast<double>(shares.size());
     row.bf16 /= static_cast<double>(shares.size());
     // Two one-sided tests at 5% each: the 90% interval.
-    row.change = train::t_interval(shares, 0.10);
-    row.verdict = train::equivalence(row.change, kMargin);
+    row.change = experiments::t_interval(shares, 0.10);
+    row.verdict = experiments::equivalence(row.change, kMargin);
     rows.push_back(row);
   }
   return rows;

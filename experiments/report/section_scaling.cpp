@@ -90,7 +90,7 @@ std::vector<Trend> fit_trends(const std::vector<Size>& sizes, const json& trends
   }
   std::vector<double> p;
   for (const Trend& t : out) p.push_back(t.sizes >= 2 ? t.fit.p : 1.0);
-  const std::vector<double> adjusted = train::holm_adjust(p);
+  const std::vector<double> adjusted = experiments::holm_adjust(p);
   for (size_t i = 0; i < out.size(); ++i) out[i].holm_p = adjusted[i];
   return out;
 }
@@ -98,7 +98,7 @@ std::vector<Trend> fit_trends(const std::vector<Size>& sizes, const json& trends
 // "-3.1% (-4.0 to -2.2; 5)": the mean effect at a size with its t interval over the seeds.
 std::string effect_cell(const std::vector<double>& effects) {
   if (effects.empty()) return "-";
-  const train::TInterval i = train::t_interval(effects);
+  const experiments::TInterval i = experiments::t_interval(effects);
   if (i.n < 2) return signed_percent(i.mean) + " (1 seed)";
   return signed_percent(i.mean) + " (" + signed_percent(i.low) + " to " + signed_percent(i.high) +
          "; " + std::to_string(i.n) + ")";
@@ -179,7 +179,7 @@ std::string plot_of(const std::vector<Size>& sizes, const std::vector<Trend>& tr
     EffectSeries e{t.effect};
     for (size_t k = 0; k < sizes.size(); ++k) {
       if (t.by_size[k].empty()) continue;
-      const train::TInterval i = train::t_interval(t.by_size[k]);
+      const experiments::TInterval i = experiments::t_interval(t.by_size[k]);
       e.points.push_back({sizes[k].body, 100 * i.mean, 100 * i.low, 100 * i.high});
     }
     if (t.sizes >= 2) e.line = std::pair{100 * t.fit.intercept, 100 * t.fit.slope};

@@ -133,8 +133,8 @@ std::string tying_by_band(const std::vector<ConvergedStudy>& converged);
 struct PrecisionRow {
   std::string mode;
   double fp32 = 0, bf16 = 0;  // mean test perplexity over the paired seeds
-  train::TInterval change;
-  train::Equivalence verdict = train::Equivalence::not_decided;
+  experiments::TInterval change;
+  experiments::Equivalence verdict = experiments::Equivalence::not_decided;
 };
 std::vector<PrecisionRow> precision_rows(const Study& fp32, const Study& bf16);
 std::string precision_section(const std::vector<PrecisionRow>& rows);

@@ -11,7 +11,7 @@
 #include "base/enum_names.hpp"
 #include "base/files.hpp"
 #include "experiments/report/format.hpp"
-#include "train/significance.hpp"
+#include "experiments/significance.hpp"
 
 namespace tg::experiments::report {
 
@@ -144,7 +144,7 @@ std::string band_table(const RunFiles& files) {
     }
     if (seeds == 0) continue;
     rows << band_row(key, seeds, bands, ppl, [](const std::vector<double>& values) {
-      const train::Spread s = train::spread_of(values);
+      const experiments::Spread s = experiments::spread_of(values);
       return fixed(s.mean, 1) + (s.n > 1 ? " ± " + fixed(s.sd, 1) : "");
     });
   }
@@ -189,10 +189,10 @@ std::vector<BandDifferences> band_differences(const RunFiles& files, const std::
 }
 
 std::string band_difference_cell(const std::vector<double>& differences) {
-  return band_difference_cell(train::t_interval(differences));
+  return band_difference_cell(experiments::t_interval(differences));
 }
 
-std::string band_difference_cell(const train::TInterval& i) {
+std::string band_difference_cell(const experiments::TInterval& i) {
   const auto signed_fixed = [](double v) { return (v > 0 ? "+" : "") + fixed(v, 3); };
   return signed_fixed(i.mean) +
          (i.n > 1 ? " (" + signed_fixed(i.low) + " to " + signed_fixed(i.high) + ")" : "");
@@ -203,7 +203,7 @@ std::string band_verdicts(const BandDifferences& row) {
   for (const char* band : kBands) {
     const auto found = row.by_band.find(band);
     if (found == row.by_band.end()) continue;
-    const train::TInterval i = train::t_interval(found->second);
+    const experiments::TInterval i = experiments::t_interval(found->second);
     cells += (cells.empty() ? "" : ", ") + std::string(band) + " " + band_difference_cell(i);
     if (i.high < 0) lower += (lower.empty() ? "" : ", ") + std::string(band);
     if (i.low > 0) higher += (higher.empty() ? "" : ", ") + std::string(band);
@@ -326,7 +326,7 @@ std::string method_sentence(const std::string& family) {
          "is not tested.";
 }
 
-std::string t_interval_text(const train::TInterval& interval) {
+std::string t_interval_text(const experiments::TInterval& interval) {
   return fixed(interval.low, 1) + " to " + fixed(interval.high, 1);
 }
 

@@ -41,7 +41,7 @@ struct BandDifferences {
 // without a pair left out.
 std::vector<BandDifferences> band_differences(const RunFiles& files, const std::string& reference);
 // "-0.080 (-0.118 to -0.041)": the mean difference and, from two seeds on, its 95% t interval.
-std::string band_difference_cell(const train::TInterval& interval);
+std::string band_difference_cell(const experiments::TInterval& interval);
 std::string band_difference_cell(const std::vector<double>& differences);
 // "frequent (100+) -0.080 (-0.118 to -0.041), ...; lower in: frequent (100+); higher in: none":
 // a band is lower or higher when its interval excludes zero (not corrected across the bands).
@@ -71,7 +71,7 @@ std::string training_setup(const nlohmann::json& summary,
 std::string method_sentence(const std::string& family = kHolmFamily);
 // The comparisons against `reference` as a table, after a paragraph saying how they are drawn.
 // "-3.1 to -1.2": a comparison's 95% t interval.
-std::string t_interval_text(const train::TInterval& interval);
+std::string t_interval_text(const experiments::TInterval& interval);
 // The verdict's name; an undecided one adds the seeds that would decide it.
 std::string verdict_text(const Comparison& c);
 std::string significance_rows(const std::vector<Comparison>& rows, const std::string& reference,

@@ -17,9 +17,9 @@
 #include "experiments/report/runs_table.hpp"
 #include "experiments/report/sections.hpp"
 #include "experiments/report/tables.hpp"
+#include "experiments/significance.hpp"
 #include "experiments/study.hpp"
 #include "temp_folder.hpp"
-#include "train/significance.hpp"
 
 using namespace tg;
 using nlohmann::json;
@@ -307,10 +307,10 @@ BOOST_FIXTURE_TEST_CASE(report_tests_each_mode_against_learned_with_a_block_boot
   BOOST_TEST(row.find(per_seed) != std::string::npos, per_seed << "\n" << row);
   // Two seeds 0.3 apart on a difference of 15: t about 100 with one degree of freedom, p about
   // 0.006; three comparisons, so Holm's p is at most three times that.
-  const train::TTest t = train::paired_t_test(std::vector<double>{d1, d2});
+  const experiments::TTest t = experiments::paired_t_test(std::vector<double>{d1, d2});
   BOOST_TEST(t.p < 0.05 / 3);
   // Beside it, the Student t interval the paired test inverts (not a bootstrap of two seeds).
-  const train::TInterval interval = train::t_interval(std::vector<double>{d1, d2});
+  const experiments::TInterval interval = experiments::t_interval(std::vector<double>{d1, d2});
   char interval_cell[64];
   std::snprintf(interval_cell, sizeof interval_cell, "| %.1f to %.1f |", interval.low,
                 interval.high);
@@ -566,7 +566,7 @@ BOOST_FIXTURE_TEST_CASE(report_compares_tying_at_two_widths, ResultsFolder) {
                 untied * (1 + mean(bpe)), 100 * mean(bpe));
   BOOST_TEST(md.find(row, section) != std::string::npos, row << "\n" << md);
   // The effects differ by 3.9 points with a seed sd of 0.2: decided, tying helps less at d256.
-  const train::TTest welch = train::welch_t_test(wide, narrow);
+  const experiments::TTest welch = experiments::welch_t_test(wide, narrow);
   BOOST_TEST(welch.p < 0.001);
   char sentence[96];
   std::snprintf(sentence, sizeof sentence, "gpt d256 against d128: +%.2f percentage points",

@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-namespace tg::train {
+namespace tg::experiments {
 
 struct BlockLosses {
   std::vector<double> nll_sums;  // per block: the summed negative log-likelihood (nats)
@@ -93,4 +93,4 @@ struct Spread {
 };
 Spread spread_of(std::span<const double> values);
 
-}  // namespace tg::train
+}  // namespace tg::experiments

@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "autograd/random.hpp"
-#include "train/significance.hpp"
+#include "experiments/significance.hpp"
 
 using namespace tg;
-using namespace tg::train;
+using namespace tg::experiments;
 
 namespace {
 // A model's test blocks: `blocks` blocks of 1,000 tokens with mean loss `loss` per token plus
@@ -23,7 +23,7 @@ BlockLosses model(size_t blocks, double loss, double noise, Generator& gen) {
 }
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(train_significance)
+BOOST_AUTO_TEST_SUITE(experiments_significance)
 
 BOOST_AUTO_TEST_CASE(a_constant_shift_is_exact_and_certain) {
   Generator gen(3);
@@ -143,27 +143,31 @@ BOOST_AUTO_TEST_CASE(paired_t_test_over_seeds) {
 
 BOOST_AUTO_TEST_CASE(t_intervals_and_equivalence) {
   // Tables: t(0.975, 2) = 4.303, t(0.975, 4) = 2.776, t(0.95, 2) = 2.920.
-  BOOST_TEST(train::student_t_critical(0.05, 2) == 4.3027, boost::test_tools::tolerance(1e-4));
-  BOOST_TEST(train::student_t_critical(0.05, 4) == 2.7764, boost::test_tools::tolerance(1e-4));
-  BOOST_TEST(train::student_t_critical(0.10, 2) == 2.9200, boost::test_tools::tolerance(1e-4));
+  BOOST_TEST(experiments::student_t_critical(0.05, 2) == 4.3027,
+             boost::test_tools::tolerance(1e-4));
+  BOOST_TEST(experiments::student_t_critical(0.05, 4) == 2.7764,
+             boost::test_tools::tolerance(1e-4));
+  BOOST_TEST(experiments::student_t_critical(0.10, 2) == 2.9200,
+             boost::test_tools::tolerance(1e-4));
   const std::vector<double> d = {0.001, 0.003, 0.002};  // mean 0.002, sd 0.001
-  const train::TInterval i = train::t_interval(d, 0.10);
+  const experiments::TInterval i = experiments::t_interval(d, 0.10);
   BOOST_TEST(i.mean == 0.002, boost::test_tools::tolerance(1e-12));
   BOOST_TEST(i.high - i.mean == 2.9200 * 0.001 / std::sqrt(3.0),
              boost::test_tools::tolerance(1e-4));
   // Within 1%: the interval [0.0003, 0.0037] is inside; within 0.3% it is not decided; a
   // clear 5% shift is outside; one seed decides nothing.
-  BOOST_TEST((train::equivalence(i, 0.01) == train::Equivalence::within));
-  BOOST_TEST((train::equivalence(i, 0.003) == train::Equivalence::not_decided));
+  BOOST_TEST((experiments::equivalence(i, 0.01) == experiments::Equivalence::within));
+  BOOST_TEST((experiments::equivalence(i, 0.003) == experiments::Equivalence::not_decided));
   const std::vector<double> far = {0.049, 0.051, 0.050};
-  BOOST_TEST(
-      (train::equivalence(train::t_interval(far, 0.10), 0.01) == train::Equivalence::outside));
+  BOOST_TEST((experiments::equivalence(experiments::t_interval(far, 0.10), 0.01) ==
+              experiments::Equivalence::outside));
   const std::vector<double> noisy = {-0.03, 0.03, 0.0};  // mean 0 but too noisy to say
-  BOOST_TEST((train::equivalence(train::t_interval(noisy, 0.10), 0.01) ==
-              train::Equivalence::not_decided));
+  BOOST_TEST((experiments::equivalence(experiments::t_interval(noisy, 0.10), 0.01) ==
+              experiments::Equivalence::not_decided));
   const std::vector<double> one = {0.0};
-  BOOST_TEST((train::equivalence(train::t_interval(one), 0.01) == train::Equivalence::not_decided));
-  BOOST_CHECK_THROW(train::student_t_critical(0.0, 2), std::invalid_argument);
+  BOOST_TEST((experiments::equivalence(experiments::t_interval(one), 0.01) ==
+              experiments::Equivalence::not_decided));
+  BOOST_CHECK_THROW(experiments::student_t_critical(0.0, 2), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(holm_steps_down_and_keeps_the_order) {

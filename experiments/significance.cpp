@@ -1,4 +1,4 @@
-#include "train/significance.hpp"
+#include "experiments/significance.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "autograd/random.hpp"
 
-namespace tg::train {
+namespace tg::experiments {
 
 namespace {
 
@@ -257,4 +257,4 @@ Spread spread_of(std::span<const double> values) {
   return out;
 }
 
-}  // namespace tg::train
+}  // namespace tg::experiments
