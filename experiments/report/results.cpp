@@ -273,9 +273,12 @@ FolderFiles read_folder(const fs::path& folder) {
     const std::string name = entry.path().filename().string();
     if (entry.is_regular_file() && entry.path().extension() == ".json" && name != "summary.json") {
       json file = load(entry.path());
-      check_shape(file, entry.path());
-      // A run file as this schema writes it, whatever schema wrote it.
-      if (train::RunRecord::is_run_file(file)) file = run_record(file, entry.path()).to_json();
+      // A run file read (and so checked) once, as this schema writes it, whatever schema wrote
+      // it; any other file checked for its shape.
+      if (train::RunRecord::is_run_file(file))
+        file = run_record(file, entry.path()).to_json();
+      else
+        check_shape(file, entry.path());
       files.emplace(name, std::move(file));
     }
   }
