@@ -20,6 +20,7 @@
 #include "apps/programs.hpp"
 #include "apps/validators.hpp"
 #include "base/build_info.hpp"
+#include "base/escape.hpp"
 #include "base/files.hpp"
 #include "distributed/distributed.hpp"
 #include "text/bpe.hpp"
@@ -41,7 +42,7 @@ NgramConfig NgramConfig::from_json(const nlohmann::json& config) {
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(std::string("an n-gram configuration without its smoothing "
                                             "and order: ") +
-                                e.what());
+                                tg::base::json_error_text(e.what()));
   }
   return c;
 }
@@ -70,9 +71,8 @@ nlohmann::json mix(const std::string& path, const tg::text::LMData& data,
     file = nlohmann::json::parse(in);
   } catch (const nlohmann::json::exception& e) {
     // An empty file, or a NaN or Infinity literal (JSON has none): say so, not "no array".
-    const std::string what = e.what();
     throw std::invalid_argument("--mix-with " + path + ": not JSON (" +
-                                what.substr(what.find(']') + 2) + ")");
+                                tg::base::json_error_text(e.what()) + ")");
   }
   if (file.is_object() && file.value("data_fingerprint", "") != tg::text::fingerprint(data))
     throw std::invalid_argument(

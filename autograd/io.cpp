@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "base/escape.hpp"
 #include "base/files.hpp"
 
 namespace tg {
@@ -112,7 +113,7 @@ nlohmann::json read_header(const std::string& path, std::ifstream& in, uint64_t&
   try {
     header = nlohmann::json::parse(text, no_repeats);
   } catch (const nlohmann::json::exception& e) {
-    fail(path, std::string("header is not valid JSON: ") + e.what());
+    fail(path, "header is not valid JSON: " + base::json_error_text(e.what()));
   }
   if (!repeated.empty()) fail(path, "the header names '" + repeated + "' twice");
   if (!header.is_object()) fail(path, "header is not a JSON object");

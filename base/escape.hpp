@@ -24,4 +24,13 @@ inline std::string escape_bytes(std::string_view s, bool ascii_only = false) {
   return out;
 }
 
+// nlohmann::json's exception text without its tag ("[json.exception.parse_error.101] "): the
+// reader is told where and why the file is not JSON, not the library's error number.
+inline std::string json_error_text(const char* what) {
+  const std::string_view text(what);
+  if (!text.starts_with("[json.exception.")) return std::string(text);
+  const size_t end = text.find("] ");
+  return std::string(end == std::string_view::npos ? text : text.substr(end + 2));
+}
+
 }  // namespace tg::base

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "base/escape.hpp"
 #include "base/files.hpp"
 #include "experiments/report/analysis.hpp"
 #include "experiments/report/format.hpp"
@@ -137,8 +138,8 @@ std::string render_report(const std::string& results_dir, bool plots) {
     return render(results_dir, plots);
   } catch (const json::exception& e) {
     // A results file without a field the report reads (by hand, or from another program).
-    throw std::runtime_error(results_dir +
-                             ": a results file lacks what the report needs: " + e.what());
+    throw std::runtime_error(results_dir + ": a results file lacks what the report needs: " +
+                             base::json_error_text(e.what()));
   }
 }
 

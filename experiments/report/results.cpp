@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "base/enum_names.hpp"
+#include "base/escape.hpp"
 #include "experiments/report/format.hpp"
 
 namespace tg::experiments::report {
@@ -48,7 +49,7 @@ json load(const fs::path& p) {
   try {
     file = json::parse(in);
   } catch (const json::exception& e) {
-    throw std::runtime_error(p.string() + ": not valid JSON: " + e.what());
+    throw std::runtime_error(p.string() + ": not valid JSON: " + base::json_error_text(e.what()));
   }
   check_strings(file, p);
   return file;
