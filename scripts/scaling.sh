@@ -26,7 +26,9 @@
 #          improvement (--share-patience tokens): as many tokens as a run on the whole split,
 #          whose point is gpt_<size>/ (the same settings). trends_data.json declares its tests.
 # Resumable: finished runs are skipped, the one in progress resumes from its checkpoint. Run one
-# invocation per core: each takes the next folder no other invocation holds (.lock).
+# invocation per core: each takes the next folder no other invocation holds (.lock). Each run
+# records its OpenBLAS kernel; resume a folder under the kernel it started with
+# (OPENBLAS_CORETYPE; results/scaling/README.md says which).
 #   scripts/scaling.sh [--bin DIR] [--out DIR] [--threads N] [--seeds N] [--dry-run]
 #                      [--parts lr,sweep,data] [--sizes d64,d128,d192,d256]
 set -euo pipefail

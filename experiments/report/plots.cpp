@@ -36,7 +36,9 @@ namespace {
 
 // One colour per embedding mode and one point shape and dash per model, the same in every
 // plot, so that a mode is recognised at a glance across the report.
-std::string series_style(const std::string& model, const std::string& mode,
+// A mode's colour with the given point type and dash; the overload below takes both from the
+// model.
+std::string series_style(const std::string& mode, std::pair<int, int> point_and_dash,
                          double point_size = 1.1) {
   static const std::map<std::string, std::string> colours = {
       {"learned", "#1f77b4"},
@@ -47,10 +49,15 @@ std::string series_style(const std::string& model, const std::string& mode,
       {"frozen-pretrained-full", "#17becf"},
       {"finetune-pretrained-full", "#9467bd"}};
   const auto colour = colours.find(mode);
-  const auto [point, dash] = model_point_and_dash(model);
+  const auto [point, dash] = point_and_dash;
   return "lc rgb '" + (colour == colours.end() ? std::string("#000000") : colour->second) +
          "' pt " + std::to_string(point) + " ps " + fixed(point_size, 1) + " lw 2 dt " +
          std::to_string(dash);
+}
+
+std::string series_style(const std::string& model, const std::string& mode,
+                         double point_size = 1.1) {
+  return series_style(mode, model_point_and_dash(model), point_size);
 }
 
 // The header every plot shares: axes fitted to the data with a little air, a grid, the key
@@ -294,7 +301,7 @@ std::string norms_plot(const json& life, const fs::path& root, const fs::path& s
 }
 
 std::string effect_vs_size_plot(const std::vector<EffectSeries>& series, const fs::path& root,
-                                const fs::path& sub) {
+                                const fs::path& sub, const EffectAxis& axis) {
   std::ostringstream data, script;
   double lo = 0, hi = 0;
   for (const EffectSeries& e : series)
@@ -303,7 +310,7 @@ std::string effect_vs_size_plot(const std::vector<EffectSeries>& series, const f
       hi = std::max(hi, p[0]);
     }
   if (series.empty() || lo <= 0) return "";
-  script << "set xlabel 'body parameters (all but the vocabulary matrices)'\n"
+  script << "set xlabel " << gnuplot_string(axis.label) << "\n"
          << "set ylabel 'test perplexity against the reference (%, mean and 95% t interval)'\n"
          << "set logscale x\nset format x '%.1s%c'\nset format y '%+g'\n"
          << "set xrange [" << lo / 1.3 << ":" << hi * 1.3
@@ -315,15 +322,18 @@ std::string effect_vs_size_plot(const std::vector<EffectSeries>& series, const f
     for (const auto& p : e.points)
       data << p[0] << "\t" << p[1] << "\t" << p[2] << "\t" << p[3] << "\n";
     data << "\n\n";
-    const std::string style = series_style("gpt", e.effect);
-    script << ", 'effects_by_size.dat' index " << index++ << " using 1:2:3:4 with yerrorbars "
-           << style << " title " << gnuplot_string(e.effect);
+    // Points and dashes tell the groups apart (the data sweep's sizes), colours the modes.
+    constexpr std::pair<int, int> groups[] = {{7, 1}, {5, 2}, {9, 3}, {11, 4}, {13, 5}};
+    const std::string style =
+        series_style(e.mode.empty() ? e.effect : e.mode, groups[e.group % std::size(groups)]);
+    script << ", " << gnuplot_string(axis.name + ".dat") << " index " << index++
+           << " using 1:2:3:4 with yerrorbars " << style << " title " << gnuplot_string(e.effect);
     if (e.line)
       script << ", " << e.line->first << " + " << e.line->second << " * log10(x) with lines "
              << style << " notitle";
   }
   script << "\n";
-  return plot(root, sub, "effects_by_size", data.str(), script.str());
+  return plot(root, sub, axis.name, data.str(), script.str());
 }
 
 }  // namespace tg::experiments::report

@@ -54,16 +54,23 @@ std::string norms_plot(const nlohmann::json& life, const std::filesystem::path& 
                        const std::filesystem::path& sub);
 
 // An effect (a row against the reference arm, in percent) against the model's body
-// parameters on a log axis: at each size its mean with its t interval over the seeds as error
-// bars, and the fitted straight line (intercept and slope in percent per log10 body), one
-// colour per effect; a dashed line at zero. Drawn into root/sub/effects_by_size.png.
+// parameters or its training tokens on a log axis: at each point its mean with its t interval
+// over the seeds as error bars, and the fitted straight line (intercept and slope in percent
+// per log10 x), one colour per mode and one point type and dash per group (the data sweep's
+// sizes); a dashed line at zero. Drawn into root/sub/<axis name>.png.
 struct EffectSeries {
-  std::string effect;
-  std::vector<std::array<double, 4>> points = {};  // body, mean, low, high
+  std::string effect;                              // its title
+  std::vector<std::array<double, 4>> points = {};  // x, mean, low, high
   std::optional<std::pair<double, double>> line = {};
+  std::string mode = {};  // its colour; the effect's name when empty
+  size_t group = 0;
+};
+// The x axis of an effect plot: its label and the plot's file name (without extension).
+struct EffectAxis {
+  std::string label, name;
 };
 std::string effect_vs_size_plot(const std::vector<EffectSeries>& series,
-                                const std::filesystem::path& root,
-                                const std::filesystem::path& sub);
+                                const std::filesystem::path& root, const std::filesystem::path& sub,
+                                const EffectAxis& axis);
 
 }  // namespace tg::experiments::report

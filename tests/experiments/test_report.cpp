@@ -1185,9 +1185,9 @@ BOOST_FIXTURE_TEST_CASE(report_refuses_an_empty_folder_and_corrupt_json, Results
     BOOST_FAIL("accepted corrupt JSON");
   } catch (const std::runtime_error& e) {
     const std::string what = e.what();
-    BOOST_TEST(what.find("summary.json: not valid JSON: parse error at line 1") !=
-                   std::string::npos,
-               what);
+    BOOST_TEST(
+        what.find("summary.json: not valid JSON: parse error at line 1") != std::string::npos,
+        what);
     BOOST_TEST(what.find("json.exception") == std::string::npos, what);
   }
 }
@@ -1509,9 +1509,10 @@ BOOST_FIXTURE_TEST_CASE(a_results_folder_is_untrusted_input, ResultsFolder) {
                               ran_backquote.string() + "`@x|<b>*_[l](u)\n| fake | row |\x1b[2J";
   // Typed settings are refused by name (a test of their own); names (model, mode, a study's
   // reference arm) too, model's below.
-  const std::set<std::string> typed = {
-      "smoothing", "embedding", "optimizer", "positions", "schedule", "table_decay", "vocab_counts",
-      "precision", "model",     "mode",      "reference", "folders",  "effects"};
+  const std::set<std::string> typed = {"smoothing", "embedding",   "optimizer",    "positions",
+                                       "schedule",  "table_decay", "vocab_counts", "precision",
+                                       "model",     "mode",        "reference",    "folders",
+                                       "effects",   "shares",      "whole"};
   const fs::path text = dir / "text";
   copy_with_payload(committed, text, payload,
                     [&](const std::string& key) { return !typed.contains(key); });
@@ -1768,6 +1769,88 @@ BOOST_AUTO_TEST_CASE(the_scaling_section_fits_each_effect_against_size) {
                                    std::string::npos;
                           });
   }
+}
+
+// The data sweep (trends_data.json): at one size, shares of 100 and 1,000 training tokens and
+// the whole split's 10,000 (from the size's own folder, read from its run file), tying helping
+// by 15%, 10% and 5%: a slope of exactly +5 points per tenfold data, which would reach zero at
+// ten times the data measured; Holm over the declared 4.
+BOOST_AUTO_TEST_CASE(the_data_sweep_fits_each_effect_against_training_tokens) {
+  const ResultsFolder folder;
+  const fs::path scaling = folder.dir / "scaling";
+  const double noise[] = {-0.005, 0.0, 0.005};
+  const auto write_summary = [](const fs::path& dir, const std::vector<json>& runs) {
+    fs::create_directories(dir);
+    std::ofstream(dir / "summary.json") << json{
+        {"rows", experiments::aggregate(runs, {"model", "mode"}, kMetrics)},
+        {"runs", runs},
+        {"vocab", 100},
+        {"base_config",
+         {{"model", "gpt"}, {"d_model", 16}}}}.dump();
+  };
+  // Each seed's pair at one point: learned, and tied `effect` better or worse.
+  const auto pair = [&](size_t seed, double effect) {
+    const double learned = 300 + 10.0 * static_cast<double>(seed);
+    json a = run("gpt", "learned", learned, learned);
+    json b = run("gpt", "learned-tied", learned, learned * (1 + effect + noise[seed - 1]));
+    a["seed"] = b["seed"] = seed;
+    a["total_params"] = 100000 + 2 * 100 * 16;
+    return std::vector<json>{a, b};
+  };
+  std::vector<json> shares, whole;
+  for (size_t seed = 1; seed <= 3; ++seed) {
+    for (const auto& [fraction, effect] : {std::pair{0.01, -0.15}, std::pair{0.1, -0.10}})
+      for (json r : pair(seed, effect)) {
+        r["fraction"] = fraction;
+        r["train_tokens"] = 10000 * fraction;
+        shares.push_back(r);
+      }
+    for (json r : pair(seed, -0.05)) {
+      r["file"] = "gpt_" + r["mode"].get<std::string>() + "_seed" + std::to_string(seed) + ".json";
+      r["data"] = {{"train_tokens", 10000}, {"description", "toy"}, {"vocab", 100}};
+      whole.push_back(r);
+    }
+  }
+  write_summary(scaling / "gpt_d16", whole);
+  for (const json& r : whole)
+    std::ofstream(scaling / "gpt_d16" / r["file"].get<std::string>()) << r.dump();
+  write_summary(scaling / "data_d16", shares);
+  std::ofstream(scaling / "trends.json") << json{
+      {"reference", "learned"},
+      {"effects", {"learned-tied"}},
+      {"folders", {"gpt_d16"}}}.dump();
+  json data = {{"reference", "learned"},
+               {"effects", {"learned-tied"}},
+               {"sizes", {{"d16", {{"shares", "data_d16"}, {"whole", "gpt_d16"}}}}},
+               {"family", 4},
+               {"declared", "2026-12-07T10:26:53Z"},
+               {"commit", "0905e5c"}};
+  std::ofstream(scaling / "trends_data.json") << data.dump();
+  const std::string md = experiments::report::scaling_section(folder.dir, false);
+  BOOST_TEST(md.find("### Against the training data") != std::string::npos, md);
+  BOOST_TEST(md.find("| effect | 1% (100) | 10% (1.0k) | 100% (10.0k) |") != std::string::npos, md);
+  BOOST_TEST(md.find("| learned-tied at d16 | -15.00% (-16.24% to -13.76%; 3) | -10.00% ") !=
+                 std::string::npos,
+             md);
+  BOOST_TEST(md.find("| learned-tied at d16 | 3 (9) | +5.00% | ") != std::string::npos, md);
+  BOOST_TEST(
+      md.find("the effect shrinks toward zero as the training data grows") != std::string::npos,
+      md);
+  BOOST_TEST(md.find("a straight-line extrapolation would reach zero at about 100.0k training "
+                     "tokens (10x the most data measured)") != std::string::npos,
+             md);
+  BOOST_TEST(md.find("Holm's correction is over the 4 slopes") != std::string::npos, md);
+  // Holm over the declared 4 (three of them without runs, p = 1): the Holm p is 4 times the p.
+  const size_t row = md.find("| learned-tied at d16 | 3 (9) |");
+  BOOST_TEST(md.substr(row).find("| <0.001 | <0.001 |") != std::string::npos, md);
+  // Its folder names become paths: one that climbs out is refused.
+  data["sizes"]["d16"]["shares"] = "../../etc";
+  std::ofstream(scaling / "trends_data.json") << data.dump();
+  BOOST_CHECK_EXCEPTION(experiments::report::scaling_section(folder.dir, false), std::runtime_error,
+                        [](const std::runtime_error& e) {
+                          return std::string(e.what()).find("in 'sizes' is not a name") !=
+                                 std::string::npos;
+                        });
 }
 
 BOOST_AUTO_TEST_SUITE_END()
