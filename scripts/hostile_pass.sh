@@ -10,12 +10,14 @@
 #   scripts/hostile_pass.sh [BIN_DIR]      (default build/bin; prints one line per case)
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
-B=$(cd "${1:-$here/build/bin}" && pwd); T=$here/tests/fixtures/toy_corpus.txt
+B=$(cd "${1:-$here/build/bin}" && pwd) || exit 2; T=$here/tests/fixtures/toy_corpus.txt
+[ -x "$B/train_lm" ] || { echo "hostile_pass.sh: no train_lm in $B (build first)" >&2; exit 2; }
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT; cd "$W" || exit 1
 M=$W/PWNED; pass=0; fail=0; out=$W/out.txt
 small=(--corpus-file "$T" --min-count 2 --d-model 16 --layers 1 --heads 2 --context 8 --batch 4)
 check() {  # name expect rc
   local name=$1 expect=$2 rc=$3 why=""
+  [ -f "$out" ] || why="no output captured (the scratch folder is gone)"
   [ -e "$M" ] && why="code ran (marker exists)" && rm -f "$M"
   [ "$rc" -ge 124 ] && why="${why} rc=$rc (signal or timeout)"
   grep -qE "terminate called|std::bad_alloc$|^bad_alloc|Segmentation|what\(\):  |basic_string|json\.exception" "$out" && why="$why raw exception: $(grep -m1 -E 'terminate|bad_alloc|what|json' "$out")"
@@ -26,9 +28,9 @@ check() {  # name expect rc
 }
 run() {  # name expect cmd...
   local name=$1 expect=$2; shift 2
-  timeout 120 "$@" >"$out" 2>&1; check "$name" "$expect" $?
+  rm -f "$out"; timeout 120 "$@" >"$out" 2>&1; check "$name" "$expect" $?
 }
-runenv() { local name=$1 expect=$2 envs=$3; shift 3; timeout 120 env "$envs" "$@" >"$out" 2>&1; check "$name" "$expect" $?; }
+runenv() { local name=$1 expect=$2 envs=$3; shift 3; rm -f "$out"; timeout 120 env "$envs" "$@" >"$out" 2>&1; check "$name" "$expect" $?; }
 
 # ---- A. a results folder is untrusted
 $B/train_lm "${small[@]}" --steps 2 --results $W/base.json >/dev/null 2>&1 || echo "base run failed"
@@ -187,9 +189,12 @@ run "mpi: different --lr per rank" fail mpirun --allow-run-as-root --oversubscri
 # ---- H. deferral: two signals in the final evaluation
 $B/train_lm --corpus-file $T --min-count 1 --d-model 16 --layers 1 --heads 2 --context 8 --batch 4 --steps 2 --results $W/h.json --checkpoint $W/h.ckpt >$out 2>&1 & hp=$!
 sleep 0.8; kill -TERM $hp 2>/dev/null; sleep 0.1; kill -TERM $hp 2>/dev/null
-( sleep 30; kill -KILL $hp 2>/dev/null ) & wd=$!
-wait $hp; hrc=$?; kill $wd 2>/dev/null
-[ $hrc -eq 137 ] && echo "NOT   deferral: still running 30 s after two SIGTERMs" && fail=$((fail+1)) || { pass=$((pass+1)); echo "fine  deferral: two SIGTERMs, exit $hrc"; }
+for _ in $(seq 300); do kill -0 $hp 2>/dev/null || break; sleep 0.1; done
+if kill -0 $hp 2>/dev/null; then
+  kill -KILL $hp; wait $hp; fail=$((fail+1)); echo "NOT   deferral: still running 30 s after two SIGTERMs"
+else
+  wait $hp; pass=$((pass+1)); echo "fine  deferral: two SIGTERMs, exit $?"
+fi
 
 # ---- I. smaller items and flag variants
 run "lstm --positions rotary" fail $B/train_lm --corpus-file $T --min-count 2 --model lstm --positions rotary --steps 1
