@@ -13,7 +13,8 @@ CausalSelfAttention::CausalSelfAttention(size_t d_model, size_t heads, float dro
                                 " is not divisible by " + std::to_string(heads) + " heads");
   qkv_ = register_module("qkv", std::make_shared<Linear>(d_model, 3 * d_model, init));
   proj_ = register_module(
-      "proj", std::make_shared<Linear>(d_model, d_model, init, true, ParamRole::residual_weight));
+      "proj", std::make_shared<Linear>(d_model, d_model, init,
+                                       LinearOptions{.role = ParamRole::residual_weight}));
   attn_dropout_ = register_module("attn_dropout", std::make_shared<Dropout>(dropout, dropout_gen));
   resid_dropout_ =
       register_module("resid_dropout", std::make_shared<Dropout>(dropout, dropout_gen));

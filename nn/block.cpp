@@ -19,8 +19,9 @@ std::shared_ptr<Layer> make_block(const BlockContext& c, const GPTParts& parts) 
 
 MLP::MLP(const BlockContext& c) {
   fc_ = register_module("fc", std::make_shared<Linear>(c.d_model, 4 * c.d_model, c.init));
-  proj_ = register_module("proj", std::make_shared<Linear>(4 * c.d_model, c.d_model, c.init, true,
-                                                           ParamRole::residual_weight));
+  proj_ = register_module(
+      "proj", std::make_shared<Linear>(4 * c.d_model, c.d_model, c.init,
+                                       LinearOptions{.role = ParamRole::residual_weight}));
   dropout_ = register_module("dropout", std::make_shared<Dropout>(c.dropout, c.dropout_gen));
 }
 

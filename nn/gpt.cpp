@@ -63,7 +63,9 @@ GPT::GPT(const GPTConfig& config, const Tensor& pretrained) : config_(config) {
   ln_f_ = register_module("ln_f", make_norm(final_ctx, config.parts));
   if (!config.tied)
     unembedding_ = register_module(
-        "lm_head", std::make_shared<Linear>(c, config.vocab, init, false, ParamRole::unembedding));
+        "lm_head",
+        std::make_shared<Linear>(c, config.vocab, init,
+                                 LinearOptions{.bias = false, .role = ParamRole::unembedding}));
   init_gpt2(*this, config.layers, init);  // the token table was set above
 }
 

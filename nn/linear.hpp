@@ -5,12 +5,18 @@
 
 namespace tg::nn {
 
+// What a Linear has besides its sizes: Linear(in, out, gen, {.bias = false}).
+struct LinearOptions {
+  bool bias = true;
+  // Tells init_gpt2 whether W projects into the residual stream (ParamRole::residual_weight)
+  // or onto the vocabulary (ParamRole::unembedding).
+  ParamRole role = ParamRole::weight;
+};
+
 class Linear : public Layer {
  public:
-  // PyTorch's default initialisation: W and b uniform in +-1/sqrt(in). `role` tells
-  // init_gpt2 whether W projects into the residual stream (ParamRole::residual_weight).
-  Linear(size_t in, size_t out, Generator& gen, bool bias = true,
-         ParamRole role = ParamRole::weight);
+  // PyTorch's default initialisation: W and b uniform in +-1/sqrt(in).
+  Linear(size_t in, size_t out, Generator& gen, LinearOptions options = {});
   Tensor forward(const Tensor& x) const override { return linear(x, weight_, bias_); }
 
   const Tensor& weight() const { return weight_; }

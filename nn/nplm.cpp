@@ -28,10 +28,11 @@ NPLM::NPLM(const NPLMConfig& config, const Tensor& pretrained) : config_(config)
   if (!config.tied)
     unembedding_ = register_module(
         "output",
-        std::make_shared<Linear>(config.hidden, config.vocab, init, false, ParamRole::unembedding));
+        std::make_shared<Linear>(config.hidden, config.vocab, init,
+                                 LinearOptions{.bias = false, .role = ParamRole::unembedding}));
   if (config.direct)
-    direct_ =
-        register_module("direct", std::make_shared<Linear>(input_width, config.vocab, init, false));
+    direct_ = register_module("direct", std::make_shared<Linear>(input_width, config.vocab, init,
+                                                                 LinearOptions{.bias = false}));
   output_bias_ = register_parameter("output_bias", Tensor::zeros({config.vocab}, true));
   dropout_ = register_module("dropout", std::make_shared<Dropout>(config.dropout, dropout_gen_));
 }

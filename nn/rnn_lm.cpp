@@ -28,7 +28,8 @@ RNNLM::RNNLM(const RNNLMConfig& config, const Tensor& pretrained) : config_(conf
   if (!config.tied)
     unembedding_ = register_module(
         "output",
-        std::make_shared<Linear>(config.hidden, config.vocab, init, false, ParamRole::unembedding));
+        std::make_shared<Linear>(config.hidden, config.vocab, init,
+                                 LinearOptions{.bias = false, .role = ParamRole::unembedding}));
   output_bias_ = register_parameter("output_bias", Tensor::zeros({config.vocab}, true));
   dropout_ = register_module("dropout", std::make_shared<Dropout>(config.dropout, dropout_gen_));
 }

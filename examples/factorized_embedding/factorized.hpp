@@ -29,7 +29,8 @@ class FactorizedTable : public nn::TokenTable {
                     ? nn::Embedding::from_pretrained(spec.pretrained, /*freeze=*/false, options)
                     : std::make_shared<nn::Embedding>(spec.vocab, e, *spec.init, options));
     // A matrix (ParamRole::weight): a GPT gives it GPT-2's N(0, 0.02), AdamW decays it.
-    up_ = register_module("up", std::make_shared<nn::Linear>(e, spec.d_model, *spec.init, false));
+    up_ = register_module("up", std::make_shared<nn::Linear>(e, spec.d_model, *spec.init,
+                                                             nn::LinearOptions{.bias = false}));
   }
   Tensor forward(const Ids& ids) const override { return up_->forward(rows_->forward(ids)); }
   const Tensor& weight() const override { return rows_->weight(); }  // what probes read

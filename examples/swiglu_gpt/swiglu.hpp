@@ -36,11 +36,15 @@ inline Tensor silu(const Tensor& x) {
 class SwiGLU : public nn::Layer {
  public:
   SwiGLU(const nn::BlockContext& ctx, size_t hidden) {
-    w1_ = register_module("w1", std::make_shared<nn::Linear>(ctx.d_model, hidden, ctx.init, false));
-    w3_ = register_module("w3", std::make_shared<nn::Linear>(ctx.d_model, hidden, ctx.init, false));
+    w1_ = register_module("w1", std::make_shared<nn::Linear>(ctx.d_model, hidden, ctx.init,
+                                                             nn::LinearOptions{.bias = false}));
+    w3_ = register_module("w3", std::make_shared<nn::Linear>(ctx.d_model, hidden, ctx.init,
+                                                             nn::LinearOptions{.bias = false}));
     // Projects back into the residual stream: GPT-2's initialisation scales it by depth.
-    w2_ = register_module("w2", std::make_shared<nn::Linear>(hidden, ctx.d_model, ctx.init, false,
-                                                             nn::ParamRole::residual_weight));
+    w2_ = register_module(
+        "w2", std::make_shared<nn::Linear>(
+                  hidden, ctx.d_model, ctx.init,
+                  nn::LinearOptions{.bias = false, .role = nn::ParamRole::residual_weight}));
     dropout_ =
         register_module("dropout", std::make_shared<nn::Dropout>(ctx.dropout, ctx.dropout_gen));
   }

@@ -182,8 +182,9 @@ struct TwoLayer : Layer {
   std::shared_ptr<Linear> up, down;
   explicit TwoLayer(const BlockContext& ctx) {
     up = register_module("up", std::make_shared<Linear>(ctx.d_model, 3 * ctx.d_model, ctx.init));
-    down = register_module("down", std::make_shared<Linear>(3 * ctx.d_model, ctx.d_model, ctx.init,
-                                                            true, ParamRole::residual_weight));
+    down = register_module(
+        "down", std::make_shared<Linear>(3 * ctx.d_model, ctx.d_model, ctx.init,
+                                         LinearOptions{.role = ParamRole::residual_weight}));
   }
   Tensor forward(const Tensor& x) const override { return down->forward(relu(up->forward(x))); }
 };
@@ -254,7 +255,8 @@ class Factorized : public TokenTable {
   Factorized(const TableSpec& s, size_t e) {
     rows_ = register_module("rows", std::make_shared<Embedding>(
                                         s.vocab, e, *s.init, EmbeddingOptions{s.init_std, true}));
-    up_ = register_module("up", std::make_shared<Linear>(e, s.d_model, *s.init, false));
+    up_ = register_module(
+        "up", std::make_shared<Linear>(e, s.d_model, *s.init, LinearOptions{.bias = false}));
   }
   Tensor forward(const Ids& ids) const override { return up_->forward(rows_->forward(ids)); }
   const Tensor& weight() const override { return rows_->weight(); }
