@@ -20,10 +20,7 @@ namespace {
     return r.path;       \
   }
 
-template <class T, class Member>
-fields::Field<T> plain(const char* key, Member member) {
-  return fields::plain<T>(key, member);
-}
+using fields::plain;
 
 const std::vector<fields::Field<Provenance>>& provenance_fields() {
   using P = Provenance;
