@@ -41,12 +41,19 @@
 #   lifecycle-gpt2  the life cycle of the gpt2 part's learned and learned-tied tables (seed 1):
 #              which of the 50,257 rows ever get a gradient, what happens to the others, and
 #              the under-trained tokens found from the tables alone.
+#   same-text  the data-size part's -full rows with a table that saw the same text as word2vec's
+#              -full vectors but was learned end to end: the learned GPT of the gpt part
+#              (seed 1) trained again on the whole split with --export-vectors (its best
+#              epoch's table, into lm_table/), then exp_data_size with that table as
+#              --full-vectors, learned and the two -full kinds, on 5% and 25% (seeds 1-3), into
+#              data_size_lm_table/: does the -full rows' gain come from word2vec or from the
+#              text it saw?
 #   bands      the gpt part's learned and learned-tied seeds 2-4 trained again into gpt_bands/
 #              (they predate the recording of test_bands), so that the frequency-band table
 #              pairs each mode with learned over seeds 2-5; same seed and thread count, so their
 #              test perplexities equal the originals' up to the order of the sums (another CPU's
 #              SIMD kernels, a later build): the report uses a rerun's bands only within 0.1%.
-#              The last six run only on request.
+#              The last seven run only on request.
 # Seeds 1 to 5 for the gpt and nplm parts, each seed's pretrained runs from word2vec trained with
 # that seed (--w2v-seeds per-run); seeds 1 to 3 for the others. Seed-major (all runs of a seed before the next seed). --seeds N
 # gives every part N seeds. Resumable: finished runs
@@ -58,7 +65,7 @@
 # its checkpoint, train, and which process is training it now), training nothing.
 #   scripts/converged.sh [--bin DIR] [--out DIR] [--threads N] [--seeds N] [--dry-run]
 #                        [--parts gpt,data-size,lifecycle,nplm,bf16,lstm,lazy-adam,d256,gpt2,
-#                                 bpe8k,gpt2-decay-none,lifecycle-gpt2,bands]
+#                                 bpe8k,gpt2-decay-none,lifecycle-gpt2,bands,same-text]
 set -euo pipefail
 # The rest is one block, which bash reads whole before running it: editing this file while
 # a study runs (for hours) cannot change what the running invocation does next.
@@ -83,10 +90,10 @@ IFS=, read -ra part_list <<< "$parts"
 for part in "${part_list[@]}"; do
   case "$part" in
     gpt | data-size | lifecycle | nplm | bf16 | lstm | lazy-adam | d256 | gpt2 | bpe8k | gpt2-decay-none | \
-      lifecycle-gpt2 | bands) ;;
+      lifecycle-gpt2 | bands | same-text) ;;
     *)
       echo "converged.sh: --parts: unknown part '$part' (use gpt, data-size, lifecycle, nplm, bf16, lstm," \
-        "lazy-adam, d256, gpt2, bpe8k, gpt2-decay-none, lifecycle-gpt2, bands)" >&2
+        "lazy-adam, d256, gpt2, bpe8k, gpt2-decay-none, lifecycle-gpt2, bands, same-text)" >&2
       exit 2
       ;;
   esac
@@ -95,8 +102,9 @@ wanted() { [[ ,$parts, == *,$1,* ]]; }
 # A dry run lists what each part would train and takes no lock: it trains nothing.
 study_folder() { [ ${#dry_run[@]} -gt 0 ] || lock_study_folder "$1"; }
 # The GPT of every gpt* part but its width (d256 sets its own: a flag is given once).
-gpt_at=(--model gpt --layers 2 --heads 4 --context 64 --batch 32 --lr 1e-3 --warmup 100 --dropout 0.2
-        --schedule cosine --epochs 12 --patience 2 --valid-limit 50000 --threads "$threads" --models gpt)
+gpt_lm=(--model gpt --layers 2 --heads 4 --context 64 --batch 32 --lr 1e-3 --warmup 100 --dropout 0.2
+        --schedule cosine --epochs 12 --patience 2 --valid-limit 50000 --threads "$threads")
+gpt_at=("${gpt_lm[@]}" --models gpt)
 gpt=(--d-model 128 "${gpt_at[@]}")
 data_size=(--fractions 0.05,0.25 --max-epochs 240 --share-patience tokens
            --modes learned,learned-tied,frozen-pretrained,finetune-pretrained,frozen-pretrained-full,finetune-pretrained-full)
@@ -168,6 +176,24 @@ if wanted lifecycle-gpt2; then
 fi
 if wanted bands; then
   "$bin/exp_embeddings" "${dry_run[@]}" "${gpt[@]}" --modes learned,learned-tied --seed 2 --seeds 3 --out "$out/gpt_bands"
+fi
+if wanted same-text; then
+  # The table is trained once (resumable from its checkpoint), before the first run reads it.
+  table=$out/lm_table/gpt_learned_seed1.vec
+  if [ ! -s "$table" ] && [ ${#dry_run[@]} -eq 0 ]; then
+    study_folder "$out/lm_table"
+    checkpoint=$out/lm_table/gpt_learned_seed1.ckpt resume=()
+    [ -f "$checkpoint" ] && resume=(--resume "$checkpoint")
+    "$bin/train_lm" --d-model 128 "${gpt_lm[@]}" --seed 1 --export-vectors "$table" \
+      --results "$out/lm_table/gpt_learned_seed1.json" --checkpoint "$checkpoint" "${resume[@]}"
+  fi
+  if [ -s "$table" ]; then
+    "$bin/exp_data_size" "${dry_run[@]}" "${gpt[@]}" --fractions 0.05,0.25 --max-epochs 240 --share-patience tokens \
+      --modes learned,frozen-pretrained-full,finetune-pretrained-full --full-vectors "$table" \
+      --seeds "${seeds:-3}" --out "$out/data_size_lm_table"
+  else
+    echo "$out/data_size_lm_table: every run to train (after the table, $table)"
+  fi
 fi
 exit
 }
