@@ -11,8 +11,9 @@
 # compared with the untied GPT under one policy (results/converged/gpt_table_decay_none/).
 # Parts:
 #   lr     the learning-rate search: at each size, learned and learned-tied, seed 1, at three
-#          rates or more (the size's grid below; d64 has a fourth, 5e-4, since its learned run
-#          was better at 1e-3 than at 2e-3), into lr/<size>_lr<rate>/. The rate whose two runs
+#          rates or more (the size's grid below; a rate is added beyond an end of the grid
+#          when that end's learned run is the best so far: d64's 5e-4, d128's 2.5e-4), into
+#          lr/<size>_lr<rate>/. The rate whose two runs
 #          have the lower mean validation perplexity is the size's rate for the sweep
 #          (results/scaling/README.md lists the search and the choice).
 #   sweep  each size at its chosen rate, into gpt_<size>/: learned, learned-tied and
@@ -57,7 +58,7 @@ parse_study_options "$@"
 # size -> "d_model layers heads"
 declare -A shape=([d64]="64 2 2" [d128]="128 2 4" [d192]="192 3 6" [d256]="256 4 8")
 # size -> the learning rates searched
-declare -A grid=([d64]="5e-4 1e-3 2e-3 4e-3" [d128]="5e-4 1e-3 2e-3" [d192]="5e-4 1e-3 2e-3"
+declare -A grid=([d64]="5e-4 1e-3 2e-3 4e-3" [d128]="2.5e-4 5e-4 1e-3 2e-3" [d192]="5e-4 1e-3 2e-3"
                  [d256]="2.5e-4 5e-4 1e-3")
 # size -> the rate the search chose (filled in as each size's search lands; the search's table
 # is in results/scaling/README.md)
