@@ -92,7 +92,7 @@ std::string render(const std::string& results_dir, bool plots) {
   }
   // Any folder that declares its study (study.json) renders, under any name.
   const std::string declared = declared_studies_section(dir, plots);
-  const std::string scaling = scaling_section(dir, plots);
+  const std::string scaling = scaling_section(dir, plots) + subwords_section(dir);
   check_has_results(dir, !emb.is_null() || !size.is_null() || !life.is_null() ||
                              !declared.empty() || !scaling.empty());
   LongStudies s = load_long_studies(dir);

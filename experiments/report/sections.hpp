@@ -74,6 +74,13 @@ std::string declared_studies_section(const std::filesystem::path& dir, bool plot
 // slope, Holm-corrected over the declared effects. Empty without the file or a finished size.
 std::string scaling_section(const std::filesystem::path& dir, bool plots);
 
+// section_subwords.cpp
+// Words against subwords, fairly (scripts/subwords.sh): with dir/subwords/comparisons.json
+// (declared before the runs), each arm's per-word test perplexity in words against the same arm
+// in each tokenization, Welch's test over seeds on log perplexity with its t interval, Holm over
+// the declared family. Empty without the file or a subword run.
+std::string subwords_section(const std::filesystem::path& dir);
+
 std::string converged_section(const std::filesystem::path& dir,
                               const std::vector<ConvergedStudy>& converged, bool plots);
 // Tying with one decay policy: learned-tied against the untied GPT whose vocabulary matrices
