@@ -20,23 +20,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The long studies, each folder read (and compared) once for its sections and the conclusions.
-// Moved into place, never copied (Study's files point into its own maps).
-struct LongStudies {
-  FolderFiles ngram, paper;
-  std::vector<ConvergedStudy> converged;
-  Study band_reruns;  // must outlive `converged` (supplement_bands)
-  Study sweep;
-  FairTie tie;
-  std::vector<PrecisionRow> bf16;
-  json converged_life;
-  LazyAdam lazy;
-
-  const Study& gpt() const { return study_of(converged, "gpt"); }
-};
-
-LongStudies load_long_studies(const fs::path& dir) {
-  LongStudies s;
+Findings load_long_studies(const fs::path& dir) {
+  Findings s;
   s.ngram = read_folder(dir / "ngram");
   s.paper = read_folder(dir / "paper_nplm");
   s.converged = load_converged(dir / "converged");
@@ -46,14 +31,16 @@ LongStudies load_long_studies(const fs::path& dir) {
   s.tie = fair_tie(dir / "converged", s.converged);
   s.bf16 = precision_rows(s.gpt(), load_study(dir / "converged" / "gpt_bf16"));
   s.converged_life = load_summary(dir / "converged" / "lifecycle" / "summary.json");
+  s.gpt2_life = load_summary(dir / "converged" / "lifecycle_gpt2" / "summary.json");
   s.lazy = lazy_adam(s.gpt(), load_study(dir / "converged" / "gpt_lazy_adam"), s.converged_life,
                      load_summary(dir / "converged" / "lifecycle_lazy_adam" / "summary.json"));
+  s.optimizers = optimizer_rows(dir / "lifecycle_optimizers");
   return s;
 }
 
 // One family for Holm's correction: every comparison the conclusions draw on (kHolmFamily
 // names their sections).
-void decide_family(LongStudies& s) {
+void decide_family(Findings& s) {
   std::vector<Comparison*> family;
   for (ConvergedStudy& model : s.converged)
     for (Comparison& c : model.study.comparisons) family.push_back(&c);
@@ -95,23 +82,19 @@ std::string render(const std::string& results_dir, bool plots) {
   const std::string scaling = scaling_section(dir, plots) + subwords_section(dir);
   check_has_results(dir, !emb.is_null() || !size.is_null() || !life.is_null() ||
                              !declared.empty() || !scaling.empty());
-  LongStudies s = load_long_studies(dir);
+  Findings s = load_long_studies(dir);
   decide_family(s);
-  const Calibration calibration = calibration_of(s.ngram);
-  Compute compute;
-  const std::string compute_table = compute_section(dir, s.paper, compute);
-  const std::vector<ScaleRow> scale = scale_rows(s.ngram, s.paper, s.converged);
-  const std::vector<OptimizerRows> optimizers = optimizer_rows(dir / "lifecycle_optimizers");
+  s.calibration = calibration_of(s.ngram);
+  const std::string compute_table = compute_section(dir, s.paper, s.compute);
+  s.scale = scale_rows(s.ngram, s.paper, s.converged);
   const std::vector<OptimizerRows> movement = optimizer_rows(dir / "lifecycle_movement");
-  const json gpt2_life = load_summary(dir / "converged" / "lifecycle_gpt2" / "summary.json");
   std::ostringstream md;
   md << "# Embedding experiments: results\n\n"
      << "Rendered by `build/bin/report` from the JSON files in this folder; every number below "
         "comes from them.\n\n";
-  md << conclusions_section(calibration, s.paper, scale, s.converged, s.sweep, s.tie, s.bf16,
-                            s.converged_life, gpt2_life, optimizers, s.lazy, compute)
-     << calibration_section(s.ngram) << paper_nplm_section(s.paper, calibration)
-     << one_scale_section(scale, calibration, unk_spelling_cost(s.ngram))
+  md << conclusions_section(s) << calibration_section(s.ngram)
+     << paper_nplm_section(s.paper, s.calibration)
+     << one_scale_section(s.scale, s.calibration, unk_spelling_cost(s.ngram))
      << converged_section(dir, s.converged, plots) << fair_tie_section(s.tie)
      << precision_section(s.bf16);
   // The runs of `scripts/reproduce.sh --target` (longer training), when they sit next to the
@@ -122,8 +105,8 @@ std::string render(const std::string& results_dir, bool plots) {
      << reference_section(emb, longer) << converged_size
      << short_data_size_section(size, !converged_size.empty(), dir, plots)
      << converged_lifecycle_section(s.converged_life, dir, plots)
-     << optimizer_rows_section(optimizers) << movement_section(movement)
-     << lazy_adam_section(s.lazy) << gpt2_lifecycle_section(gpt2_life, dir, plots)
+     << optimizer_rows_section(s.optimizers) << movement_section(movement)
+     << lazy_adam_section(s.lazy) << gpt2_lifecycle_section(s.gpt2_life, dir, plots)
      << short_lifecycle_section(life, !s.converged_life.is_null(), dir, plots);
   md << scaling << declared << compute_table;
   const std::string text = md.str();

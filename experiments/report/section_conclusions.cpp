@@ -260,18 +260,11 @@ std::string tying_by_band(const std::vector<ConvergedStudy>& converged) {
 
 // What the converged runs say, each verdict with the numbers it rests on and its section:
 // rendered from the same comparisons as the tables, so it cannot drift from them.
-std::string conclusions_section(const Calibration& calibration, const FolderFiles& paper,
-                                const std::vector<ScaleRow>& scale,
-                                const std::vector<ConvergedStudy>& converged, const Study& sweep,
-                                const FairTie& tie, const std::vector<PrecisionRow>& bf16,
-                                const json& converged_life, const json& gpt2_life,
-                                const std::vector<OptimizerRows>& optimizers, const LazyAdam& lazy,
-                                const Compute& compute) {
+std::string conclusions_section(const Findings& f) {
   std::ostringstream out;
-  const Study& gpt = study_of(converged, "gpt");
-  out << in_short(converged, sweep) << calibration_lines(calibration, paper)
-      << best_model_line(scale, calibration) << words_against_subwords(scale);
-  for (const auto& [folder, reads, label, study] : converged) {
+  out << in_short(f.converged, f.sweep) << calibration_lines(f.calibration, f.paper)
+      << best_model_line(f.scale, f.calibration) << words_against_subwords(f.scale);
+  for (const auto& [folder, reads, label, study] : f.converged) {
     if (study.comparisons.empty()) continue;
     // A study whose runs used their whole epoch budget says so where its verdicts are.
     const EpochCap cap = epoch_cap(study);
@@ -283,21 +276,21 @@ std::string conclusions_section(const Calibration& calibration, const FolderFile
                   " epochs, not converged by the early-stopping rule)";
     out << "- **" << label << " " << when << ", test perplexity against learned embeddings "
         << "(section 1, `converged/" << folder << "/`):\n"
-        << verdict_lines(study.comparisons) << tying_cost(study.summary, folder, tie);
+        << verdict_lines(study.comparisons) << tying_cost(study.summary, folder, f.tie);
   }
-  for (const auto& [folder, reads, label, study] : converged)
-    if (folder != "gpt") out << same_verdicts_as_gpt(label, study, gpt);
-  out << tying_by_band(converged) << fair_tie_conclusion(tie);
-  out << precision_conclusion(bf16);
-  if (!sweep.comparisons.empty())
+  for (const auto& [folder, reads, label, study] : f.converged)
+    if (folder != "gpt") out << same_verdicts_as_gpt(label, study, f.gpt());
+  out << tying_by_band(f.converged) << fair_tie_conclusion(f.tie);
+  out << precision_conclusion(f.bf16);
+  if (!f.sweep.comparisons.empty())
     out << "- **With less data** (section 2), each share's modes against learned at the same "
            "share:\n"
-        << verdict_lines(sweep.comparisons, true);
-  out << life_cycle_conclusion(converged_life) << optimizer_rows_conclusion(optimizers)
-      << lazy_adam_conclusion(lazy) << census_conclusion(gpt2_life);
+        << verdict_lines(f.sweep.comparisons, true);
+  out << life_cycle_conclusion(f.converged_life) << optimizer_rows_conclusion(f.optimizers)
+      << lazy_adam_conclusion(f.lazy) << census_conclusion(f.gpt2_life);
   if (out.str().empty()) return "";
-  if (compute.runs > 0)
-    out << "- **Compute.** " << compute.runs << " runs, " << duration(compute.train_seconds)
+  if (f.compute.runs > 0)
+    out << "- **Compute.** " << f.compute.runs << " runs, " << duration(f.compute.train_seconds)
         << " of training on one core each (Compute).\n";
   return "## Conclusions\n\nFrom the converged runs and the baselines below. " + method_sentence() +
          " The interval resamples the seeds and, within each, runs of adjacent test blocks."

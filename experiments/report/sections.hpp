@@ -202,14 +202,25 @@ std::string compute_section(const std::filesystem::path& dir, const FolderFiles&
                             Compute& total);
 
 // section_conclusions.cpp
-std::string conclusions_section(const Calibration& calibration, const FolderFiles& paper,
-                                const std::vector<ScaleRow>& scale,
-                                const std::vector<ConvergedStudy>& converged, const Study& sweep,
-                                const FairTie& tie, const std::vector<PrecisionRow>& bf16,
-                                const nlohmann::json& converged_life,
-                                const nlohmann::json& gpt2_life,
-                                const std::vector<OptimizerRows>& optimizers, const LazyAdam& lazy,
-                                const Compute& compute);
+// The long studies and baselines, each read (and compared) once, for their sections and the
+// conclusions. Moved into place, never copied (a Study's files point into its own maps).
+struct Findings {
+  FolderFiles ngram, paper;
+  std::vector<ConvergedStudy> converged;
+  Study band_reruns;  // must outlive `converged` (supplement_bands)
+  Study sweep;
+  FairTie tie;
+  std::vector<PrecisionRow> bf16;
+  nlohmann::json converged_life, gpt2_life;
+  LazyAdam lazy;
+  Calibration calibration;
+  std::vector<ScaleRow> scale;
+  std::vector<OptimizerRows> optimizers;
+  Compute compute;
+
+  const Study& gpt() const { return study_of(converged, "gpt"); }
+};
+std::string conclusions_section(const Findings& f);
 
 // section_reference.cpp
 // Bengio et al.'s headline rows, and the best row of the short-budget runs beside them.
