@@ -31,6 +31,12 @@ CONFIGS = {
     "gpt-small": ["--model", "gpt", "--d-model", "256", "--layers", "4", "--heads", "4", "--context", "128", "--batch", "16"],
     "gpt-small-tied": ["--model", "gpt", "--d-model", "256", "--layers", "4", "--heads", "4", "--context", "128", "--batch", "16", "--tied"],
     "nplm": ["--model", "nplm", "--d-model", "128", "--hidden", "128", "--ngram", "5", "--context", "64", "--batch", "32"],
+    # The study across scale (scripts/scaling.sh; its d128 is gpt-tiny): one step of each size's
+    # runs, so that the sweep's compute plan can be read off the table; --configs
+    # sweep-d64,gpt-tiny,sweep-d192,sweep-d256 --threads 1 (its runs take one core each).
+    "sweep-d64": ["--model", "gpt", "--d-model", "64", "--layers", "2", "--heads", "2", "--context", "64", "--batch", "32"],
+    "sweep-d192": ["--model", "gpt", "--d-model", "192", "--layers", "3", "--heads", "6", "--context", "64", "--batch", "32"],
+    "sweep-d256": ["--model", "gpt", "--d-model", "256", "--layers", "4", "--heads", "8", "--context", "64", "--batch", "32"],
     # The size sweep's upper end and GPT-2 small's body (Brown's vocabulary): not in the default
     # list (minutes per run on two cores); --configs gpt-d512,gpt2-small-body.
     "gpt-d512": ["--model", "gpt", "--d-model", "512", "--layers", "4", "--heads", "8", "--context", "128", "--batch", "16"],
@@ -91,6 +97,11 @@ def torch_env(threads):
         env["LD_PRELOAD"] = " ".join(filter(None, [JEMALLOC, os.environ.get("LD_PRELOAD", "")]))
         env["MALLOC_CONF"] = JEMALLOC_CONF
     return env
+
+
+def cpu_model():
+    """The CPU's model name: rows measured on different machines must say so."""
+    return next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 
 
 def main():
@@ -156,6 +167,7 @@ def main():
                                      "torch": theirs[0]["torch"], "blas": theirs[0]["blas"],
                                      "allocator": torch_allocator()},
                          "speed_ratio": tps / ttps, "loss_max_rel_diff": loss_diff, "measured": today,
+                         "cpu": cpu_model(),
                          "threading": ours[0].get("threading", "pthreads"), "blas_kernel": ours[0].get("blas_kernel")})
             with open(os.path.join(args.out, "train.json.tmp"), "w") as f:
                 json.dump({"benchmark": "train_vs_torch", "repeats": args.repeats, "steps": args.steps,
