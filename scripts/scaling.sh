@@ -80,27 +80,6 @@ gpt_of() {
   echo --d-model "$d" --layers "$layers" --heads "$heads"
 }
 
-# Runs a study program into a folder unless another invocation holds it (then moves on); a dry
-# run only lists.
-train_into() {
-  local folder=$1 program=$2
-  shift 2
-  if [ ${#dry_run[@]} -gt 0 ]; then
-    "$program" --dry-run "$@" --out "$folder"
-    return
-  fi
-  mkdir -p "$folder"
-  local lock
-  exec {lock}>"$folder/.lock"
-  if ! flock -n "$lock"; then
-    echo "scaling.sh: $folder: another invocation holds it, moving on" >&2
-    exec {lock}>&-
-    return
-  fi
-  "$program" "$@" --out "$folder"
-  exec {lock}>&-
-}
-
 if wanted lr; then
   for size in "${size_list[@]}"; do
     for rate in ${grid[$size]}; do

@@ -1,9 +1,11 @@
-# Sourced by the study scripts (converged.sh, paper_nplm.sh): the options they share.
+# Sourced by the study scripts (converged.sh, paper_nplm.sh, scaling.sh, subwords.sh): the
+# options they share.
 # The caller sets the defaults of bin, out and threads, and defines own_option, which is given
 # the remaining arguments and sets `taken` to how many of them it used (0: not its option;
 # an option with a value calls `need_value "$@"` first).
 #   parse_study_options "$@"
 #   lock_study_folder DIR   (before training into DIR)
+#   train_into DIR PROGRAM ARGS...   (a study of many folders: each one run unless held)
 need_value() {
   if [ $# -lt 2 ]; then
     echo "$(basename "$0"): $1 needs a value" >&2
@@ -47,4 +49,26 @@ lock_study_folder() {
     echo "$(basename "$0"): another study is running in $1 (it holds $1/.lock)" >&2
     exit 1
   fi
+}
+
+# For the studies of many folders (scaling.sh, subwords.sh): trains PROGRAM ARGS into DIR, or
+# with the caller's dry_run set only asks it for its --dry-run. A folder another invocation
+# holds is passed over, so two invocations can share one list of folders, a core each.
+train_into() {
+  local folder=$1 program=$2
+  shift 2
+  if [ ${#dry_run[@]} -gt 0 ]; then
+    "$program" --dry-run "$@" --out "$folder"
+    return
+  fi
+  mkdir -p "$folder"
+  local lock
+  exec {lock}>"$folder/.lock"
+  if ! flock -n "$lock"; then
+    echo "$(basename "$0"): $folder: another invocation holds it, moving on" >&2
+    exec {lock}>&-
+    return
+  fi
+  "$program" "$@" --out "$folder"
+  exec {lock}>&-
 }

@@ -61,31 +61,11 @@ wanted() { [[ ,$parts, == *,$1,* ]]; }
 common=(--model gpt --d-model 128 --layers 2 --heads 4 --batch 32 --warmup 100 --dropout 0.2 --schedule cosine
         --epochs 24 --patience 2 --threads "$threads" --models gpt --modes learned,learned-tied)
 
-# As scripts/scaling.sh: a folder another invocation holds is passed over; a dry run only lists.
-train_into() {
-  local folder=$1
-  shift
-  if [ ${#dry_run[@]} -gt 0 ]; then
-    "$bin/exp_embeddings" --dry-run "$@" --out "$folder"
-    return
-  fi
-  mkdir -p "$folder"
-  local lock
-  exec {lock}>"$folder/.lock"
-  if ! flock -n "$lock"; then
-    echo "subwords.sh: $folder: another invocation holds it, moving on" >&2
-    exec {lock}>&-
-    return
-  fi
-  "$bin/exp_embeddings" "$@" --out "$folder"
-  exec {lock}>&-
-}
-
 if wanted lr; then
   for t in "${tokenizer_list[@]}"; do
     reading=(--tokenizer "${vocabulary[$t]}" --context "${context[$t]}" --valid-limit "${valid[$t]}")
     for rate in ${grid[$t]}; do
-      train_into "$out/lr/${t}_lr$rate" "${reading[@]}" "${common[@]}" --lr "$rate" --seeds 1
+      train_into "$out/lr/${t}_lr$rate" "$bin/exp_embeddings" "${reading[@]}" "${common[@]}" --lr "$rate" --seeds 1
     done
   done
 fi
@@ -96,7 +76,7 @@ if wanted sweep; then
       continue
     fi
     reading=(--tokenizer "${vocabulary[$t]}" --context "${context[$t]}" --valid-limit "${valid[$t]}")
-    train_into "$out/$t" "${reading[@]}" "${common[@]}" --lr "${chosen[$t]}" --seeds "$seeds"
+    train_into "$out/$t" "$bin/exp_embeddings" "${reading[@]}" "${common[@]}" --lr "${chosen[$t]}" --seeds "$seeds"
   done
 fi
 exit
