@@ -176,6 +176,19 @@ TTest welch_t_test(std::span<const double> a, std::span<const double> b) {
   return out;
 }
 
+TInterval welch_interval(std::span<const double> a, std::span<const double> b, double alpha) {
+  const Spread x = spread_of(a), y = spread_of(b);
+  const double difference = x.mean - y.mean;
+  TInterval out{std::min(x.n, y.n), difference, difference, difference};
+  const TTest test = welch_t_test(a, b);
+  if (test.df <= 0 || !std::isfinite(test.t) || test.t == 0) return out;
+  // The standard error the test divided by, at its Welch-Satterthwaite degrees of freedom.
+  const double half = std::abs(difference / test.t) * student_t_critical(alpha, test.df);
+  out.low = difference - half;
+  out.high = difference + half;
+  return out;
+}
+
 std::vector<double> holm_adjust(std::span<const double> p_values) {
   const size_t m = p_values.size();
   std::vector<size_t> order(m);

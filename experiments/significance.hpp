@@ -58,6 +58,10 @@ struct TInterval {
   double mean = 0, low = 0, high = 0;
 };
 TInterval t_interval(std::span<const double> values, double alpha = 0.05);
+// The two-sided (1 - alpha) Welch interval of mean(a) - mean(b), at welch_t_test's degrees of
+// freedom (n is the smaller sample's size); either sample with fewer than two values gives the
+// difference alone (low == high == mean).
+TInterval welch_interval(std::span<const double> a, std::span<const double> b, double alpha = 0.05);
 // Student's t quantile: the t with P(|T| >= t) = p for df degrees of freedom (0 < p < 1).
 double student_t_critical(double p, double df);
 

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
+
+#include "base/enum_names.hpp"
 
 namespace tg::experiments::report {
 
@@ -96,6 +99,17 @@ std::string mean_spread(const nlohmann::json& row, const std::string& metric, in
   std::string s = fixed(m.at("mean").get<double>(), decimals);
   if (m.at("n").get<size_t>() > 1) s += " ± " + fixed(m.at("std").get<double>(), decimals);
   return s;
+}
+
+std::string checked_name(const nlohmann::json& value, const std::filesystem::path& file,
+                         const std::string& where, bool nested) {
+  const std::string name = value.is_string() ? value.get<std::string>() : value.dump();
+  const size_t slash = nested ? name.find('/') : std::string::npos;
+  if (!base::plain_name(name.substr(0, slash)) ||
+      (slash != std::string::npos && !base::plain_name(name.substr(slash + 1))))
+    throw std::runtime_error(file.string() + ": '" + printable(name) + "' in '" + where +
+                             "' is not a name (" + base::kPlainNameRule + ")");
+  return name;
 }
 
 }  // namespace tg::experiments::report

@@ -1,6 +1,7 @@
 // How the report writes numbers: one place for every figure's format.
 #pragma once
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -28,6 +29,13 @@ std::string markdown_code(std::string_view text);
 // A gnuplot single-quoted string: gnuplot substitutes neither backquotes nor @macros inside
 // one, and a quote inside is doubled. Each of the three shows a control character as U+FFFD.
 std::string gnuplot_string(std::string_view text);
+
+// A name a study's own file gives (a folder, an arm, an effect) becomes a path and Markdown, so
+// it must be a plain name (base/enum_names.hpp), never "..", a separator or markup; a
+// `nested` one may be two joined by one '/' ("converged/gpt"). Returns the name; otherwise
+// throws naming the file and its key `where`.
+std::string checked_name(const nlohmann::json& value, const std::filesystem::path& file,
+                         const std::string& where, bool nested = false);
 
 // A correlation recorded in a results file as "0.412", or "n/a" where it was not measured (null:
 // too few word pairs known).

@@ -29,6 +29,12 @@ struct Point {
   std::map<std::string, std::map<size_t, double>> ppl = {};
 };
 
+// A summary row's test perplexity, under its mode and seed.
+void add_run(Point& point, const json& run) {
+  point.ppl[run.at("mode").get<std::string>()][run.at("seed").get<size_t>()] =
+      run.at("test_ppl").get<double>();
+}
+
 // What a sweep's effects are fitted against, in the words its sentences use.
 struct Axis {
   const char* point;    // "size"
@@ -56,9 +62,8 @@ std::vector<Point> load_sizes(const fs::path& scaling, const json& trends) {
     Point size;
     double total = 0;
     for (const auto& run : summary.at("runs")) {
-      const std::string mode = run.at("mode").get<std::string>();
-      size.ppl[mode][run.at("seed").get<size_t>()] = run.at("test_ppl").get<double>();
-      if (mode == reference) total = run.value("total_params", 0.0);
+      add_run(size, run);
+      if (run.at("mode").get<std::string>() == reference) total = run.value("total_params", 0.0);
     }
     const double vocabulary_matrices =
         2.0 * summary.at("vocab").get<double>() *
@@ -99,17 +104,14 @@ std::vector<Point> load_shares(const fs::path& scaling, const std::string& share
       Point& point = by_tokens[tokens];
       point.x = tokens;
       point.header = share_label(run.at("fraction").get<double>()) + " (" + thousands(tokens) + ")";
-      point.ppl[run.at("mode").get<std::string>()][run.at("seed").get<size_t>()] =
-          run.at("test_ppl").get<double>();
+      add_run(point, run);
     }
   if (const json summary = load_summary(scaling / whole / "summary.json"); !summary.is_null())
     if (const double tokens = whole_split_tokens(scaling / whole, summary); tokens > 0) {
       Point& point = by_tokens[tokens];
       point.x = tokens;
       point.header = "100% (" + thousands(tokens) + ")";
-      for (const auto& run : summary.at("runs"))
-        point.ppl[run.at("mode").get<std::string>()][run.at("seed").get<size_t>()] =
-            run.at("test_ppl").get<double>();
+      for (const auto& run : summary.at("runs")) add_run(point, run);
     }
   std::vector<Point> points;
   for (auto& [tokens, point] : by_tokens) points.push_back(std::move(point));
@@ -264,20 +266,12 @@ void add_series(std::vector<EffectSeries>& series, const std::vector<Point>& poi
   if (!e.points.empty()) series.push_back(std::move(e));
 }
 
-// A trend file is read like any results file: its names become paths and Markdown, so each
-// must be a plain name (base/enum_names.hpp), never "..", a separator or markup.
-void check_name(const json& value, const fs::path& file, const std::string& where) {
-  const std::string name = value.is_string() ? value.get<std::string>() : value.dump();
-  if (!base::plain_name(name))
-    throw std::runtime_error(file.string() + ": '" + printable(name) + "' in '" + where +
-                             "' is not a name (" + base::kPlainNameRule + ")");
-}
-
+// A trend file is read like any results file: its names become paths and Markdown.
 void check_names(const json& trends, const fs::path& file, std::vector<const char*> lists) {
   for (const char* key : lists) {
     if (!trends.contains(key) || !trends.at(key).is_array())
       throw std::runtime_error(file.string() + ": no '" + key + "' list");
-    for (const auto& v : trends.at(key)) check_name(v, file, key);
+    for (const auto& v : trends.at(key)) checked_name(v, file, key);
   }
   if (!base::plain_name(trends.value("reference", std::string())))
     throw std::runtime_error(file.string() + ": its 'reference' is not a name");
@@ -288,12 +282,12 @@ void check_data_sizes(const json& trends, const fs::path& file) {
   if (!trends.contains("sizes") || !trends.at("sizes").is_object())
     throw std::runtime_error(file.string() + ": no 'sizes' object");
   for (const auto& [size, folders] : trends.at("sizes").items()) {
-    check_name(size, file, "sizes");
+    checked_name(size, file, "sizes");
     for (const char* key : {"shares", "whole"}) {
       if (!folders.is_object() || !folders.contains(key))
         throw std::runtime_error(file.string() + ": size '" + printable(size) + "' has no '" + key +
                                  "' folder");
-      check_name(folders.at(key), file, "sizes");
+      checked_name(folders.at(key), file, "sizes");
     }
   }
 }

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <sstream>
 
-#include "base/enum_names.hpp"
 #include "experiments/report/format.hpp"
 #include "experiments/report/sections.hpp"
 #include "experiments/significance.hpp"
@@ -31,48 +30,35 @@ struct Row {
   std::string arm, tokenization;
   std::vector<double> words = {}, subwords = {};  // log per-word perplexity by seed
   TTest test = {};
-  double difference = 0, low = 0, high = 0, holm_p = 1;  // mean log subwords - log words
+  TInterval difference = {};  // mean log subwords - mean log words, Welch's 95% interval
+  double holm_p = 1;
 };
 
-// Welch's test on log perplexity, with the Student t interval of the difference at its
-// Welch-Satterthwaite degrees of freedom.
 void compare(Row& r, double alpha) {
-  const auto mean = [](const std::vector<double>& v) {
-    double s = 0;
-    for (double x : v) s += x / static_cast<double>(v.size());
-    return s;
-  };
   if (r.words.empty() || r.subwords.empty()) return;
-  r.difference = mean(r.subwords) - mean(r.words);
-  r.low = r.high = r.difference;
-  if (r.words.size() < 2 || r.subwords.size() < 2) return;
   r.test = welch_t_test(r.subwords, r.words);
-  if (r.test.t != 0 && r.test.df > 0) {
-    const double half = std::abs(r.difference / r.test.t) * student_t_critical(alpha, r.test.df);
-    r.low = r.difference - half, r.high = r.difference + half;
-  }
+  r.difference = welch_interval(r.subwords, r.words, alpha);
 }
 
 std::string verdict(const Row& r, double alpha) {
   if (r.subwords.empty()) return "no run yet";
   if (r.words.size() < 2 || r.subwords.size() < 2) return "fewer than two seeds a side: not tested";
   if (r.holm_p >= alpha) return "not decided";
-  return r.difference > 0 ? "words lower" : "subwords lower";
+  return r.difference.mean > 0 ? "words lower" : "subwords lower";
 }
 
 // "+4.1% (+1.0% to +7.3%)": exp of the log difference, less 1.
 std::string ratio_cell(const Row& r) {
   const auto pct = [](double log_ratio) { return signed_percent(std::exp(log_ratio) - 1); };
   return r.words.size() < 2 || r.subwords.size() < 2
-             ? pct(r.difference)
-             : pct(r.difference) + " (" + pct(r.low) + " to " + pct(r.high) + ")";
+             ? pct(r.difference.mean)
+             : pct(r.difference.mean) + " (" + pct(r.difference.low) + " to " +
+                   pct(r.difference.high) + ")";
 }
 
 std::string mean_cell(const std::vector<double>& logs) {
   if (logs.empty()) return "-";
-  double s = 0;
-  for (double x : logs) s += x / static_cast<double>(logs.size());
-  return fixed(std::exp(s), 1) + " (" + std::to_string(logs.size()) + ")";
+  return fixed(std::exp(t_interval(logs).mean), 1) + " (" + std::to_string(logs.size()) + ")";
 }
 
 }  // namespace
@@ -81,25 +67,20 @@ std::string subwords_section(const fs::path& dir) {
   const fs::path file = dir / "subwords" / "comparisons.json";
   const json declared = load(file);
   if (declared.is_null()) return "";
-  const auto name = [&](const json& v, const std::string& what) {
-    const std::string s = v.is_string() ? v.get<std::string>() : v.dump();
-    // Folder names may have one level ("converged/gpt"); each part a plain name.
-    const size_t slash = s.find('/');
-    if (!base::plain_name(s.substr(0, slash)) ||
-        (slash != std::string::npos && !base::plain_name(s.substr(slash + 1))))
-      throw std::runtime_error(file.string() + ": '" + printable(s) + "' in '" + what +
-                               "' is not a name (" + base::kPlainNameRule + ")");
-    return s;
+  // Folder names may have one level ("converged/gpt").
+  const auto folder_name = [&](const json& v, const std::string& what) {
+    return checked_name(v, file, what, true);
   };
   const double alpha = declared.value("alpha", 0.05);
-  const json words = load_summary(dir / name(declared.at("words"), "words") / "summary.json");
+  const json words =
+      load_summary(dir / folder_name(declared.at("words"), "words") / "summary.json");
   std::vector<Row> rows;
   bool any_subwords = false;
   for (const auto& [tokenization, folder] : declared.at("tokenizations").items()) {
-    const json sub = load_summary(dir / name(folder, "tokenizations") / "summary.json");
+    const json sub = load_summary(dir / folder_name(folder, "tokenizations") / "summary.json");
     any_subwords = any_subwords || !sub.is_null();
     for (const auto& arm : declared.at("arms")) {
-      Row r{name(arm, "arms"), name(tokenization, "tokenizations")};
+      Row r{checked_name(arm, file, "arms"), checked_name(tokenization, file, "tokenizations")};
       for (double p : per_word(words, r.arm)) r.words.push_back(std::log(p));
       for (double p : per_word(sub, r.arm)) r.subwords.push_back(std::log(p));
       compare(r, alpha);

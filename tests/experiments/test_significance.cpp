@@ -127,6 +127,21 @@ BOOST_AUTO_TEST_CASE(welch_t_test_of_two_unpaired_samples) {
   BOOST_TEST(welch_t_test(std::vector<double>{1, 1}, std::vector<double>{1, 1}).p == 1.0);
 }
 
+// The interval beside it, against scipy: mean difference -+ t.ppf(0.975, df) * standard error.
+BOOST_AUTO_TEST_CASE(welch_interval_of_two_unpaired_samples) {
+  const std::vector<double> d256 = {-0.012, -0.020, -0.009},
+                            d128 = {-0.031, -0.027, -0.035, -0.029, -0.033};
+  const TInterval interval = welch_interval(d256, d128);
+  BOOST_TEST(interval.n == 3u);
+  BOOST_TEST(interval.mean == 0.017333333333333333, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(interval.low == 0.005386416032123281, boost::test_tools::tolerance(1e-6));
+  BOOST_TEST(interval.high == 0.029280250634543384, boost::test_tools::tolerance(1e-6));
+  // One value a side: the difference alone.
+  const TInterval one = welch_interval(std::vector<double>{2}, d128);
+  BOOST_TEST(one.low == one.high);
+  BOOST_TEST(one.mean == 2 - spread_of(d128).mean, boost::test_tools::tolerance(1e-12));
+}
+
 BOOST_AUTO_TEST_CASE(paired_t_test_over_seeds) {
   const std::vector<double> noisy{-7.0, -3.6, -1.8};
   const TTest t = paired_t_test(noisy);
