@@ -18,6 +18,7 @@
 #include "experiments/programs.hpp"
 #include "experiments/report/sections.hpp"
 #include "experiments/study.hpp"
+#include "experiments/test_losses.hpp"
 #include "text/bpe.hpp"
 #include "text/similarity.hpp"
 #include "text/vectors.hpp"
@@ -41,7 +42,8 @@ std::string probe_token(const text::Vocabulary& vocab, const std::string& word) 
 json band_sizes(const std::vector<size_t>& train_count, int32_t unk) {
   json sizes = json::object();
   for (size_t id = 0; id < train_count.size(); ++id) {
-    const std::string band = text::frequency_band(static_cast<int32_t>(id), train_count[id], unk);
+    const std::string band =
+        experiments::frequency_band(static_cast<int32_t>(id), train_count[id], unk);
     sizes[band] = sizes.value(band, 0) + 1;
   }
   return sizes;

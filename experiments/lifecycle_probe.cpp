@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "experiments/study.hpp"
+#include "experiments/test_losses.hpp"
 
 namespace tg::experiments {
 
@@ -142,7 +143,7 @@ void LifecycleProbe::after_epoch(nn::LanguageModel& m, json& record) {
       b += y * y;
     }
     const double cos = a > 0 && b > 0 ? dot / std::sqrt(a * b) : 1.0;
-    auto& [sum, count] = acc[text::frequency_band(static_cast<int32_t>(r), train_count_[r], unk_)];
+    auto& [sum, count] = acc[frequency_band(static_cast<int32_t>(r), train_count_[r], unk_)];
     sum += 1.0 - cos, ++count;
   }
   json bands = json::object();

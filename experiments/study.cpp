@@ -25,6 +25,7 @@
 #include "base/hash.hpp"
 #include "distributed/distributed.hpp"
 #include "experiments/significance.hpp"
+#include "experiments/test_losses.hpp"
 #include "text/lm_data.hpp"
 #include "text/similarity.hpp"
 #include "text/vectors.hpp"
@@ -455,7 +456,7 @@ json run_one(train::TrainConfig c, const text::LMData& data, const std::string& 
     c.checkpoint_each_epoch = true;
     if (std::filesystem::exists(checkpoint)) c.resume = checkpoint;
   }
-  train::RunResult r = train::train_language_model(c, data, hooks);
+  train::RunResult r = train::train_language_model(c, data, with_test_losses(hooks, data));
   // Finished: the JSON holds everything; the checkpoint was only for resuming.
   if (c.checkpoint == checkpoint && distributed::is_main()) std::filesystem::remove(checkpoint);
   // The study's vectors sit in its folder: recorded by name, the folder can move.

@@ -115,14 +115,6 @@ std::vector<size_t> train_counts(const LMData& data) {
   return count;
 }
 
-const char* frequency_band(int32_t id, size_t train_count, int32_t unk) {
-  if (id == unk) return "<unk>";
-  if (train_count == 0) return "unseen";
-  if (train_count < 10) return "rare (1-9)";
-  if (train_count < 100) return "middle (10-99)";
-  return "frequent (100+)";
-}
-
 std::string fingerprint(const LMData& data) {
   // Every value as 8 bytes, a word's bytes included, each word ended by 0xFFFFFFFF.
   base::Fnv1a h;

@@ -41,13 +41,14 @@ struct DataRecord {
   size_t vocab = 0, train_tokens = 0, valid_tokens = 0, test_tokens = 0;
 };
 
-// The test split's loss in blocks of consecutive tokens: the paired block bootstrap's unit.
+// The test split's loss in blocks of consecutive tokens: the paired block bootstrap's unit
+// (a study's run files have them: experiments/test_losses.hpp).
 struct TestBlocks {
   size_t tokens = 0, count = 0;  // tokens per block; tokens in the split
   std::vector<double> nll_sums;
 };
 
-// The test loss of the tokens in one frequency band (text::frequency_band).
+// The test loss of the tokens in one frequency band (a study's: experiments/test_losses.hpp).
 struct BandLoss {
   size_t tokens = 0;
   double nll_sum = 0;

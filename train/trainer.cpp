@@ -30,14 +30,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr size_t kTestBlockTokens = 1000;
-
-std::vector<double> block_sums(const std::vector<double>& values, size_t block) {
-  std::vector<double> sums((values.size() + block - 1) / block, 0.0);
-  for (size_t i = 0; i < values.size(); ++i) sums[i / block] += values[i];
-  return sums;
-}
-
 // Floats (seven significant digits) are plenty for a mixture weight or a bootstrap.
 void write_token_nll(const std::string& path, const std::string& fingerprint,
                      const std::vector<double>& valid, const std::vector<double>& test) {
@@ -736,21 +728,6 @@ void Trainer::end_epoch() {
     save_checkpoint(c_.checkpoint);
 }
 
-std::map<std::string, BandLoss> Trainer::band_sums(const std::vector<double>& test_nll) const {
-  // The test loss by how often each target occurs in the training split: where a table's rows
-  // were trained often, rarely or never.
-  const std::vector<size_t> count = text::train_counts(data_);
-  std::map<std::string, BandLoss> bands;
-  for (size_t i = 0; i < test_nll.size(); ++i) {
-    const int32_t id = data_.stream[data_.test.begin + i];
-    BandLoss& band =
-        bands[text::frequency_band(id, count[static_cast<size_t>(id)], data_.vocab.unk())];
-    ++band.tokens;
-    band.nll_sum += test_nll[i];
-  }
-  return bands;
-}
-
 void Trainer::record_times() {
   record_.steps = static_cast<size_t>(state_.step);
   record_.epochs = state_.curve;
@@ -779,11 +756,10 @@ RunResult Trainer::finish() {
   const text::Range train_probe{data_.train.begin,
                                 std::min(data_.train.end, data_.train.begin + 50000)};
   RunRecord& out = record_;
-  // The test split's loss in blocks of consecutive tokens: the unit of the paired block
-  // bootstrap that tells a difference between two models from the test sample's noise.
-  const std::vector<double> test_nll = token_nll(*model_, data_, data_.test, c_.eval_batch);
-  out.test_blocks = {kTestBlockTokens, test_nll.size(), block_sums(test_nll, kTestBlockTokens)};
-  out.test_bands = band_sums(test_nll);
+  // The test split's per-token losses, for a hook's analysis or the --token-nll file.
+  const std::vector<double> test_nll = hooks_.after_test || !c_.token_nll.empty()
+                                           ? token_nll(*model_, data_, data_.test, c_.eval_batch)
+                                           : std::vector<double>{};
   if (!c_.token_nll.empty()) {
     const std::vector<double> valid_nll = token_nll(*model_, data_, data_.valid, c_.eval_batch);
     if (distributed::is_main()) write_token_nll(c_.token_nll, fingerprint_, valid_nll, test_nll);
@@ -816,12 +792,13 @@ RunResult Trainer::finish() {
   for (const auto& e : state_.curve)
     if (e["valid_loss"].get<double>() == best_valid) best_epoch = e["epoch"].get<size_t>();
   out.best_epoch = best_epoch;
-  if (hooks_.after_training) {
-    // The hook sees the whole record and may add fields of its own; what it changes in the
+  if (hooks_.after_test || hooks_.after_training) {
+    // The hooks see the whole record and may add fields of their own; what they change in the
     // record's own fields is checked as a file's would be.
     json all = out.to_json();
-    hooks_.after_training(*model_, all);
-    out = RunRecord::from_json(all, "the after_training hook's results");
+    if (hooks_.after_test) hooks_.after_test(test_nll, all);
+    if (hooks_.after_training) hooks_.after_training(*model_, all);
+    out = RunRecord::from_json(all, "the after_test and after_training hooks' results");
   }
   if (sync_) {
     out.extra["mpi_comm_s"] = sync_->stats().comm_seconds;

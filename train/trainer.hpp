@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ struct TrainHooks {
   // Once training is done, with the best-validation parameters loaded, before the results
   // file is written: fields added to `results` are kept in it (a user's final analysis).
   std::function<void(nn::LanguageModel&, nlohmann::json& results)> after_training;
+  // Once training is done, before after_training, with the test split's loss of each token
+  // (nats, in the split's order; their mean is the log of the test perplexity): per-token
+  // analyses (a bootstrap's blocks, losses by frequency band) add their fields to `results`.
+  std::function<void(std::span<const double> test_nll, nlohmann::json& results)> after_test;
   // The hooks' own state (counters, accumulators) goes into every checkpoint and comes back
   // on resume, so that a resumed run's hooks see what an uninterrupted one's would.
   std::function<nlohmann::json()> save_state;
@@ -136,9 +141,6 @@ class Trainer {
   void report_progress(double loss, size_t rows, double seconds);
   void end_epoch();
   RunResult finish();
-  // The test loss per frequency band of the target (text::frequency_band): {band: {tokens,
-  // nll_sum}}.
-  std::map<std::string, BandLoss> band_sums(const std::vector<double>& test_nll) const;
   void record_times();  // the steps, curves and clocks so far, into record_
 
   TrainConfig c_;

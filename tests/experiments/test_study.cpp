@@ -2,13 +2,16 @@
 // signal ends a study, in a run's training and in its final evaluation. (Resuming, sharing a
 // folder between processes and moving it: tests/study_resume.sh and study_share.sh.)
 #include <boost/test/unit_test.hpp>
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "experiments/study.hpp"
+#include "experiments/test_losses.hpp"
 #include "temp_folder.hpp"
 #include "train/recorded_sigterm.hpp"
 #include "train/signals.hpp"
@@ -79,6 +82,67 @@ BOOST_FIXTURE_TEST_CASE(a_stopped_study_lists_the_runs_that_finished, StudyFolde
 
 // A study's rows are kinds of token table by name: KIND-tied where the kind can tie, KIND-full
 // in the data-size sweep only; a row given twice, or a suffix the kind cannot take, is refused.
+// A study's run keeps its test loss in blocks of 1,000 tokens (the bootstrap's unit) and by
+// the target's frequency band: both regroup the per-token losses, so each adds up to the test
+// perplexity, and a band's tokens are those whose training count puts them there.
+BOOST_FIXTURE_TEST_CASE(a_study_run_keeps_its_test_losses_by_block_and_band, StudyFolder) {
+  experiments::Plan study = plan({});
+  study.train(0, testing::toy_data());
+  const json run = json::parse(std::ifstream(run_file()));
+  const text::LMData& data = testing::toy_data();
+  const size_t tokens = data.test.end - data.test.begin;
+  const json& blocks = run.at("test_blocks");
+  BOOST_TEST(blocks.at("tokens").get<size_t>() == experiments::kTestBlockTokens);
+  BOOST_TEST(blocks.at("count").get<size_t>() == tokens);
+  BOOST_TEST(blocks.at("nll_sums").size() == (tokens + 999) / 1000);
+  double block_total = 0, band_total = 0;
+  size_t band_tokens = 0;
+  for (const auto& sum : blocks.at("nll_sums")) block_total += sum.get<double>();
+  for (const auto& [band, loss] : run.at("test_bands").items()) {
+    band_tokens += loss.at("tokens").get<size_t>();
+    band_total += loss.at("nll_sum").get<double>();
+  }
+  const double log_ppl = std::log(run.at("test_ppl").get<double>());
+  BOOST_TEST(block_total / static_cast<double>(tokens) == log_ppl,
+             boost::test_tools::tolerance(1e-5));
+  BOOST_TEST(band_total / static_cast<double>(tokens) == log_ppl,
+             boost::test_tools::tolerance(1e-5));
+  BOOST_TEST(band_tokens == tokens);
+  // Losses made up per token: each band's sum is its tokens' own.
+  std::vector<double> nll(tokens);
+  for (size_t i = 0; i < tokens; ++i) nll[i] = 0.5 + static_cast<double>(i % 7);
+  json made_up;
+  experiments::add_test_losses(data, nll, made_up);
+  const std::vector<size_t> count = text::train_counts(data);
+  std::map<std::string, std::pair<size_t, double>> expected;
+  for (size_t i = 0; i < tokens; ++i) {
+    const int32_t id = data.stream[data.test.begin + i];
+    auto& [n, sum] =
+        expected[experiments::frequency_band(id, count[static_cast<size_t>(id)], data.vocab.unk())];
+    ++n;
+    sum += nll[i];
+  }
+  BOOST_TEST(made_up.at("test_bands").size() == expected.size());
+  for (const auto& [band, e] : expected) {
+    BOOST_TEST(made_up.at("test_bands").at(band).at("tokens").get<size_t>() == e.first, band);
+    BOOST_TEST(made_up.at("test_bands").at(band).at("nll_sum").get<double>() == e.second);
+  }
+  BOOST_TEST(made_up.at("test_blocks").at("nll_sums").at(0).get<double>() == [&] {
+    double s = 0;
+    for (size_t i = 0; i < std::min<size_t>(1000, tokens); ++i) s += nll[i];
+    return s;
+  }());
+}
+
+// The bands by training count, the unknown word first.
+BOOST_AUTO_TEST_CASE(frequency_bands_by_training_count) {
+  BOOST_TEST(experiments::frequency_band(3, 500, 3) == std::string("<unk>"));
+  BOOST_TEST(experiments::frequency_band(5, 0, 3) == std::string("unseen"));
+  BOOST_TEST(experiments::frequency_band(5, 9, 3) == std::string("rare (1-9)"));
+  BOOST_TEST(experiments::frequency_band(5, 10, 3) == std::string("middle (10-99)"));
+  BOOST_TEST(experiments::frequency_band(5, 100, -1) == std::string("frequent (100+)"));
+}
+
 BOOST_AUTO_TEST_CASE(modes_are_kinds_of_table_by_name) {
   const auto modes = experiments::parse_modes("learned,learned-tied,finetune-pretrained");
   BOOST_REQUIRE_EQUAL(modes.size(), 3u);

@@ -119,30 +119,39 @@ BOOST_AUTO_TEST_CASE(token_losses_add_up_to_the_reported_perplexities) {
     BOOST_TEST(t["valid"].size() == toy().valid.end - toy().valid.begin);
     BOOST_TEST(std::exp(mean(t["test"])) == r.test_ppl, boost::test_tools::tolerance(1e-5));
     BOOST_TEST(std::exp(mean(t["valid"])) == r.valid_ppl, boost::test_tools::tolerance(1e-5));
-    const nlohmann::json& blocks = j["test_blocks"];
-    BOOST_TEST(blocks["count"].get<size_t>() == test_tokens);
-    BOOST_TEST(blocks["nll_sums"].size() == (test_tokens + 999) / 1000);
-    BOOST_TEST(std::exp(mean(blocks["nll_sums"]) * static_cast<double>(blocks["nll_sums"].size()) /
-                        static_cast<double>(test_tokens)) == r.test_ppl,
-               boost::test_tools::tolerance(1e-5));
-    // By frequency band of the target: the per-token losses regrouped, counted from the
-    // training split.
-    const std::vector<size_t> count = text::train_counts(toy());
-    std::map<std::string, std::pair<size_t, double>> bands;
-    for (size_t i = 0; i < test_tokens; ++i) {
-      const int32_t id = toy().stream[toy().test.begin + i];
-      auto& [n, sum] =
-          bands[text::frequency_band(id, count[static_cast<size_t>(id)], toy().vocab.unk())];
-      ++n;
-      sum += t["test"][i].get<double>();
-    }
-    BOOST_TEST(j["test_bands"].size() == bands.size());
-    for (const auto& [band, expected] : bands) {
-      BOOST_TEST(j["test_bands"][band]["tokens"].get<size_t>() == expected.first, band);
-      BOOST_TEST(j["test_bands"][band]["nll_sum"].get<double>() == expected.second,
-                 boost::test_tools::tolerance(1e-6));
-    }
+    // A run without hooks keeps no per-token analysis of its own (a study's hooks add it).
+    BOOST_TEST(!j.contains("test_blocks"));
+    BOOST_TEST(!j.contains("test_bands"));
   }
+}
+
+// The after_test hook sees the losses the --token-nll file holds, before after_training, and
+// what it adds is in the results file.
+BOOST_AUTO_TEST_CASE(after_test_hook_sees_each_test_token_loss) {
+  const testing::TempFolder folder;
+  train::TrainConfig c = tiny("gpt");
+  c.epochs = 1;
+  c.results = folder.file("hooked.json");
+  c.token_nll = folder.file("hooked_tokens.json");
+  std::vector<double> seen;
+  bool before_training_hook = false;
+  train::TrainHooks hooks;
+  hooks.after_test = [&](std::span<const double> test_nll, nlohmann::json& results) {
+    seen.assign(test_nll.begin(), test_nll.end());
+    results["my_token_count"] = test_nll.size();
+  };
+  hooks.after_training = [&](nn::LanguageModel&, nlohmann::json& results) {
+    before_training_hook = results.contains("my_token_count");
+  };
+  const train::RunResult r = train::train_language_model(c, toy(), hooks);
+  std::ifstream tokens_in(c.token_nll);
+  const nlohmann::json t = nlohmann::json::parse(tokens_in);
+  BOOST_TEST(seen.size() == toy().test.end - toy().test.begin);
+  BOOST_TEST(t["test"].size() == seen.size());
+  for (size_t i = 0; i < seen.size(); ++i)
+    BOOST_TEST(t["test"][i].get<double>() == seen[i], boost::test_tools::tolerance(1e-6));
+  BOOST_TEST(before_training_hook);
+  BOOST_TEST(r.json["my_token_count"].get<size_t>() == seen.size());
 }
 
 BOOST_AUTO_TEST_CASE(same_seed_same_numbers_bit_for_bit) {

@@ -1,0 +1,32 @@
+// What the study keeps of a run's per-token test losses (train::TrainHooks::after_test): the
+// loss in blocks of consecutive tokens, for the paired block bootstrap (significance.hpp), and
+// by the target's frequency band, for where a table gains or loses (the report's band tables).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include <nlohmann/json.hpp>
+
+#include "text/lm_data.hpp"
+#include "train/trainer.hpp"
+
+namespace tg::experiments {
+
+// The tokens of one bootstrap block of the test split.
+inline constexpr size_t kTestBlockTokens = 1000;
+
+// A token's frequency band by its training-split count: "<unk>" (id `unk`, the vocabulary's
+// Vocabulary::unk(); -1 for a BPE, which has none), "unseen", "rare (1-9)", "middle (10-99)",
+// "frequent (100+)". What the life cycle's drift and the test loss by band group rows by.
+const char* frequency_band(int32_t id, size_t train_count, int32_t unk);
+
+// Adds "test_blocks" ({tokens, count, nll_sums}) and "test_bands" ({band: {tokens, nll_sum}})
+// to a run's results from its test split's per-token losses (nats, in the split's order).
+void add_test_losses(const text::LMData& data, std::span<const double> test_nll,
+                     nlohmann::json& results);
+
+// `hooks` with add_test_losses after whatever after_test they had: every study run's hooks.
+train::TrainHooks with_test_losses(train::TrainHooks hooks, const text::LMData& data);
+
+}  // namespace tg::experiments
