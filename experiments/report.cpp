@@ -2,12 +2,31 @@
 // the experiment binaries wrote. Trains nothing.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 
 #include "apps/cli.hpp"
 #include "base/files.hpp"
 #include "experiments/programs.hpp"
 #include "experiments/report/render.hpp"
 #include "experiments/report/runs_table.hpp"
+#include "experiments/study.hpp"
+
+namespace {
+
+// Each study folder under `results` that predates study files gets one (study.hpp's
+// declare_finished_study, against learned); says which, and returns how many.
+size_t declare_finished(const std::filesystem::path& results) {
+  size_t written = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(results))
+    if (entry.is_directory() && std::filesystem::exists(entry.path() / "summary.json") &&
+        tg::experiments::declare_finished_study(entry.path(), "learned")) {
+      std::fprintf(stderr, "wrote %s\n", (entry.path() / "study.json").c_str());
+      ++written;
+    }
+  return written;
+}
+
+}  // namespace
 
 int tg::experiments::report_main(int argc, char** argv) {
   CLI::App app{"report: render REPORT.md from experiment results"};
@@ -23,8 +42,19 @@ int tg::experiments::report_main(int argc, char** argv) {
   app.add_option("--csv", csv,
                  "write a table of every finished run under --results (one row per run, for "
                  "pandas or R) to FILE instead of rendering REPORT.md");
+  bool declare = false;
+  app.add_flag("--declare-finished", declare,
+               "give each finished study folder under --results made before study files existed "
+               "(exp_embeddings, exp_data_size) its study.json, declaring the comparisons the "
+               "report tests there, marked as written after the runs; renders nothing");
   CLI11_PARSE(app, argc, argv);
   return tg::apps::guarded_main("report", [&] {
+    if (declare) {
+      if (!std::filesystem::is_directory(results))
+        throw std::invalid_argument("--results " + results + ": not a folder");
+      std::fprintf(stderr, "%zu study files written\n", declare_finished(results));
+      return 0;
+    }
     if (!csv.empty()) {
       // The table replaces what is at FILE: never a results file, a report or a device.
       if (!csv.ends_with(".csv"))

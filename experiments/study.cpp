@@ -525,6 +525,38 @@ void extend_family(json& family, const std::vector<json>& groups,
     }
 }
 
+// Fills `study` (an earlier invocation's, or empty) with the program, reference, base
+// configuration, axes (every value each run key takes, in first-seen order, old values kept)
+// and the family of comparisons: every other mode against `reference` within each group of
+// runs that agree on `group_keys` (all but mode, seed and train_tokens).
+void fill_study(json& study, const json& summary, const std::vector<json>& run_keys,
+                const std::vector<std::string>& group_keys, const std::string& reference) {
+  study["schema"] = 1;
+  study["program"] = summary.value("experiment", "");
+  study["reference"] = reference;
+  study["base_config"] = summary.value("base_config", json::object());
+  json& axes = study["axes"];
+  if (!axes.is_object()) axes = json::object();
+  std::vector<std::string> group;  // the keys a comparison holds fixed
+  for (const std::string& key : group_keys)
+    if (key != "mode" && key != "train_tokens") group.push_back(key);
+  std::vector<json> groups;
+  std::vector<std::string> modes;
+  for (const json& keys : run_keys) {
+    for (const auto& [key, value] : keys.items()) {
+      json& values = axes[key == "seed" ? "seeds" : key + "s"];
+      if (!values.is_array()) values = json::array();
+      if (std::ranges::find(values, value) == values.end()) values.push_back(value);
+    }
+    json g = json::object();
+    for (const std::string& key : group) g[key] = keys.value(key, json());
+    if (std::ranges::find(groups, g) == groups.end()) groups.push_back(g);
+    const std::string mode = keys.value("mode", std::string());
+    if (std::ranges::find(modes, mode) == modes.end()) modes.push_back(mode);
+  }
+  extend_family(study["family"], groups, modes, reference);
+}
+
 }  // namespace
 
 void Plan::declare(const std::string& reference) {
@@ -533,34 +565,43 @@ void Plan::declare(const std::string& reference) {
   const std::string path = (folder / "study.json").string();
   const FileLock one_writer((folder / ".summary.lock").string(), true, true);
   json study = existing_study(path, reference);
-  study["schema"] = 1;
-  study["program"] = summary_.value("experiment", "");
-  study["reference"] = reference;
-  study["base_config"] = summary_.value("base_config", json::object());
-  // The axes: every value each run key takes, in first-seen order, old values kept.
-  json& axes = study["axes"];
-  if (!axes.is_object()) axes = json::object();
-  std::vector<std::string> group;  // the keys a comparison holds fixed: all but mode and seed
-  for (const std::string& key : group_keys_)
-    if (key != "mode" && key != "train_tokens") group.push_back(key);
-  std::vector<json> groups;
-  std::vector<std::string> modes;
-  for (const Run& run : runs_) {
-    for (const auto& [key, value] : run.keys.items()) {
-      json& values = axes[key == "seed" ? "seeds" : key + "s"];
-      if (!values.is_array()) values = json::array();
-      if (std::ranges::find(values, value) == values.end()) values.push_back(value);
-    }
-    json g = json::object();
-    for (const std::string& key : group) g[key] = run.keys.value(key, json());
-    if (std::ranges::find(groups, g) == groups.end()) groups.push_back(g);
-    const std::string mode = run.keys.value("mode", std::string());
-    if (std::ranges::find(modes, mode) == modes.end()) modes.push_back(mode);
-  }
-  extend_family(study["family"], groups, modes, reference);
+  std::vector<json> run_keys;
+  for (const Run& run : runs_) run_keys.push_back(run.keys);
+  fill_study(study, summary_, run_keys, group_keys_, reference);
   // Of the invocation that wrote it last.
   study["provenance"] = train::Provenance::of_this_process().to_json();
   write_json(path, study);
+}
+
+bool declare_finished_study(const std::filesystem::path& folder, const std::string& reference) {
+  const std::filesystem::path path = folder / "study.json";
+  if (std::filesystem::exists(path)) return false;
+  const json summary = json::parse(std::ifstream(folder / "summary.json"), nullptr, false);
+  // The run keys each program's summary lists its runs by (exp_embeddings, exp_data_size).
+  const std::string program = summary.is_object() ? summary.value("experiment", "") : "";
+  const std::vector<std::string> keys =
+      program == "embeddings"  ? std::vector<std::string>{"model", "mode", "seed"}
+      : program == "data_size" ? std::vector<std::string>{"model", "mode", "fraction", "seed"}
+                               : std::vector<std::string>{};
+  if (keys.empty() || !summary.contains("runs")) return false;
+  std::vector<json> run_keys;
+  for (const json& run : summary.at("runs")) {
+    json k = json::object();
+    for (const std::string& key : keys) {
+      if (!run.contains(key)) return false;
+      k[key] = run.at(key);
+    }
+    run_keys.push_back(k);
+  }
+  json study = json::object();
+  const std::vector<std::string> group = {keys.begin(), keys.end() - 1};  // all but the seed
+  fill_study(study, summary, run_keys, group, reference);
+  study["declared_after_its_runs"] =
+      "written from summary.json when its runs had finished, before study files existed: its "
+      "family is the comparisons the report tested in this folder then";
+  study["provenance"] = train::Provenance::of_this_process().to_json();
+  write_json(path.string(), study);
+  return true;
 }
 
 void Plan::collect_finished() {

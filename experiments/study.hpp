@@ -3,6 +3,7 @@
 // line, and aggregating runs over seeds.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -48,6 +49,13 @@ void write_json(const std::string& path, const nlohmann::json& value);
 // settings differ), or null when there is none or it lacks `hooks_key` (see run_one).
 nlohmann::json finished_run(const train::TrainConfig& config, const std::string& json_path,
                             const std::string& hooks_key = "");
+
+// Writes study.json into a finished study's folder that has none (made before the programs
+// declared their studies): its axes and its family, every other mode against `reference`
+// within each group (exp_embeddings: each model; exp_data_size: each model and share), as the
+// report tested them, marked as written after the runs. False, writing nothing, for a folder
+// with a study.json already, or whose summary is not of those programs.
+bool declare_finished_study(const std::filesystem::path& folder, const std::string& reference);
 
 // What invoking the study again would do with a run, and the line that says so: "done: test
 // ppl 261.2, best epoch 12", "resumes from RUN.ckpt" or "to train", the last two followed by

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <stdexcept>
 
 #include "apps/ngram_config.hpp"
+#include "experiments/report/format.hpp"
 #include "experiments/report/paper.hpp"
 
 namespace tg::experiments::report {
@@ -101,15 +103,61 @@ EpochCap epoch_cap(const Study& study) {
   return cap;
 }
 
+Declaration declaration_of(const fs::path& file) {
+  const json study = load(file);
+  const auto bad = [&](const std::string& what) {
+    return std::runtime_error(file.string() + ": " + what);
+  };
+  if (!study.is_object() || study.value("schema", 0) != 1)
+    throw bad("not a study file of this version (\"schema\": 1)");
+  Declaration d;
+  const json reference = study.value("reference", json());
+  if (!reference.is_string() || !base::plain_name(reference.get<std::string>()))
+    throw bad("\"reference\" is " + reference.dump() + ", not a mode's name");
+  d.reference = reference.get<std::string>();
+  if (study.value("program", "") == "data_size") d.rows = StudyRows::by_share;
+  const json family = study.value("family", json());
+  if (!family.is_array()) throw bad("\"family\" is not a list of comparisons");
+  for (const json& c : family) {
+    if (!c.is_object() || !c.contains("mode") || !c.contains("group") ||
+        !c.at("group").is_object() || !c.at("group").contains("model"))
+      throw bad("a comparison of \"family\" lacks its mode or its group's model");
+    std::string model = c.at("group").at("model").get<std::string>();
+    if (c.at("group").contains("fraction"))
+      model += " " + fixed(100 * c.at("group").at("fraction").get<double>(), 0) + "%";
+    d.family.insert({model, c.at("mode").get<std::string>()});
+  }
+  return d;
+}
+
+namespace {
+
+// Each row against the study's reference, only the declared ones where it declared some.
+void compare(Study& study) {
+  study.comparisons = compare_rows(study.files, study.reference);
+  if (study.declared)
+    std::erase_if(study.comparisons,
+                  [&](const Comparison& c) { return !study.declared->contains(c.key); });
+}
+
+}  // namespace
+
 Study load_study(const fs::path& folder, StudyRows rows, const std::string& reference) {
   Study study;
   study.all = read_folder(folder);  // for the Compute section even before a run has finished
   study.summary = load_summary(folder / "summary.json");
   if (study.summary.is_null()) return study;
+  study.reference = reference;
+  if (fs::exists(folder / "study.json")) {
+    Declaration d = declaration_of(folder / "study.json");
+    study.reference = d.reference;
+    study.declared = std::move(d.family);
+    rows = d.rows;
+  }
   study.files = rows == StudyRows::by_share
                     ? files_by_share(study.summary, study.all)
                     : load_run_files(runs_by_row(study.summary.at("runs")), study.all);
-  study.comparisons = compare_rows(study.files, reference);
+  compare(study);
   return study;
 }
 
@@ -142,7 +190,7 @@ void supplement_bands(Study& study, const Study& reruns) {
     }
   }
   // A joined copy keeps the original's test numbers: only files replaced whole change them.
-  if (study.reruns_used > 0) study.comparisons = compare_rows(study.files, "learned");
+  if (study.reruns_used > 0) compare(study);
 }
 
 std::vector<ConvergedStudy> load_converged(const fs::path& converged_dir) {

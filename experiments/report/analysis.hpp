@@ -6,6 +6,8 @@
 #pragma once
 
 #include <list>
+#include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -65,7 +67,11 @@ struct Study {
   nlohmann::json summary;               // null: no such study
   FolderFiles all;                      // every results file of the folder (read_folder)
   RunFiles files;                       // the summary's runs' files in `all`, by row and seed
-  std::vector<Comparison> comparisons;  // each row against learned; verdicts from decide
+  std::vector<Comparison> comparisons;  // each row against reference; verdicts from decide
+  // The reference arm, and the family of comparisons the folder's study.json declared (none
+  // without one: then every row is compared).
+  std::string reference = "learned";
+  std::optional<std::set<RowKey>> declared;
   // Runs trained again for their test bands (supplement_bands): the same run bit for bit, the
   // same up to rounding (its bands joined to a copy of the original, kept in `joined`), and
   // further off (not used); the largest relative difference in test perplexity of the second.
@@ -81,9 +87,20 @@ struct Study {
 };
 // A data-size sweep's rows are by share (files_by_share).
 enum class StudyRows { by_mode, by_share };
-// Each row compared with the same model's `reference` mode.
+// Each row compared with the same model's `reference` mode; where the folder has a study.json,
+// its reference and only the comparisons it declared (the file decides, under any folder name).
 Study load_study(const std::filesystem::path& folder, StudyRows rows = StudyRows::by_mode,
                  const std::string& reference = "learned");
+
+// A study file's reference arm, how its rows are keyed, and its declared comparisons as the
+// comparisons' keys (a data-size study's rows are named by model and share, "gpt 25%");
+// refuses a file of another version or shape, naming it.
+struct Declaration {
+  std::string reference;
+  StudyRows rows = StudyRows::by_mode;
+  std::set<RowKey> family;
+};
+Declaration declaration_of(const std::filesystem::path& file);
 
 // How many of a study's finished runs used every epoch of their budget (`epochs`, from its
 // base configuration) instead of stopping early: not converged by the early-stopping rule.

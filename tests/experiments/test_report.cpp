@@ -1627,6 +1627,57 @@ BOOST_FIXTURE_TEST_CASE(a_study_that_describes_itself_renders_under_any_name, Re
 
 // A field of the wrong type in a run file is an error naming the file and the field, not a raw
 // JSON exception naming the folder.
+// A folder the report reads by name is tested as its study file declares: the converter gives
+// a finished study without one the family the report tested there, and a study file that
+// declares less has the rest left untested.
+BOOST_FIXTURE_TEST_CASE(a_named_folders_study_file_decides_what_is_tested, ResultsFolder) {
+  const fs::path gpt = dir / "converged" / "gpt";
+  write_block_study(gpt, {{"model", "gpt"}, {"d_model", 128}, {"epochs", 12}},
+                    {{"learned", 0}, {"learned-tied", -0.05}, {"frozen-random", 0.05}});
+  json summary = json::parse(std::ifstream(gpt / "summary.json"));
+  BOOST_TEST(!experiments::declare_finished_study(gpt, "learned"), "no program named");
+  summary["experiment"] = "embeddings";
+  std::ofstream(gpt / "summary.json") << summary.dump();
+  BOOST_TEST(!experiments::report::load_study(gpt).declared);
+  BOOST_TEST(experiments::report::load_study(gpt).comparisons.size() == 2u);
+  BOOST_TEST_REQUIRE(experiments::declare_finished_study(gpt, "learned"));
+  BOOST_TEST(!experiments::declare_finished_study(gpt, "learned"), "declared once");
+  json declared = json::parse(std::ifstream(gpt / "study.json"));
+  BOOST_TEST(declared.contains("declared_after_its_runs"));
+  BOOST_TEST(declared.at("axes").at("modes").size() == 3u);
+  BOOST_TEST(declared.at("axes").at("seeds") == json({1, 2, 3}));
+  BOOST_TEST_REQUIRE(declared.at("family").size() == 2u);
+  const experiments::report::Study both = experiments::report::load_study(gpt);
+  BOOST_TEST(both.declared->size() == 2u);
+  BOOST_TEST(both.comparisons.size() == 2u);
+  // Declaring learned-tied alone: frozen-random is no longer tested.
+  declared["family"].erase(declared["family"][1].at("mode") == "frozen-random" ? 1 : 0);
+  std::ofstream(gpt / "study.json") << declared.dump();
+  const experiments::report::Study one = experiments::report::load_study(gpt);
+  BOOST_TEST_REQUIRE(one.comparisons.size() == 1u);
+  BOOST_TEST(one.comparisons[0].key.second == "learned-tied");
+  // A data-size sweep's comparisons are within a model and share; a life cycle has none.
+  const fs::path sweep = dir / "sweep";
+  fs::create_directories(sweep);
+  json runs = json::array();
+  for (double fraction : {0.25, 0.5})
+    for (const char* mode : {"learned", "finetune-pretrained"})
+      runs.push_back({{"model", "gpt"}, {"mode", mode}, {"fraction", fraction}, {"seed", 1}});
+  std::ofstream(sweep / "summary.json") << json{{"experiment", "data_size"}, {"runs", runs}}.dump();
+  BOOST_TEST_REQUIRE(experiments::declare_finished_study(sweep, "learned"));
+  const experiments::report::Declaration shares =
+      experiments::report::declaration_of(sweep / "study.json");
+  BOOST_TEST(shares.family.size() == 2u);
+  BOOST_TEST(shares.family.contains({"gpt 25%", "finetune-pretrained"}));
+  BOOST_TEST(shares.family.contains({"gpt 50%", "finetune-pretrained"}));
+  BOOST_TEST((shares.rows == experiments::report::StudyRows::by_share));
+  const fs::path life = dir / "life";
+  fs::create_directories(life);
+  std::ofstream(life / "summary.json") << life_cycle_summary(2, 0.1).dump();
+  BOOST_TEST(!experiments::declare_finished_study(life, "learned"));
+  BOOST_TEST(!fs::exists(life / "study.json"));
+}
+
 BOOST_FIXTURE_TEST_CASE(a_run_field_of_the_wrong_type_names_its_file_and_field, ResultsFolder) {
   const fs::path folder = dir / "converged" / "gpt";
   write_block_study(folder, {{"model", "gpt"}}, {{"learned", 0.0}, {"learned-tied", -0.03}});
