@@ -36,6 +36,19 @@ def native_bf16():
     return " and ".join(f for f in ("avx512_bf16", "amx_bf16") if f" {f}" in flags)
 
 
+def add_utilisation(row, runs):
+    """Model FLOPs utilisation of both bf16 sides against the bf16 product rate bench_train
+    measured in the same repeat (oneDNN, 2048^3, at the run's threads): PyTorch's at our count of
+    the model's FLOPs per token (the same model), so the two shares compare like the tokens/s."""
+    flops = runs["bf16"][0]["model_flops_per_token"]
+    peaks = [r["reference_gemm"]["bf16_tflops"] for r in runs["bf16"]]
+    row["model_flops_per_token"] = flops
+    row["bf16_peak_tflops"] = statistics.median(peaks)
+    row["bf16"]["mfu"] = statistics.median(r["mfu"] for r in runs["bf16"])
+    row["torch_bf16"]["mfu"] = statistics.median(
+        flops * r["tokens_per_s"] / (p * 1e12) for r, p in zip(runs["torch_bf16"], peaks))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=3)
@@ -71,6 +84,8 @@ def main():
                                  "peak_rss_mib": statistics.median(r["peak_rss_mib"] for r in rs),
                                  "runs": [r["tokens_per_s"] for r in rs], "losses": rs[0]["losses"],
                                  "kernel": rs[0].get("blas_kernel")}
+            if runs["bf16"] and "mfu" in runs["bf16"][0]:
+                add_utilisation(row, runs)
             rows.append(row)
     # The fp32 baseline's OpenBLAS kernel (an OPENBLAS_CORETYPE in the environment can choose an
     # older one than OpenBLAS would: benchmarks/HISTORY.md).

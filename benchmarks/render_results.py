@@ -138,6 +138,14 @@ def scaling_section(scaling):
     return lines
 
 
+def utilisation(row):
+    """ "12.5% / 4.1% of 3.60 TFLOP/s": both bf16 sides' share of the measured bf16 product rate."""
+    if "mfu" not in row["bf16"]:
+        return ""
+    return (f"{100 * row['bf16']['mfu']:.1f}% / {100 * row['torch_bf16']['mfu']:.1f}% "
+            f"of {row['bf16_peak_tflops']:.2f} TFLOP/s")
+
+
 def bf16_section(bf16, heading="## bf16 products vs PyTorch autocast"):
     """The bf16 rows: tapegrad fp32 and bf16 against PyTorch autocast bf16, one invocation."""
     lines = [heading, "",
@@ -154,12 +162,21 @@ def bf16_section(bf16, heading="## bf16 products vs PyTorch autocast"):
              "| config | threads | tapegrad fp32 tok/s | tapegrad bf16 tok/s | PyTorch autocast bf16 tok/s "
              "| bf16 / fp32 | bf16 / PyTorch | peak RSS fp32 / bf16 / PyTorch (MiB) | bf16 / PyTorch RSS | losses |",
              "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"]
+    measured = any("mfu" in r.get("bf16", {}) for r in bf16["rows"])
+    if measured:
+        lines[-2] += " of bf16 peak: tapegrad / PyTorch |"
+        lines[-1] += "---:|"
+        lines[2] += (" `of bf16 peak`: model FLOP/s (bench_train's count of the model's FLOPs per token, "
+                     "docs/performance.md, x tokens/s) over the 2048^3 bf16 product rate through oneDNN "
+                     "measured by bench_train in the same repeat at the same threads (the median over "
+                     "repeats); PyTorch's at the same FLOPs per token.")
     for r in bf16["rows"]:
         fp32 = r["fp32"]["tokens_per_s"]
         # A config timed over other than the run's step count says so.
         config = r["config"] + (f" ({r['steps']} steps)" if r.get("steps", bf16["steps"]) != bf16["steps"] else "")
         if "bf16" not in r:
-            lines.append(f"| {config} | {r['threads']} | {fp32:,.0f} | no native bf16 on this CPU | | | | | | |")
+            lines.append(f"| {config} | {r['threads']} | {fp32:,.0f} | no native bf16 on this CPU | | | | | |"
+                         + (" |" if measured else ""))
             continue
         bf, tb = r["bf16"]["tokens_per_s"], r["torch_bf16"]["tokens_per_s"]
         mem = " / ".join(f"{r[s]['peak_rss_mib']:.0f}" for s in ("fp32", "bf16", "torch_bf16"))
@@ -167,7 +184,8 @@ def bf16_section(bf16, heading="## bf16 products vs PyTorch autocast"):
         diffs = [abs(a - b) / abs(b) for a, b in zip(r["bf16"]["losses"], r["torch_bf16"]["losses"])]
         rss = r["bf16"]["peak_rss_mib"] / r["torch_bf16"]["peak_rss_mib"]
         lines.append(f"| {config} | {r['threads']} | {fp32:,.0f} | {bf:,.0f} | {tb:,.0f} | {bf / fp32:.2f}x "
-                     f"| {bf / tb:.2f}x | {mem} | {rss:.2f}x | {statistics.median(diffs):.1e} ({max(diffs):.1e}) |")
+                     f"| {bf / tb:.2f}x | {mem} | {rss:.2f}x | {statistics.median(diffs):.1e} ({max(diffs):.1e}) |"
+                     + (f" {utilisation(r)} |" if measured else ""))
     return lines + [""]
 
 
