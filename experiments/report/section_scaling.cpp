@@ -21,14 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// One point of a sweep: a size's runs (x its body, every parameter but the vocabulary
-// matrices) or a data share's (x its training tokens), with each mode's test perplexity by seed.
-struct Point {
-  std::string header;  // its column in the effects table
-  double x = 0;
-  std::map<std::string, std::map<size_t, double>> ppl = {};
-};
-
 // A summary row's test perplexity, under its mode and seed.
 void add_run(Point& point, const json& run) {
   point.ppl[run.at("mode").get<std::string>()][run.at("seed").get<size_t>()] =
@@ -129,15 +121,6 @@ std::vector<double> effects_at(const Point& size, const std::string& arm,
       out.push_back(ppl / ref->second - 1);
   return out;
 }
-
-struct Trend {
-  std::string effect;  // its name in the tables: the mode, with the size in the data sweep
-  std::vector<std::vector<double>> by_size = {};  // effects_at each point, in the points' order
-  std::vector<double> x = {}, y = {};             // log10 of the point's x, per-seed effect
-  size_t sizes = 0;                               // points with runs
-  LineFit fit = {};
-  double holm_p = 1;
-};
 
 // Each effect's line through the points' seeds; Holm's correction is over the family (holm).
 Trend fit_trend(const std::vector<Point>& points, const std::string& arm,
@@ -346,16 +329,24 @@ std::string data_trends(const fs::path& dir, bool plots) {
 
 }  // namespace
 
-std::string scaling_section(const fs::path& dir, bool plots) {
+SizeTrends size_trends(const fs::path& dir) {
   const fs::path file = dir / "scaling" / "trends.json";
-  const json trends = load(file);
-  if (trends.is_null()) return "";
-  check_names(trends, file, {"folders", "effects"});
-  const std::vector<Point> sizes = load_sizes(dir / "scaling", trends);
-  if (sizes.empty()) return "";
+  SizeTrends out{load(file)};
+  if (out.declaration.is_null()) return out;
+  check_names(out.declaration, file, {"folders", "effects"});
+  out.sizes = load_sizes(dir / "scaling", out.declaration);
+  if (!out.sizes.empty()) out.trends = fit_trends(out.sizes, out.declaration);
+  return out;
+}
+
+std::string scaling_section(const fs::path& dir, bool plots) {
+  const SizeTrends found = size_trends(dir);
+  if (found.sizes.empty()) return "";
+  const json& trends = found.declaration;
+  const std::vector<Point>& sizes = found.sizes;
+  const std::vector<Trend>& fitted = found.trends;
   const std::string reference = trends.at("reference").get<std::string>();
   const double alpha = trends.value("alpha", 0.05);
-  const std::vector<Trend> fitted = fit_trends(sizes, trends);
   const auto [lo, hi] = std::ranges::minmax(sizes, {}, &Point::x);
   std::ostringstream md;
   md << "## The study across scale\n\n"

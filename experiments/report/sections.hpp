@@ -68,10 +68,35 @@ std::string study_block(const std::filesystem::path& root, const std::filesystem
 std::string declared_studies_section(const std::filesystem::path& dir, bool plots);
 
 // section_scaling.cpp
-// The study across scale (scripts/scaling.sh): with dir/scaling/trends.json (the effects and
-// size folders declared before the sweep's runs), each effect per seed at every size of the
-// model, and its least-squares line against log10 body parameters with a t interval on the
-// slope, Holm-corrected over the declared effects. Empty without the file or a finished size.
+// One point of a sweep: a size's runs (x its body, every parameter but the vocabulary
+// matrices) or a data share's (x its training tokens), with each mode's test perplexity by seed.
+struct Point {
+  std::string header;  // its column in the effects table
+  double x = 0;
+  std::map<std::string, std::map<size_t, double>> ppl = {};
+};
+// An effect across a sweep's points: per seed, test perplexity of the arm over the reference's
+// less 1, and its least-squares line against log10 x.
+struct Trend {
+  std::string effect;  // its name in the tables: the mode, with the size in the data sweep
+  std::vector<std::vector<double>> by_size = {};  // the effects at each point, in their order
+  std::vector<double> x = {}, y = {};             // log10 of the point's x, per-seed effect
+  size_t sizes = 0;                               // points with runs
+  LineFit fit = {};
+  double holm_p = 1;  // over the family the trend file declared
+};
+// The sweep across model sizes as dir/scaling/trends.json declared it: its sizes with finished
+// runs, and each declared effect's trend, Holm-corrected over them. No sizes without the file
+// or a finished size.
+struct SizeTrends {
+  nlohmann::json declaration;  // trends.json
+  std::vector<Point> sizes = {};
+  std::vector<Trend> trends = {};
+};
+SizeTrends size_trends(const std::filesystem::path& dir);
+// The study across scale (scripts/scaling.sh) rendered from size_trends: each effect per seed
+// at every size of the model, and its line against log10 body parameters with a t interval on
+// the slope. Empty without the file or a finished size.
 std::string scaling_section(const std::filesystem::path& dir, bool plots);
 
 // section_subwords.cpp

@@ -1792,6 +1792,23 @@ BOOST_AUTO_TEST_CASE(the_scaling_section_fits_each_effect_against_size) {
       {"folders", names},
       {"declared", "2026-12-07T06:50:00Z"},
       {"commit", "abc123"}}.dump();
+  // The findings, as numbers: tying's effect -10%, -5% and 0% at 1e5, 1e6 and 1e7 body
+  // parameters is a slope of +5 points per tenfold body, zero at 1e7; fine-tuning has no run.
+  const experiments::report::SizeTrends found = experiments::report::size_trends(folder.dir);
+  BOOST_TEST_REQUIRE(found.sizes.size() == 3u);
+  BOOST_TEST(found.sizes[0].x == 1e5, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST_REQUIRE(found.trends.size() == 2u);
+  const experiments::report::Trend& tied = found.trends[0];
+  BOOST_TEST(tied.effect == "learned-tied");
+  BOOST_TEST(tied.sizes == 3u);
+  BOOST_TEST(tied.y.size() == 9u);
+  BOOST_TEST(tied.fit.slope == 0.05, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(-tied.fit.intercept / tied.fit.slope == 7.0, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(tied.fit.slope_low > 0.0);
+  BOOST_TEST(tied.holm_p < 0.05);
+  BOOST_TEST(tied.holm_p >= tied.fit.p);
+  BOOST_TEST(found.trends[1].sizes == 0u);
+  BOOST_TEST(found.trends[1].holm_p == 1.0);
   const std::string md = experiments::report::scaling_section(folder.dir, false);
   BOOST_TEST(
       md.find("| learned-tied | -10.00% (-11.24% to -8.76%; 3) | -5.00% ") != std::string::npos,
