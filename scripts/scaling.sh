@@ -62,7 +62,7 @@ declare -A grid=([d64]="5e-4 1e-3 2e-3 4e-3" [d128]="2.5e-4 5e-4 1e-3 2e-3" [d19
                  [d256]="2.5e-4 5e-4 1e-3")
 # size -> the rate the search chose (filled in as each size's search lands; the search's table
 # is in results/scaling/README.md)
-declare -A chosen=([d64]=1e-3)
+declare -A chosen=([d64]=1e-3 [d128]=5e-4)
 IFS=, read -ra size_list <<< "$sizes"
 for size in "${size_list[@]}"; do
   [ -n "${shape[$size]:-}" ] || { echo "scaling.sh: --sizes: unknown size '$size' (use d64, d128, d192, d256)" >&2; exit 2; }
