@@ -265,8 +265,9 @@ int tg::experiments::exp_data_size_main(int argc, char** argv) {
     const json summary = {{"experiment", "data_size"},  {"base_config", base.to_json()},
                           {"fractions", fractions},     {"seeds", f.seeds},
                           {"word2vec", json::object()}, {"data", json::object()}};
-    experiments::Plan plan(f.out + "/summary.json", summary, summary_entry,
-                           {"model", "mode", "fraction", "train_tokens"},
+    std::vector<std::string> group_keys = experiments::group_keys_of("data_size");
+    group_keys.push_back("train_tokens");  // each share's, listed in its summary rows
+    experiments::Plan plan(f.out + "/summary.json", summary, summary_entry, group_keys,
                            {"valid_ppl", "test_ppl", "train_ppl", "wall_s"});
     check_full_rows(mode_list, base.model.d_model, full_vectors_file);
     const std::string full_vectors = !needs(true)                 ? std::string()

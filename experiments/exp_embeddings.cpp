@@ -142,7 +142,8 @@ int tg::experiments::exp_embeddings_main(int argc, char** argv) {
                     {"data", data.description},
                     {"vocab", data.vocab.size()},
                     {"seeds", f.seeds}};
-    experiments::Plan plan(f.out + "/summary.json", summary, summary_entry, {"model", "mode"},
+    experiments::Plan plan(f.out + "/summary.json", summary, summary_entry,
+                           experiments::group_keys_of("embeddings"),
                            {"valid_ppl", "test_ppl", "test_ppl_per_word", "train_ppl",
                             "trainable_params", "wall_s", "train_tokens_per_s"});
     SeedVectors vectors(base, f);

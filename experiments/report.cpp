@@ -11,23 +11,6 @@
 #include "experiments/report/runs_table.hpp"
 #include "experiments/study.hpp"
 
-namespace {
-
-// Each study folder under `results` that predates study files gets one (study.hpp's
-// declare_finished_study, against learned); says which, and returns how many.
-size_t declare_finished(const std::filesystem::path& results) {
-  size_t written = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(results))
-    if (entry.is_directory() && std::filesystem::exists(entry.path() / "summary.json") &&
-        tg::experiments::declare_finished_study(entry.path(), "learned")) {
-      std::fprintf(stderr, "wrote %s\n", (entry.path() / "study.json").c_str());
-      ++written;
-    }
-  return written;
-}
-
-}  // namespace
-
 int tg::experiments::report_main(int argc, char** argv) {
   CLI::App app{"report: render REPORT.md from experiment results"};
   apps::add_version_flag(app);
@@ -52,7 +35,9 @@ int tg::experiments::report_main(int argc, char** argv) {
     if (declare) {
       if (!std::filesystem::is_directory(results))
         throw std::invalid_argument("--results " + results + ": not a folder");
-      std::fprintf(stderr, "%zu study files written\n", declare_finished(results));
+      const auto written = tg::experiments::declare_finished_studies(results, "learned");
+      for (const auto& file : written) std::fprintf(stderr, "wrote %s\n", file.c_str());
+      std::fprintf(stderr, "%zu study files written\n", written.size());
       return 0;
     }
     if (!csv.empty()) {

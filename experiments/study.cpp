@@ -21,6 +21,7 @@
 #include "apps/cli.hpp"
 #include "autograd/io.hpp"
 #include "base/build_info.hpp"
+#include "base/enum_names.hpp"
 #include "base/files.hpp"
 #include "base/hash.hpp"
 #include "distributed/distributed.hpp"
@@ -573,23 +574,35 @@ void Plan::declare(const std::string& reference) {
   write_json(path, study);
 }
 
+std::vector<std::string> group_keys_of(std::string_view program) {
+  if (program == "embeddings") return {"model", "mode"};
+  if (program == "data_size") return {"model", "mode", "fraction"};
+  return {};
+}
+
 bool declare_finished_study(const std::filesystem::path& folder, const std::string& reference) {
-  const std::filesystem::path path = folder / "study.json";
+  const std::filesystem::path path = folder / "study.json", summary_path = folder / "summary.json";
   if (std::filesystem::exists(path)) return false;
-  const json summary = json::parse(std::ifstream(folder / "summary.json"), nullptr, false);
-  // The run keys each program's summary lists its runs by (exp_embeddings, exp_data_size).
-  const std::string program = summary.is_object() ? summary.value("experiment", "") : "";
-  const std::vector<std::string> keys =
-      program == "embeddings"  ? std::vector<std::string>{"model", "mode", "seed"}
-      : program == "data_size" ? std::vector<std::string>{"model", "mode", "fraction", "seed"}
-                               : std::vector<std::string>{};
+  const json summary = json::parse(std::ifstream(summary_path), nullptr, false);
+  if (summary.is_discarded())
+    throw std::runtime_error(summary_path.string() +
+                             ": not JSON (a study file is written only "
+                             "for a readable summary)");
+  std::vector<std::string> keys =
+      group_keys_of(summary.is_object() ? summary.value("experiment", "") : "");
   if (keys.empty() || !summary.contains("runs")) return false;
+  keys.push_back("seed");
   std::vector<json> run_keys;
   for (const json& run : summary.at("runs")) {
     json k = json::object();
     for (const std::string& key : keys) {
       if (!run.contains(key)) return false;
-      k[key] = run.at(key);
+      // The values become the study file's axes and family, then names in REPORT.md.
+      const json& value = run.at(key);
+      if (!value.is_number() && !(value.is_string() && base::plain_name(value.get<std::string>())))
+        throw std::runtime_error(summary_path.string() + ": a run's '" + key +
+                                 "' is neither a number nor a name (" + base::kPlainNameRule + ")");
+      k[key] = value;
     }
     run_keys.push_back(k);
   }
@@ -602,6 +615,19 @@ bool declare_finished_study(const std::filesystem::path& folder, const std::stri
   study["provenance"] = train::Provenance::of_this_process().to_json();
   write_json(path.string(), study);
   return true;
+}
+
+std::vector<std::filesystem::path> declare_finished_studies(const std::filesystem::path& results,
+                                                            const std::string& reference) {
+  std::vector<std::filesystem::path> written;
+  // A link is not followed: a study file is written only inside `results`.
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(results))
+    if (!entry.is_symlink() && entry.is_directory() &&
+        std::filesystem::exists(entry.path() / "summary.json") &&
+        declare_finished_study(entry.path(), reference))
+      written.push_back(entry.path() / "study.json");
+  std::sort(written.begin(), written.end());
+  return written;
 }
 
 void Plan::collect_finished() {

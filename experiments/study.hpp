@@ -7,6 +7,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "text/word2vec.hpp"
@@ -55,7 +56,19 @@ nlohmann::json finished_run(const train::TrainConfig& config, const std::string&
 // within each group (exp_embeddings: each model; exp_data_size: each model and share), as the
 // report tested them, marked as written after the runs. False, writing nothing, for a folder
 // with a study.json already, or whose summary is not of those programs.
+// Throws, naming the file, for a summary that is not JSON or whose run keys are neither numbers
+// nor names.
 bool declare_finished_study(const std::filesystem::path& folder, const std::string& reference);
+
+// declare_finished_study for every folder below `results` (links not followed); the study
+// files written, in order.
+std::vector<std::filesystem::path> declare_finished_studies(const std::filesystem::path& results,
+                                                            const std::string& reference);
+
+// The keys a study program's summary groups its runs by, which with the seed name one run:
+// {"model", "mode"} for exp_embeddings ("embeddings"), with "fraction" for exp_data_size
+// ("data_size"); empty for any other program.
+std::vector<std::string> group_keys_of(std::string_view program);
 
 // What invoking the study again would do with a run, and the line that says so: "done: test
 // ppl 261.2, best epoch 12", "resumes from RUN.ckpt" or "to train", the last two followed by

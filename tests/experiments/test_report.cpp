@@ -1676,6 +1676,36 @@ BOOST_FIXTURE_TEST_CASE(a_named_folders_study_file_decides_what_is_tested, Resul
   std::ofstream(life / "summary.json") << life_cycle_summary(2, 0.1).dump();
   BOOST_TEST(!experiments::declare_finished_study(life, "learned"));
   BOOST_TEST(!fs::exists(life / "study.json"));
+
+  // The walk over a results folder writes inside it only: a linked folder is passed over.
+  const fs::path results = dir / "results", elsewhere = dir / "elsewhere";
+  fs::create_directories(results / "sweep");
+  fs::create_directories(elsewhere);
+  fs::copy_file(sweep / "summary.json", results / "sweep" / "summary.json");
+  fs::copy_file(sweep / "summary.json", elsewhere / "summary.json");
+  fs::create_directory_symlink(elsewhere, results / "linked");
+  const std::vector<fs::path> written = experiments::declare_finished_studies(results, "learned");
+  BOOST_TEST_REQUIRE(written.size() == 1u);
+  BOOST_TEST(written[0] == results / "sweep" / "study.json");
+  BOOST_TEST(!fs::exists(elsewhere / "study.json"));
+  // A summary that is not JSON, or whose runs carry markup for names, is refused, naming it.
+  const fs::path bad = dir / "bad";
+  fs::create_directories(bad);
+  std::ofstream(bad / "summary.json") << "{\"runs\": [";
+  BOOST_CHECK_EXCEPTION(experiments::declare_finished_study(bad, "learned"), std::runtime_error,
+                        [&](const std::runtime_error& e) {
+                          return std::string(e.what()).find((bad / "summary.json").string() +
+                                                            ": not JSON") != std::string::npos;
+                        });
+  runs[0]["mode"] = "learned](x)";
+  std::ofstream(bad / "summary.json") << json{{"experiment", "data_size"}, {"runs", runs}}.dump();
+  BOOST_CHECK_EXCEPTION(
+      experiments::declare_finished_study(bad, "learned"), std::runtime_error,
+      [](const std::runtime_error& e) {
+        return std::string(e.what()).find("a run's 'mode' is neither a number nor a name") !=
+               std::string::npos;
+      });
+  BOOST_TEST(!fs::exists(bad / "study.json"));
 }
 
 BOOST_FIXTURE_TEST_CASE(a_run_field_of_the_wrong_type_names_its_file_and_field, ResultsFolder) {
@@ -1837,6 +1867,15 @@ BOOST_AUTO_TEST_CASE(the_scaling_section_fits_each_effect_against_size) {
                                    std::string::npos;
                           });
   }
+  std::ofstream(scaling / "trends.json") << json{
+      {"reference", "learned`x"},
+      {"effects", {"learned-tied"}},
+      {"folders", {"gpt_d64"}}}.dump();
+  BOOST_CHECK_EXCEPTION(experiments::report::scaling_section(folder.dir, false), std::runtime_error,
+                        [](const std::runtime_error& e) {
+                          return std::string(e.what()).find("in 'reference' is not a name") !=
+                                 std::string::npos;
+                        });
 }
 
 // The data sweep (trends_data.json): at one size, shares of 100 and 1,000 training tokens and
