@@ -50,29 +50,6 @@ const std::vector<fields::Field<DataRecord>>& data_fields() {
   return table;
 }
 
-const std::vector<fields::Field<TestBlocks>>& block_fields() {
-  using B = TestBlocks;
-  static const std::vector<fields::Field<B>> table = {
-      plain<B>("tokens", TG_MEMBER(tokens)),
-      plain<B>("count", TG_MEMBER(count)),
-      {"nll_sums", [](const B& b) { return json(b.nll_sums); },
-       [](B& b, const json& v) {
-         if (!v.is_array()) throw fields::NotA("a list of numbers");
-         b.nll_sums.clear();
-         for (const json& x : v) b.nll_sums.push_back(fields::value_as<double>(x));
-       }},
-  };
-  return table;
-}
-
-const std::vector<fields::Field<BandLoss>>& band_fields() {
-  static const std::vector<fields::Field<BandLoss>> table = {
-      plain<BandLoss>("tokens", TG_MEMBER(tokens)),
-      plain<BandLoss>("nll_sum", TG_MEMBER(nll_sum)),
-  };
-  return table;
-}
-
 // A member that is a struct with a table of its own, written as an object.
 template <class Sub, class Member>
 fields::Field<RunRecord> object(const char* key, Member member,
@@ -155,22 +132,6 @@ const std::vector<fields::Field<RunRecord>>& record_fields() {
       plain<R>("train_tokens_per_s", TG_MEMBER(train_tokens_per_s)),
       curve("epochs", TG_MEMBER(epochs)),
       curve("evals", TG_MEMBER(evals)),
-      object<TestBlocks>("test_blocks", TG_MEMBER(test_blocks), block_fields),
-      {"test_bands",
-       [](const R& r) -> json {
-         if (!r.test_bands) return json();
-         json out = json::object();
-         for (const auto& [band, loss] : *r.test_bands)
-           out[band] = fields::write<BandLoss>(band_fields(), loss);
-         return out;
-       },
-       [](R& r, const json& v) {
-         if (!v.is_object()) throw fields::NotA("an object");
-         std::map<std::string, BandLoss> bands;
-         for (const auto& [band, loss] : v.items())
-           fields::read<BandLoss>(band_fields(), bands[band], loss, "test_bands." + band + ": ");
-         r.test_bands = std::move(bands);
-       }},
   };
   return table;
 }

@@ -10,10 +10,11 @@
 //             read as the provenance's commit; their command line is not known.
 //
 // The fields a program or a hook adds beyond these (the lifecycle probe's measurements, a
-// user's metrics, ngram's mixture) are kept in `extra`, written beside the typed ones.
+// study's test losses by block and band, a user's metrics, ngram's mixture) are kept in
+// `extra`, written beside the typed ones; whoever adds a field reads it back
+// (experiments/test_losses.hpp: TestLosses::of_run).
 #pragma once
 
-#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -39,19 +40,6 @@ struct DataRecord {
   std::optional<std::string> fingerprint;  // text::fingerprint; files of older versions lack it
   std::string description;
   size_t vocab = 0, train_tokens = 0, valid_tokens = 0, test_tokens = 0;
-};
-
-// The test split's loss in blocks of consecutive tokens: the paired block bootstrap's unit
-// (a study's run files have them: experiments/test_losses.hpp).
-struct TestBlocks {
-  size_t tokens = 0, count = 0;  // tokens per block; tokens in the split
-  std::vector<double> nll_sums;
-};
-
-// The test loss of the tokens in one frequency band (a study's: experiments/test_losses.hpp).
-struct BandLoss {
-  size_t tokens = 0;
-  double nll_sum = 0;
 };
 
 struct RunRecord {
@@ -82,8 +70,6 @@ struct RunRecord {
   // The curves: one object per epoch (epoch, step, complete, train_loss, valid_loss, valid_ppl,
   // lr, elapsed_s, and what an after_epoch hook adds), per --eval-every evaluation.
   std::optional<nlohmann::json> epochs, evals;
-  std::optional<TestBlocks> test_blocks;
-  std::optional<std::map<std::string, BandLoss>> test_bands;
   nlohmann::json extra = nlohmann::json::object();
 
   nlohmann::json to_json() const;

@@ -9,6 +9,7 @@
 #include "base/enum_names.hpp"
 #include "base/escape.hpp"
 #include "experiments/report/format.hpp"
+#include "experiments/test_losses.hpp"
 
 namespace tg::experiments::report {
 
@@ -126,7 +127,9 @@ const char* kind_name(Kind kind) {
 
 train::RunRecord run_record(const json& file, const fs::path& p) {
   try {
-    return train::RunRecord::from_json(file, p.string());
+    train::RunRecord record = train::RunRecord::from_json(file, p.string());
+    (void)TestLosses::of_run(file, p.string());  // a study's own fields, among the record's extra
+    return record;
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(e.what());
   }

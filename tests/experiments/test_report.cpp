@@ -1739,6 +1739,9 @@ BOOST_FIXTURE_TEST_CASE(a_run_field_of_the_wrong_type_names_its_file_and_field, 
   damaged = good;
   damaged["config"]["lr"] = "fast";
   refused(damaged, "config': configuration key 'lr' is \"fast\", not a number");
+  damaged = good;  // a study's own field (experiments/test_losses.hpp), read by its own table
+  damaged["test_blocks"]["nll_sums"][0] = "x";
+  refused(damaged, "test_blocks': field 'nll_sums' is [\"x\"");
 }
 
 // The sinks' escapes, one by one.

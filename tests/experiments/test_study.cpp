@@ -132,6 +132,26 @@ BOOST_FIXTURE_TEST_CASE(a_study_run_keeps_its_test_losses_by_block_and_band, Stu
     for (size_t i = 0; i < std::min<size_t>(1000, tokens); ++i) s += nll[i];
     return s;
   }());
+  // Read back as written; a value of the wrong kind is refused, naming the file and the field.
+  const experiments::TestLosses back = experiments::TestLosses::of_run(made_up, "x.json");
+  BOOST_TEST(back.blocks->count == tokens);
+  BOOST_TEST(back.bands.size() == expected.size());
+  for (const auto& [band, e] : expected) BOOST_TEST(back.bands.at(band).nll_sum == e.second);
+  BOOST_TEST(experiments::TestLosses::of_run(json::object(), "x.json").bands.empty());
+  const auto refusal = [](const json& run) {
+    try {
+      (void)experiments::TestLosses::of_run(run, "runs/x.json");
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  BOOST_TEST(refusal({{"test_bands", {{"rare (1-9)", {{"tokens", -1}}}}}}) ==
+             "runs/x.json: field 'test_bands': rare (1-9): field 'tokens' is -1, not a whole "
+             "number");
+  BOOST_TEST(refusal({{"test_blocks", {{"nll_sums", {1.0, "x"}}}}}) ==
+             "runs/x.json: field 'test_blocks': field 'nll_sums' is [1.0,\"x\"], not a number");
+  BOOST_TEST(refusal({{"test_bands", 3}}) == "runs/x.json: field 'test_bands' is not an object");
 }
 
 // The bands by training count, the unknown word first.

@@ -30,8 +30,6 @@ train::RunRecord example() {
   r.stopped_early = false;
   r.wall_s = 1.5;
   r.epochs = json::array({{{"epoch", 1}, {"valid_ppl", 300.0}, {"my_metric", "kept"}}});
-  r.test_blocks = train::TestBlocks{1000, 1500, {2.5, 3.25}};
-  r.test_bands = std::map<std::string, train::BandLoss>{{"rare", {10, 55.5}}};
   r.extra["lifecycle"] = {{"rows_per_step_mean", 0.05}};
   return r;
 }
@@ -60,8 +58,6 @@ BOOST_AUTO_TEST_CASE(a_record_reads_back_as_it_was_written) {
   const train::RunRecord back = train::RunRecord::from_json(j, "x.json");
   BOOST_TEST(back.to_json() == j);
   BOOST_TEST(back.provenance.commit_shown() == "0123456789ab-dirty");
-  BOOST_TEST(back.test_blocks->nll_sums[1] == 3.25);
-  BOOST_TEST(back.test_bands->at("rare").nll_sum == 55.5);
 }
 
 // A file of schema 1 (no "schema" key) has its commit at the top, or the commit that added it
@@ -107,9 +103,6 @@ BOOST_AUTO_TEST_CASE(a_bad_field_is_refused_naming_the_file_and_the_field) {
              "runs/x.json: field 'provenance': provenance: field 'commit' is 5, not a string");
   BOOST_TEST(with("epochs", json::array({{{"valid_ppl", "x"}}})) ==
              "runs/x.json: field 'epochs': [0].valid_ppl is \"x\", not a number");
-  BOOST_TEST(with("test_bands", {{"rare", {{"tokens", -1}}}}) ==
-             "runs/x.json: field 'test_bands': test_bands.rare: field 'tokens' is -1, not a "
-             "whole number");
   json config = good;
   config["config"]["lr"] = "fast";
   BOOST_TEST(refusal(config) ==
