@@ -145,7 +145,7 @@ void compare(Study& study) {
 Study load_study(const fs::path& folder, StudyRows rows, const std::string& reference) {
   Study study;
   study.all = read_folder(folder);  // for the Compute section even before a run has finished
-  study.summary = load_summary(folder / "summary.json");
+  study.summary = load_summary(folder / "summary.json", &study.all);
   if (study.summary.is_null()) return study;
   study.reference = reference;
   if (fs::exists(folder / "study.json")) {

@@ -185,12 +185,12 @@ void check_shape(const json& file, const fs::path& p) {
 
 }  // namespace
 
-json load_summary(const fs::path& p) {
+json load_summary(const fs::path& p, const FolderFiles* files) {
   json summary = load(p);
   if (summary.is_null()) return nullptr;
   check_shape(summary, p);
   if (summary.value("runs", json::array()).empty()) return nullptr;
-  check_summary(summary, p);
+  check_summary(summary, p, files);
   return summary;
 }
 
@@ -204,7 +204,7 @@ bool same_number(const json& a, const json& b) {
 
 }  // namespace
 
-void check_summary(const json& summary, const fs::path& p) {
+void check_summary(const json& summary, const fs::path& p, const FolderFiles* files) {
   const auto disagree = [&](const std::string& what) {
     return std::runtime_error(p.string() + " disagrees with its run files: " + what +
                               " (a study invoked again rewrites its summary from them)");
@@ -213,9 +213,10 @@ void check_summary(const json& summary, const fs::path& p) {
   for (const json& entry : runs) {
     if (!entry.is_object() || !entry.contains("file")) continue;
     const std::string name = fs::path(entry.at("file").get<std::string>()).filename().string();
-    const json file = load(p.parent_path() / name);
+    const json read_here = files ? json() : load(p.parent_path() / name);
+    const json& file = files ? file_in(*files, name) : read_here;
     if (file.is_null()) continue;  // a run file not committed: the summary is all there is
-    check_shape(file, p.parent_path() / name);
+    if (!files) check_shape(file, p.parent_path() / name);  // read_folder checked its own
     for (const char* key : {"valid_ppl", "test_ppl"})
       if (entry.contains(key) && !same_number(entry.at(key), file.value(key, json())))
         throw disagree(std::string(key) + " of " + name + " is " + entry.at(key).dump() +

@@ -16,14 +16,24 @@ namespace tg::experiments::report {
 
 // A JSON file, or null when there is none; a file that is not valid JSON is an error naming it.
 nlohmann::json load(const std::filesystem::path& p);
+// Every JSON file of a results folder but its summary, by file name: read once for all the
+// parts of the report that want them (the tables, the curves, the Compute section). No
+// folder: no files.
+using FolderFiles = std::map<std::string, nlohmann::json>;
+FolderFiles read_folder(const std::filesystem::path& folder);
+// A file of a folder read by read_folder, or null.
+const nlohmann::json& file_in(const FolderFiles& folder, const std::string& name);
+
 // A study's summary.json, or null while it lists no finished run: a study writes its summary
 // before the first run ends, and an empty section says nothing. The summary is checked against
-// the run files it lists (check_summary).
-nlohmann::json load_summary(const std::filesystem::path& p);
+// the run files it lists (check_summary): those of `files` where its folder was read already.
+nlohmann::json load_summary(const std::filesystem::path& p, const FolderFiles* files = nullptr);
 // Throws naming the file and the number unless the summary says what its run files say: each
 // listed run's valid and test perplexity as in its file (where the file is there), each row's
-// count a whole number of the runs listed for it, and its mean test perplexity theirs.
-void check_summary(const nlohmann::json& summary, const std::filesystem::path& p);
+// count a whole number of the runs listed for it, and its mean test perplexity theirs. The run
+// files are those of `files` (read_folder of the summary's folder), or read here.
+void check_summary(const nlohmann::json& summary, const std::filesystem::path& p,
+                   const FolderFiles* files = nullptr);
 
 // A run file (train/run_record.hpp) as the typed record: a field of the wrong kind is an error
 // naming the file and the field; a file of an older schema is read as this one. read_folder
@@ -36,14 +46,6 @@ std::string commit_of(const nlohmann::json& run);
 using RowKey = std::pair<std::string, std::string>;
 using Rows = std::vector<std::pair<RowKey, std::vector<nlohmann::json>>>;
 Rows runs_by_row(const nlohmann::json& runs);
-
-// Every JSON file of a results folder but its summary, by file name: read once for all the
-// parts of the report that want them (the tables, the curves, the Compute section). No
-// folder: no files.
-using FolderFiles = std::map<std::string, nlohmann::json>;
-FolderFiles read_folder(const std::filesystem::path& folder);
-// A file of a folder read by read_folder, or null.
-const nlohmann::json& file_in(const FolderFiles& folder, const std::string& name);
 
 // Each run's own JSON file (the summary keeps only its headline numbers), row by row of
 // runs_by_row, then by seed; runs whose file is missing are left out. The files stay in the

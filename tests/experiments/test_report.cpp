@@ -2043,6 +2043,17 @@ BOOST_FIXTURE_TEST_CASE(a_summary_that_disagrees_with_its_run_files_is_refused, 
   json edited = learned;
   edited["test_ppl"] = 320.0;
   refused(agreeing, edited, "test_ppl of gpt_learned_seed1.json is 310.0 there, 320.0 in the file");
+  // The same from the files of a folder read once (load_study), not read again from disk.
+  const experiments::report::FolderFiles read_once = {{"gpt_learned_seed1.json", edited}};
+  BOOST_CHECK_EXCEPTION(
+      experiments::report::check_summary(agreeing, dir / "embeddings" / "summary.json", &read_once),
+      std::runtime_error, [](const std::runtime_error& e) {
+        return std::string(e.what()).find("is 310.0 there, 320.0 in the file") != std::string::npos;
+      });
+  // The file on disk still says 320: the files given are the ones compared.
+  const experiments::report::FolderFiles agreeing_files = {{"gpt_learned_seed1.json", learned}};
+  BOOST_CHECK_NO_THROW(experiments::report::check_summary(
+      agreeing, dir / "embeddings" / "summary.json", &agreeing_files));
   // A run count that is not the runs listed, or not a whole number (1e30 printed as 0).
   for (const json& count : {json(2), json(1e30), json(-1)}) {
     json summary = agreeing;
