@@ -273,32 +273,13 @@ void check_data_sizes(const json& trends, const fs::path& file) {
   }
 }
 
-// The data sweep (trends_data.json): at each of its sizes, each effect against log10 training
-// tokens over the shares and the whole split, Holm over the family the file declared.
-std::string data_trends(const fs::path& dir, bool plots) {
-  const fs::path file = dir / "scaling" / "trends_data.json";
-  const json trends = load(file);
-  if (trends.is_null()) return "";
-  check_names(trends, file, {"effects"});
-  check_data_sizes(trends, file);
-  const std::string reference = trends.at("reference").get<std::string>();
-  const double alpha = trends.value("alpha", 0.05);
-  std::vector<std::vector<Point>> points;
-  std::vector<std::vector<Trend>> fitted;
-  std::vector<Trend*> family;
-  for (const auto& [size, folders] : trends.at("sizes").items()) {
-    points.push_back(load_shares(dir / "scaling", folders.at("shares").get<std::string>(),
-                                 folders.at("whole").get<std::string>()));
-    fitted.emplace_back();
-    for (const auto& e : trends.at("effects"))
-      fitted.back().push_back(fit_trend(points.back(), e.get<std::string>(), reference, alpha));
-    for (Trend& t : fitted.back()) t.effect += " at " + size;
-  }
-  for (auto& size : fitted)
-    for (Trend& t : size) family.push_back(&t);
-  holm(family, trends.value("family", family.size()));
-  const bool any_share = std::ranges::any_of(points, [](const auto& p) { return p.size() >= 2; });
+// The data sweep rendered from data_trends.
+std::string data_trends_section(const fs::path& dir, bool plots) {
+  const DataTrends found = data_trends(dir);
+  const bool any_share =
+      std::ranges::any_of(found.points, [](const auto& p) { return p.size() >= 2; });
   if (!any_share) return "";
+  const json& trends = found.declaration;
   std::ostringstream md;
   md << "\n### Against the training data\n\n"
      << "The data sweep (`scaling/data_<size>/`): the same arms on a share of the training split, "
@@ -306,18 +287,19 @@ std::string data_trends(const fs::path& dir, bool plots) {
         "whole split's point from `gpt_<size>/`. Each effect as above, at each share; the "
         "header gives the share and its training tokens:\n\n";
   std::vector<EffectSeries> series;
-  for (size_t k = 0; k < points.size(); ++k) {
-    if (points[k].empty()) continue;
-    const auto [lo, hi] = std::ranges::minmax(points[k], {}, &Point::x);
-    md << effects_table(points[k], fitted[k]) << "\n"
-       << trend_table(fitted[k], std::log10(lo.x), std::log10(hi.x), alpha, kTokensAxis) << "\n";
-    for (size_t e = 0; e < fitted[k].size(); ++e)
-      add_series(series, points[k], fitted[k][e], trends.at("effects").at(e), k);
+  for (size_t k = 0; k < found.points.size(); ++k) {
+    const std::vector<Point>& points = found.points[k];
+    if (points.empty()) continue;
+    const auto [lo, hi] = std::ranges::minmax(points, {}, &Point::x);
+    md << effects_table(points, found.trends[k]) << "\n"
+       << trend_table(found.trends[k], std::log10(lo.x), std::log10(hi.x), found.alpha, kTokensAxis)
+       << "\n";
+    for (size_t e = 0; e < found.trends[k].size(); ++e)
+      add_series(series, points, found.trends[k][e], trends.at("effects").at(e), k);
   }
   md << "Each line is fitted against log10 training tokens (one point per seed and share); Holm's "
         "correction is over the "
-     << std::max(family.size(), trends.value("family", family.size()))
-     << " slopes `scaling/trends_data.json` declared before the sweep's runs ("
+     << found.family << " slopes `scaling/trends_data.json` declared before the sweep's runs ("
      << markdown_text(trends.value("declared", std::string("no date"))) << ", commit "
      << markdown_code(trends.value("commit", std::string("unknown"))) << ").\n\n";
   if (plots)
@@ -334,6 +316,32 @@ SizeTrends size_trends(const fs::path& dir) {
   check_names(out.declaration, file, {"folders", "effects"});
   out.sizes = load_sizes(dir / "scaling", out.declaration);
   if (!out.sizes.empty()) out.trends = fit_trends(out.sizes, out.declaration);
+  return out;
+}
+
+DataTrends data_trends(const fs::path& dir) {
+  const fs::path file = dir / "scaling" / "trends_data.json";
+  DataTrends out{load(file)};
+  const json& trends = out.declaration;
+  if (trends.is_null()) return out;
+  check_names(trends, file, {"effects"});
+  check_data_sizes(trends, file);
+  const std::string reference = trends.at("reference").get<std::string>();
+  out.alpha = trends.value("alpha", 0.05);
+  for (const auto& [size, folders] : trends.at("sizes").items()) {
+    out.sizes.push_back(size);
+    out.points.push_back(load_shares(dir / "scaling", folders.at("shares").get<std::string>(),
+                                     folders.at("whole").get<std::string>()));
+    std::vector<Trend>& fitted = out.trends.emplace_back();
+    for (const auto& e : trends.at("effects"))
+      fitted.push_back(fit_trend(out.points.back(), e.get<std::string>(), reference, out.alpha));
+    for (Trend& t : fitted) t.effect += " at " + size;
+  }
+  std::vector<Trend*> family;
+  for (auto& size : out.trends)
+    for (Trend& t : size) family.push_back(&t);
+  out.family = std::max(family.size(), trends.value("family", family.size()));
+  holm(family, out.family);
   return out;
 }
 
@@ -375,7 +383,7 @@ std::string scaling_section(const fs::path& dir, bool plots) {
         series, dir, "scaling",
         {"body parameters (all but the vocabulary matrices)", "effects_by_size"});
   }
-  return md.str() + data_trends(dir, plots);
+  return md.str() + data_trends_section(dir, plots);
 }
 
 }  // namespace tg::experiments::report

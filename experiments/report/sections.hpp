@@ -94,6 +94,19 @@ struct SizeTrends {
   std::vector<Trend> trends = {};
 };
 SizeTrends size_trends(const std::filesystem::path& dir);
+// The data sweep as dir/scaling/trends_data.json declared it: at each of its sizes, the points
+// with runs (its shares and the whole split's, x their training tokens) and each declared
+// effect's trend against log10 training tokens, Holm-corrected over all sizes' effects together
+// (at least the family the file declared). No sizes without the file.
+struct DataTrends {
+  nlohmann::json declaration;  // trends_data.json
+  std::vector<std::string> sizes = {};
+  std::vector<std::vector<Point>> points = {};  // per size
+  std::vector<std::vector<Trend>> trends = {};  // per size, one per declared effect
+  size_t family = 0;                            // the slopes Holm's correction is over
+  double alpha = 0.05;
+};
+DataTrends data_trends(const std::filesystem::path& dir);
 // The study across scale (scripts/scaling.sh) rendered from size_trends: each effect per seed
 // at every size of the model, and its line against log10 body parameters with a t interval on
 // the slope. Empty without the file or a finished size.
