@@ -58,70 +58,42 @@ json load(const fs::path& p) {
 
 namespace {
 
-// What a field of a run holds, where a run file or a summary's entry has it.
-enum class Kind { number, boolean, text, object, objects };
+bool is_number(const json& v) {
+  return v.is_number() || v.is_null();  // null: how JSON writes a NaN
+}
 
-constexpr std::pair<const char*, Kind> kRunFields[] = {{"valid_ppl", Kind::number},
-                                                       {"test_ppl", Kind::number},
-                                                       {"train_ppl", Kind::number},
-                                                       {"test_ppl_per_word", Kind::number},
-                                                       {"valid_ppl_per_word", Kind::number},
-                                                       {"seed", Kind::number},
-                                                       {"best_epoch", Kind::number},
-                                                       {"steps", Kind::number},
-                                                       {"steps_per_epoch", Kind::number},
-                                                       {"tokens_per_step", Kind::number},
-                                                       {"wall_s", Kind::number},
-                                                       {"train_seconds", Kind::number},
-                                                       {"cpu_s", Kind::number},
-                                                       {"trainable_params", Kind::number},
-                                                       {"total_params", Kind::number},
-                                                       {"train_tokens_per_s", Kind::number},
-                                                       {"fraction", Kind::number},
-                                                       {"train_tokens", Kind::number},
-                                                       {"stopped_early", Kind::boolean},
-                                                       {"model", Kind::text},
-                                                       {"mode", Kind::text},
-                                                       {"file", Kind::text},
-                                                       {"commit", Kind::text},
-                                                       {"config", Kind::object},
-                                                       {"test_blocks", Kind::object},
-                                                       {"provenance", Kind::object},
-                                                       {"epochs", Kind::objects},
-                                                       {"evals", Kind::objects}};
+bool is_list_of_objects(const json& v) {
+  return v.is_array() && std::ranges::all_of(v, [](const json& e) { return e.is_object(); });
+}
+
+// What a field of a run holds, where a run file or a summary's entry has it: its name in an
+// error, the test, and the fields of that kind.
+struct FieldKind {
+  const char* name;
+  bool (*holds)(const json&);
+  std::vector<const char*> keys;
+};
+
+const std::vector<FieldKind>& run_field_kinds() {
+  static const std::vector<FieldKind> kinds = {
+      {"a number",
+       is_number,
+       {"valid_ppl", "test_ppl", "train_ppl", "test_ppl_per_word", "valid_ppl_per_word", "seed",
+        "best_epoch", "steps", "steps_per_epoch", "tokens_per_step", "wall_s", "train_seconds",
+        "cpu_s", "trainable_params", "total_params", "train_tokens_per_s", "fraction",
+        "train_tokens"}},
+      {"true or false", [](const json& v) { return v.is_boolean(); }, {"stopped_early"}},
+      {"a string",
+       [](const json& v) { return v.is_string(); },
+       {"model", "mode", "file", "commit"}},
+      {"an object",
+       [](const json& v) { return v.is_object(); },
+       {"config", "test_blocks", "provenance"}},
+      {"a list of objects", is_list_of_objects, {"epochs", "evals"}},
+  };
+  return kinds;
+}
 constexpr const char* kEpochNumbers[] = {"epoch", "step", "valid_ppl", "valid_loss", "train_loss"};
-
-bool is_kind(const json& v, Kind kind) {
-  switch (kind) {
-    case Kind::number:
-      return v.is_number() || v.is_null();  // null: how JSON writes a NaN
-    case Kind::boolean:
-      return v.is_boolean();
-    case Kind::text:
-      return v.is_string();
-    case Kind::object:
-      return v.is_object();
-    case Kind::objects:
-      return v.is_array() && std::ranges::all_of(v, [](const json& e) { return e.is_object(); });
-  }
-  return false;
-}
-
-const char* kind_name(Kind kind) {
-  switch (kind) {
-    case Kind::number:
-      return "a number";
-    case Kind::boolean:
-      return "true or false";
-    case Kind::text:
-      return "a string";
-    case Kind::object:
-      return "an object";
-    case Kind::objects:
-      return "a list of objects";
-  }
-  return "";
-}
 
 }  // namespace
 
@@ -147,15 +119,16 @@ namespace {
 // kind the report reads it as; `where` names the field's place ("" or "runs[3].").
 void check_run_fields(const json& run, const std::string& where,
                       const std::function<std::runtime_error(const std::string&)>& bad) {
-  for (const auto& [key, kind] : kRunFields)
-    if (run.contains(key) && !is_kind(run.at(key), kind))
-      throw bad("\"" + where + key + "\" is " + run.at(key).dump().substr(0, 60) + ", not " +
-                kind_name(kind));
+  for (const FieldKind& kind : run_field_kinds())
+    for (const char* key : kind.keys)
+      if (run.contains(key) && !kind.holds(run.at(key)))
+        throw bad("\"" + where + key + "\" is " + run.at(key).dump().substr(0, 60) + ", not " +
+                  kind.name);
   for (const char* list : {"epochs", "evals"}) {
     if (!run.contains(list)) continue;
     for (size_t i = 0; i < run.at(list).size(); ++i)
       for (const char* key : kEpochNumbers)
-        if (run.at(list)[i].contains(key) && !is_kind(run.at(list)[i].at(key), Kind::number))
+        if (run.at(list)[i].contains(key) && !is_number(run.at(list)[i].at(key)))
           throw bad("\"" + where + list + "[" + std::to_string(i) + "]." + key + "\" is " +
                     run.at(list)[i].at(key).dump().substr(0, 60) + ", not a number");
   }
@@ -174,7 +147,7 @@ void check_shape(const json& file, const fs::path& p) {
     return;
   }
   for (const char* key : {"runs", "rows"})
-    if (file.contains(key) && !is_kind(file.at(key), Kind::objects))
+    if (file.contains(key) && !is_list_of_objects(file.at(key)))
       throw bad("\"" + std::string(key) + "\" is " + file.at(key).dump().substr(0, 60) +
                 ", not a list of objects");
   check_run_fields(file, "", bad);
