@@ -585,11 +585,10 @@ bool declare_finished_study(const std::filesystem::path& folder, const std::stri
   if (std::filesystem::exists(path)) return false;
   const json summary = json::parse(std::ifstream(summary_path), nullptr, false);
   if (summary.is_discarded())
-    throw std::runtime_error(summary_path.string() +
-                             ": not JSON (a study file is written only "
-                             "for a readable summary)");
+    throw std::runtime_error(summary_path.string() + ": not JSON (no study file is written)");
+  const json program = summary.is_object() ? summary.value("experiment", json()) : json();
   std::vector<std::string> keys =
-      group_keys_of(summary.is_object() ? summary.value("experiment", "") : "");
+      group_keys_of(program.is_string() ? program.get<std::string>() : "");
   if (keys.empty() || !summary.contains("runs")) return false;
   keys.push_back("seed");
   std::vector<json> run_keys;

@@ -1636,6 +1636,9 @@ BOOST_FIXTURE_TEST_CASE(a_named_folders_study_file_decides_what_is_tested, Resul
                     {{"learned", 0}, {"learned-tied", -0.05}, {"frozen-random", 0.05}});
   json summary = json::parse(std::ifstream(gpt / "summary.json"));
   BOOST_TEST(!experiments::declare_finished_study(gpt, "learned"), "no program named");
+  summary["experiment"] = 5;  // not a program's name: passed over, not a raw JSON error
+  std::ofstream(gpt / "summary.json") << summary.dump();
+  BOOST_TEST(!experiments::declare_finished_study(gpt, "learned"));
   summary["experiment"] = "embeddings";
   std::ofstream(gpt / "summary.json") << summary.dump();
   BOOST_TEST(!experiments::report::load_study(gpt).declared);
