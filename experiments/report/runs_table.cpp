@@ -1,6 +1,7 @@
 #include "experiments/report/runs_table.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
@@ -16,7 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kColumns =
-    "study,model,mode,d_model,layers,train_fraction,optimizer,precision,seed,test_ppl,valid_ppl,"
+    "study,model,mode,d_model,layers,train_fraction,optimizer,lr,precision,seed,test_ppl,valid_ppl,"
     "test_ppl_per_word,valid_ppl_per_word,best_epoch,stopped_early,cpu_s,commit";
 
 // A text cell: quoted, quotes doubled; one a spreadsheet would evaluate (= + - @, a tab or a
@@ -44,6 +45,14 @@ std::string value_cell(const json& object, const char* key) {
   return "";
 }
 
+// A float as the shortest text that reads back as it (the configuration's learning rate is a
+// float: "0.001", not the double nearest it).
+std::string shortest(float value) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+  return std::string(text, end);
+}
+
 void add_rows(const fs::path& folder, const std::string& study, std::ostream& out) {
   const json summary = load_summary(folder / "summary.json");
   if (summary.is_null()) return;
@@ -62,11 +71,12 @@ void add_rows(const fs::path& folder, const std::string& study, std::ostream& ou
     out << text_cell(study) << ',' << text_cell(entry.value("model", c.model.name)) << ','
         << text_cell(entry.value("mode", std::string())) << ',' << c.model.d_model << ','
         << c.model.layers << ',' << c.data.train_fraction << ',' << text_cell(c.optimizer) << ','
-        << text_cell(base::name_of(kPrecisionNames, c.precision)) << ',' << value_cell(run, "seed")
-        << ',' << value_cell(run, "test_ppl") << ',' << value_cell(run, "valid_ppl") << ','
-        << value_cell(run, "test_ppl_per_word") << ',' << value_cell(run, "valid_ppl_per_word")
-        << ',' << value_cell(run, "best_epoch") << ',' << value_cell(run, "stopped_early") << ','
-        << value_cell(run, "cpu_s") << ',' << text_cell(commit_of(run)) << "\n";
+        << shortest(c.lr) << ',' << text_cell(base::name_of(kPrecisionNames, c.precision)) << ','
+        << value_cell(run, "seed") << ',' << value_cell(run, "test_ppl") << ','
+        << value_cell(run, "valid_ppl") << ',' << value_cell(run, "test_ppl_per_word") << ','
+        << value_cell(run, "valid_ppl_per_word") << ',' << value_cell(run, "best_epoch") << ','
+        << value_cell(run, "stopped_early") << ',' << value_cell(run, "cpu_s") << ','
+        << text_cell(commit_of(run)) << "\n";
   }
 }
 

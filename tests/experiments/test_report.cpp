@@ -1565,13 +1565,14 @@ BOOST_FIXTURE_TEST_CASE(a_table_of_every_run_in_any_study_folder, ResultsFolder)
   std::vector<std::string> rows;
   for (std::string line; std::getline(lines, line);) rows.push_back(line);
   BOOST_REQUIRE_EQUAL(rows.size(), 1u + 6 + 3);
-  BOOST_TEST(rows[0].starts_with("study,model,mode,d_model,layers,train_fraction,optimizer,"));
-  BOOST_TEST(std::count(rows[0].begin(), rows[0].end(), ',') == 16);
+  BOOST_TEST(rows[0].starts_with("study,model,mode,d_model,layers,train_fraction,optimizer,lr,"));
+  BOOST_TEST(std::count(rows[0].begin(), rows[0].end(), ',') == 17);
   for (const std::string& row : rows)
-    BOOST_TEST(std::count(row.begin(), row.end(), ',') == 16, row);
-  BOOST_TEST(csv.find("\n\"my_study\",\"gpt\",\"learned-tied\",64,3,1,\"adamw\",\"fp32\",2,") !=
-                 std::string::npos,
-             csv);
+    BOOST_TEST(std::count(row.begin(), row.end(), ',') == 17, row);
+  BOOST_TEST(
+      csv.find("\n\"my_study\",\"gpt\",\"learned-tied\",64,3,1,\"adamw\",0.001,\"fp32\",2,") !=
+          std::string::npos,
+      csv);
   BOOST_TEST(csv.find("\n\"nested/other\",\"nplm\",\"learned\",") != std::string::npos, csv);
   BOOST_TEST(csv.find(",\"'=HYPERLINK(\"\"x\"\")-dirty\"\n") != std::string::npos, csv);
 }
