@@ -87,7 +87,8 @@ std::string runs_csv(const std::string& results_dir) {
   if (!fs::is_directory(root)) throw std::runtime_error(results_dir + ": not a folder");
   std::vector<fs::path> folders = {root};
   for (const auto& entry : fs::recursive_directory_iterator(root))
-    if (entry.is_directory()) folders.push_back(entry.path());
+    if (!entry.is_symlink() && entry.is_directory())  // the folders inside it, as the report
+      folders.push_back(entry.path());
   std::sort(folders.begin(), folders.end());
   std::ostringstream out;
   out << kColumns << "\n";

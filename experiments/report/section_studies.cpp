@@ -32,7 +32,9 @@ std::string declared_studies_section(const fs::path& dir, bool plots) {
   std::vector<fs::path> folders;
   if (fs::is_directory(dir))
     for (const auto& entry : fs::recursive_directory_iterator(dir))
-      if (entry.is_directory() && fs::exists(entry.path() / "study.json") &&
+      // A folder behind a link is passed over: its plots would be drawn at the link's target,
+      // outside `dir`.
+      if (!entry.is_symlink() && entry.is_directory() && fs::exists(entry.path() / "study.json") &&
           !rendered_by_name(fs::relative(entry.path(), dir)))
         folders.push_back(entry.path());
   std::sort(folders.begin(), folders.end());

@@ -1577,18 +1577,22 @@ BOOST_FIXTURE_TEST_CASE(a_table_of_every_run_in_any_study_folder, ResultsFolder)
   BOOST_TEST(csv.find(",\"'=HYPERLINK(\"\"x\"\")-dirty\"\n") != std::string::npos, csv);
 }
 
+// A study file of exp_embeddings declaring one comparison: gpt's learned-tied against learned.
+json declares_tying() {
+  return {{"schema", 1},
+          {"program", "embeddings"},
+          {"reference", "learned"},
+          {"family",
+           {{{"group", {{"model", "gpt"}}}, {"mode", "learned-tied"}, {"against", "learned"}}}}};
+}
+
 // A folder of any name with a study.json renders: only the comparisons it declared are tested,
 // Holm's correction runs over them alone, and a study file that cannot be read is refused.
 BOOST_FIXTURE_TEST_CASE(a_study_that_describes_itself_renders_under_any_name, ResultsFolder) {
   const fs::path folder = dir / "sweeps" / "my study";
   write_block_study(folder, {{"model", "gpt"}, {"weight_decay", 0.1}, {"table_decay", "none"}},
                     {{"learned", 0.0}, {"learned-tied", -0.03}, {"frozen-random", 0.05}}, 0.2);
-  const json declared = {
-      {"schema", 1},
-      {"program", "embeddings"},
-      {"reference", "learned"},
-      {"family",
-       {{{"group", {{"model", "gpt"}}}, {"mode", "learned-tied"}, {"against", "learned"}}}}};
+  const json declared = declares_tying();
   std::ofstream(folder / "study.json") << declared.dump();
   const std::string md = experiments::report::render_report(dir.string(), false);
   BOOST_TEST(md.find("`sweeps/my study/`: gpt") != std::string::npos, md);
@@ -1624,6 +1628,27 @@ BOOST_FIXTURE_TEST_CASE(a_study_that_describes_itself_renders_under_any_name, Re
                           return std::string(e.what()).find("study.json: \"reference\" is") !=
                                  std::string::npos;
                         });
+}
+
+// A study folder reached through a link is not rendered (its plots would be drawn at the link's
+// target, outside --results) and its runs are not in the table of runs.
+BOOST_FIXTURE_TEST_CASE(a_linked_study_folder_is_passed_over, ResultsFolder) {
+  const json declared = declares_tying();
+  const fs::path mine = dir / "results" / "mine", outside = dir / "outside";
+  for (const fs::path& folder : {mine, outside}) {
+    write_block_study(folder, {{"model", "gpt"}}, {{"learned", 0.0}, {"learned-tied", -0.03}});
+    std::ofstream(folder / "study.json") << declared.dump();
+  }
+  fs::create_directory_symlink(outside, dir / "results" / "linked");
+  const bool plots = experiments::report::have_gnuplot();
+  const std::string md = experiments::report::render_report((dir / "results").string(), plots);
+  BOOST_TEST(md.find("`mine/`: gpt") != std::string::npos, md);
+  BOOST_TEST(md.find("linked") == std::string::npos, md);
+  BOOST_TEST(!fs::exists(outside / "valid_curves.png"));
+  if (plots) BOOST_TEST(fs::exists(mine / "valid_curves.png"));
+  const std::string csv = experiments::report::runs_csv((dir / "results").string());
+  BOOST_TEST(csv.find("\"mine\",") != std::string::npos, csv);
+  BOOST_TEST(csv.find("linked") == std::string::npos, csv);
 }
 
 // A field of the wrong type in a run file is an error naming the file and the field, not a raw
