@@ -54,14 +54,15 @@ std::string shortest(float value) {
 }
 
 void add_rows(const fs::path& folder, const std::string& study, std::ostream& out) {
-  const json summary = load_summary(folder / "summary.json");
+  const FolderFiles files = read_folder(folder);  // each run file read and checked once
+  const json summary = load_summary(folder / "summary.json", &files);
   if (summary.is_null()) return;
   for (const json& entry : summary.at("runs")) {
     if (!entry.contains("file") || !entry.at("file").is_string()) continue;
-    const fs::path file = folder / fs::path(entry.at("file").get<std::string>()).filename();
-    const json found = load(file);
-    if (!train::RunRecord::is_run_file(found)) continue;  // not committed, or no run
-    const json run = run_record(found, file).to_json();
+    const std::string name = fs::path(entry.at("file").get<std::string>()).filename().string();
+    const fs::path file = folder / name;
+    const json& run = file_in(files, name);
+    if (!train::RunRecord::is_run_file(run)) continue;  // not committed, or no run
     train::TrainConfig c;
     try {
       c = config_of(run.at("config"));
