@@ -16,12 +16,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A ROC AUC of the under-trained search, or `undefined` where the file has null: a training
+// split with every token leaves nothing to detect.
+std::string auc_text(const json& auc, const std::string& undefined = "-") {
+  return auc.is_number() ? fixed(auc.get<double>(), 3) : undefined;
+}
+
 // A low norm's ROC AUC as a detector; below one half the ranking is the other way round (a
 // tied table's never-seen rows grow the largest norms), which the reader is told outright.
-std::string norm_auc(double auc) {
-  return fixed(auc, 3) +
-         (auc < 0.5 ? ", the other way round: a high norm finds them with " + fixed(1 - auc, 3)
-                    : "");
+std::string norm_auc(const json& auc) {
+  if (!auc.is_number()) return auc_text(auc);
+  const double a = auc.get<double>();
+  return fixed(a, 3) +
+         (a < 0.5 ? ", the other way round: a high norm finds them with " + fixed(1 - a, 3) : "");
 }
 
 // What became of the table's rows (LifecycleProbe::census), if the run measured it.
@@ -58,8 +65,8 @@ std::string table_census(const json& t) {
       << u.at("reference").get<size_t>()
       << " unreachable tokens' rows (centred, first principal component removed). As a detector "
          "of the tokens the training split never has: ROC AUC "
-      << fixed(u.at("auc_output_cosine").get<double>(), 3)
-      << " (a low input-row norm: " << norm_auc(u.at("auc_low_input_norm").get<double>())
+      << auc_text(u.at("auc_output_cosine"), "undefined (the training split has every token)")
+      << " (a low input-row norm: " << norm_auc(u.at("auc_low_input_norm"))
       << "). At the reference's 10th "
       << "percentile it flags " << u.at("flagged").get<size_t>() << " tokens, "
       << u.at("flagged_unseen").get<size_t>() << " of them unseen (recall "
@@ -118,7 +125,7 @@ std::string census_comparison(const json& runs) {
   });
   row("under-trained search: ROC AUC for them", [](const json& t) {
     const json& u = t.at("under_trained");
-    return u.is_null() ? std::string("-") : fixed(u.at("auc_output_cosine").get<double>(), 3);
+    return u.is_null() ? std::string("-") : auc_text(u.at("auc_output_cosine"));
   });
   out << "| test perplexity |";
   for (const json* run : with) out << " " << fixed(run->at("test_ppl").get<double>(), 1) << " |";
@@ -203,9 +210,10 @@ std::string census_conclusion(const json& life) {
              " bitwise as initialised (mean drift " +
              fixed(t.at("unseen_rows_drift").get<double>(), 3) +
              (norm ? ", median input-row norm " + fixed(*norm, 3) : "") + ")";
-    if (const json& u = t.at("under_trained"); !u.is_null())
+    if (const json& u = t.at("under_trained");
+        !u.is_null() && u.at("auc_output_cosine").is_number())
       lines += "; the under-trained search finds them with ROC AUC " +
-               fixed(u.at("auc_output_cosine").get<double>(), 3);
+               auc_text(u.at("auc_output_cosine"));
     lines += "\n";
   }
   if (lines.empty()) return "";

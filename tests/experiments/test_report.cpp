@@ -1116,6 +1116,18 @@ BOOST_FIXTURE_TEST_CASE(report_shows_the_census_of_a_table, ResultsFolder) {
     BOOST_TEST_MESSAGE("gnuplot absent: the norms plot is not drawn");
   // One run alone gets no side-by-side table.
   BOOST_TEST(md.find("The tables' rows in each run") == std::string::npos, md);
+
+  // A tokenizer whose every token occurs in training: no unseen row, so no detector to score
+  // (the probe writes its ROC AUCs as null); the report says so instead of failing.
+  json& all_seen = summary["runs"][0]["table"];
+  all_seen["unseen_rows"] = all_seen["unseen_rows_unchanged"] = 0;
+  all_seen["under_trained"]["auc_output_cosine"] = nullptr;
+  all_seen["under_trained"]["auc_low_input_norm"] = nullptr;
+  std::ofstream(dir / "lifecycle" / "summary.json") << summary.dump();
+  const std::string seen = experiments::report::render_report(dir.string(), false);
+  BOOST_TEST(seen.find("ROC AUC undefined (the training split has every token) (a low input-row "
+                       "norm: -)") != std::string::npos,
+             seen);
 }
 
 // Two runs with their census: side by side, untied and tied (whose softmax reaches every row).
