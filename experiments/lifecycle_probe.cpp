@@ -6,6 +6,7 @@
 
 #include "experiments/study.hpp"
 #include "experiments/test_losses.hpp"
+#include "train/fields.hpp"
 
 namespace tg::experiments {
 
@@ -188,7 +189,7 @@ void LifecycleProbe::after_training(nn::LanguageModel& m, json& results) const {
       {"wordsim_input", wordsim(m.input_embedding().weight())},
       {"wordsim_output", wordsim(m.output_matrix())},
       {"neighbours", probe_rows},
-      {"table", census(m)}};
+      {"table", census(m).to_json()}};
 }
 
 namespace {
@@ -205,20 +206,20 @@ std::vector<double> row_norms(const Tensor& table) {
   return out;
 }
 
-// Quartiles of some values (json null when there are none).
-json quartiles(std::vector<double> v) {
-  if (v.empty()) return json();
+// Quartiles of some values (at least one).
+Quartiles quartiles(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const auto at = [&](double q) {
     return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
   };
-  return {{"q1", at(0.25)}, {"median", at(0.5)}, {"q3", at(0.75)}};
+  return {at(0.25), at(0.5), at(0.75)};
 }
 
 // Row norms by training count, in bins 0, 1, 2-3, 4-15, 16-63, ... (powers of 4): each bin's
 // quartiles of the input and the output rows' norms.
-json norms_by_count(const std::vector<double>& input_norm, const std::vector<double>& output_norm,
-                    const std::vector<size_t>& train_count) {
+std::vector<NormBin> norms_by_count(const std::vector<double>& input_norm,
+                                    const std::vector<double>& output_norm,
+                                    const std::vector<size_t>& train_count) {
   std::map<size_t, std::pair<std::vector<double>, std::vector<double>>> by_bin;
   const auto bin_low = [](size_t count) -> size_t {
     if (count < 2) return count;
@@ -231,23 +232,20 @@ json norms_by_count(const std::vector<double>& input_norm, const std::vector<dou
     in.push_back(input_norm[r]);
     out.push_back(output_norm[r]);
   }
-  json norms = json::array();
+  std::vector<NormBin> norms;
   for (const auto& [low, v] : by_bin) {
     const size_t high = low < 2 ? low : low == 2 ? 3 : low * 4 - 1;
-    norms.push_back({{"min_count", low},
-                     {"max_count", high},
-                     {"rows", v.first.size()},
-                     {"input_norm", quartiles(v.first)},
-                     {"output_norm", quartiles(v.second)}});
+    norms.push_back({low, high, v.first.size(), quartiles(v.first), quartiles(v.second)});
   }
   return norms;
 }
 
 // The search for under-trained tokens from the output matrix alone (undertrained_indicator),
 // scored against the tokens the training split never had; `unseen` counts those.
-json under_trained(const Tensor& output, const std::vector<double>& input_norm,
-                   const std::vector<size_t>& train_count, const std::vector<int32_t>& reference,
-                   const std::vector<std::string>& words, size_t unseen) {
+UnderTrained under_trained(const Tensor& output, const std::vector<double>& input_norm,
+                           const std::vector<size_t>& train_count,
+                           const std::vector<int32_t>& reference,
+                           const std::vector<std::string>& words, size_t unseen) {
   const size_t vocab = train_count.size();
   const std::vector<double> score = undertrained_indicator(output, reference);
   std::vector<bool> never(vocab);
@@ -270,28 +268,25 @@ json under_trained(const Tensor& output, const std::vector<double>& input_norm,
       flagged_seen.emplace_back(score[r], r);
   }
   std::sort(flagged_seen.rbegin(), flagged_seen.rend());
-  json seen_examples = json::array();
+  UnderTrained out;
   for (size_t i = 0; i < std::min<size_t>(10, flagged_seen.size()); ++i) {
     const size_t r = flagged_seen[i].second;
-    seen_examples.push_back(
-        {{"token", words[r]}, {"count", train_count[r]}, {"score", flagged_seen[i].first}});
+    out.flagged_seen.push_back({words[r], train_count[r], flagged_seen[i].first});
   }
-  return {
-      {"reference", reference.size()},
-      {"threshold", threshold},
-      {"flagged", flagged},
-      {"flagged_unseen", flagged_never},
-      {"precision",
-       flagged ? static_cast<double>(flagged_never) / static_cast<double>(flagged) : 0.0},
-      {"recall", unseen ? static_cast<double>(flagged_never) / static_cast<double>(unseen) : 0.0},
-      {"auc_output_cosine", roc_auc(score, never)},
-      {"auc_low_input_norm", roc_auc(low_input_norm, never)},
-      {"flagged_seen", seen_examples}};
+  out.reference = reference.size();
+  out.threshold = threshold;
+  out.flagged = flagged;
+  out.flagged_unseen = flagged_never;
+  out.precision = flagged ? static_cast<double>(flagged_never) / static_cast<double>(flagged) : 0.0;
+  out.recall = unseen ? static_cast<double>(flagged_never) / static_cast<double>(unseen) : 0.0;
+  out.auc_output_cosine = roc_auc(score, never);
+  out.auc_low_input_norm = roc_auc(low_input_norm, never);
+  return out;
 }
 
 }  // namespace
 
-json LifecycleProbe::census(nn::LanguageModel& m) const {
+TableCensus LifecycleProbe::census(nn::LanguageModel& m) const {
   const Tensor& input = m.input_embedding().weight();
   const Tensor output = m.output_matrix();
   const size_t width = input.size(1);
@@ -313,18 +308,113 @@ json LifecycleProbe::census(nn::LanguageModel& m) const {
     unseen_drift += a > 0 && b > 0 ? 1.0 - dot / std::sqrt(a * b) : 0.0;
   }
   const std::vector<double> input_norm = row_norms(input);
-  json out = {{"rows", vocab_},
-              {"rows_with_gradient", ever_complete_ ? json(with_gradient) : json()},
-              {"rows_in_training", in_training},
-              {"unseen_rows", unseen},
-              {"unseen_rows_unchanged", unseen_unchanged},
-              {"unseen_rows_drift", unseen ? unseen_drift / static_cast<double>(unseen) : 0.0},
-              {"norms_by_count", norms_by_count(input_norm, row_norms(output), train_count_)},
-              {"under_trained", json()}};
+  TableCensus out;
+  out.rows = vocab_;
+  if (ever_complete_) out.rows_with_gradient = with_gradient;
+  out.rows_in_training = in_training;
+  out.unseen_rows = unseen;
+  out.unseen_rows_unchanged = unseen_unchanged;
+  out.unseen_rows_drift = unseen ? unseen_drift / static_cast<double>(unseen) : 0.0;
+  out.norms_by_count = norms_by_count(input_norm, row_norms(output), train_count_);
   if (!unused_reference_.empty())
-    out["under_trained"] =
+    out.under_trained =
         under_trained(output, input_norm, train_count_, unused_reference_, words_, unseen);
   return out;
+}
+
+namespace {
+
+#define TG_MEMBER(path)  \
+  [](auto& r) -> auto& { \
+    return r.path;       \
+  }
+
+using train::fields::Field;
+using train::fields::list;
+using train::fields::object;
+using train::fields::plain;
+
+const std::vector<Field<Quartiles>>& quartile_fields() {
+  static const std::vector<Field<Quartiles>> table = {plain<Quartiles>("q1", TG_MEMBER(q1)),
+                                                      plain<Quartiles>("median", TG_MEMBER(median)),
+                                                      plain<Quartiles>("q3", TG_MEMBER(q3))};
+  return table;
+}
+
+const std::vector<Field<NormBin>>& bin_fields() {
+  using B = NormBin;
+  static const std::vector<Field<B>> table = {
+      plain<B>("min_count", TG_MEMBER(min_count)), plain<B>("max_count", TG_MEMBER(max_count)),
+      plain<B>("rows", TG_MEMBER(rows)),
+      object<B, Quartiles>("input_norm", TG_MEMBER(input_norm), quartile_fields),
+      object<B, Quartiles>("output_norm", TG_MEMBER(output_norm), quartile_fields)};
+  return table;
+}
+
+const std::vector<Field<FlaggedToken>>& token_fields() {
+  using F = FlaggedToken;
+  static const std::vector<Field<F>> table = {plain<F>("token", TG_MEMBER(token)),
+                                              plain<F>("count", TG_MEMBER(count)),
+                                              plain<F>("score", TG_MEMBER(score))};
+  return table;
+}
+
+const std::vector<Field<UnderTrained>>& under_trained_fields() {
+  using U = UnderTrained;
+  static const std::vector<Field<U>> table = {
+      plain<U>("reference", TG_MEMBER(reference)),
+      plain<U>("threshold", TG_MEMBER(threshold)),
+      plain<U>("flagged", TG_MEMBER(flagged)),
+      plain<U>("flagged_unseen", TG_MEMBER(flagged_unseen)),
+      plain<U>("precision", TG_MEMBER(precision)),
+      plain<U>("recall", TG_MEMBER(recall)),
+      plain<U>("auc_output_cosine", TG_MEMBER(auc_output_cosine)),
+      plain<U>("auc_low_input_norm", TG_MEMBER(auc_low_input_norm)),
+      list<U, FlaggedToken>("flagged_seen", TG_MEMBER(flagged_seen), token_fields)};
+  return table;
+}
+
+const std::vector<Field<TableCensus>>& census_fields() {
+  using C = TableCensus;
+  static const std::vector<Field<C>> table = {
+      plain<C>("rows", TG_MEMBER(rows)),
+      {"rows_with_gradient",
+       [](const C& c) { return c.rows_with_gradient ? json(*c.rows_with_gradient) : json(); },
+       [](C& c, const json& v) {
+         c.rows_with_gradient =
+             v.is_null() ? std::nullopt : std::optional(train::fields::whole_number(v));
+       }},
+      plain<C>("rows_in_training", TG_MEMBER(rows_in_training)),
+      plain<C>("unseen_rows", TG_MEMBER(unseen_rows)),
+      plain<C>("unseen_rows_unchanged", TG_MEMBER(unseen_rows_unchanged)),
+      plain<C>("unseen_rows_drift", TG_MEMBER(unseen_rows_drift)),
+      list<C, NormBin>("norms_by_count", TG_MEMBER(norms_by_count), bin_fields),
+      object<C, UnderTrained>("under_trained", TG_MEMBER(under_trained), under_trained_fields)};
+  return table;
+}
+
+#undef TG_MEMBER
+
+}  // namespace
+
+std::optional<double> TableCensus::unseen_input_norm() const {
+  for (const NormBin& b : norms_by_count)
+    if (b.max_count == 0) return b.input_norm.median;
+  return std::nullopt;
+}
+
+json TableCensus::to_json() const {
+  json j = train::fields::write<TableCensus>(census_fields(), *this);
+  // Written as null when unknown or not searched, as the files before this struct have them.
+  for (const char* key : {"rows_with_gradient", "under_trained"})
+    if (!j.contains(key)) j[key] = nullptr;
+  return j;
+}
+
+TableCensus TableCensus::from_json(const json& j, const std::string& where) {
+  TableCensus c;
+  train::fields::read<TableCensus>(census_fields(), c, j, where);
+  return c;
 }
 
 std::vector<double> undertrained_indicator(const Tensor& table,

@@ -10,6 +10,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,45 @@
 #include "train/trainer.hpp"
 
 namespace tg::experiments {
+
+// What became of a table's rows by the end of a run: the probe's census, under "table" in its
+// life-cycle results. Written and read through one field table (lifecycle_probe.cpp), so the
+// report reads, typed, what the probe wrote; a value of the wrong kind is refused, naming it.
+struct Quartiles {
+  double q1 = 0, median = 0, q3 = 0;
+};
+struct NormBin {  // the rows whose training count is min_count to max_count
+  size_t min_count = 0, max_count = 0, rows = 0;
+  Quartiles input_norm, output_norm;
+};
+struct FlaggedToken {
+  std::string token;
+  size_t count = 0;  // in the training split
+  double score = 0;
+};
+// The search for under-trained tokens from the tables alone (undertrained_indicator), scored as
+// a detector of the rows the training split never has.
+struct UnderTrained {
+  size_t reference = 0, flagged = 0, flagged_unseen = 0;  // flagged: at the reference's 10th
+  double threshold = 0, precision = 0, recall = 0;        // percentile or above
+  // NaN where the training split has every token: nothing to detect (written as null).
+  double auc_output_cosine = 0, auc_low_input_norm = 0;
+  std::vector<FlaggedToken> flagged_seen;  // the top flagged tokens that do occur
+};
+struct TableCensus {
+  size_t rows = 0, rows_in_training = 0, unseen_rows = 0, unseen_rows_unchanged = 0;
+  // Rows given a gradient at some step; none for a run resumed from a checkpoint that did not
+  // count them (written as null).
+  std::optional<size_t> rows_with_gradient;
+  double unseen_rows_drift = 0;  // their mean cosine drift from initialisation
+  std::vector<NormBin> norms_by_count;
+  std::optional<UnderTrained> under_trained;  // a BPE's, with unreachable tokens to start from
+
+  // The median input-row norm of the rows the training split never has (the count-0 bin).
+  std::optional<double> unseen_input_norm() const;
+  nlohmann::json to_json() const;
+  static TableCensus from_json(const nlohmann::json& j, const std::string& where);
+};
 
 class LifecycleProbe {
  public:
@@ -44,7 +84,7 @@ class LifecycleProbe {
   double wordsim(const Tensor& table) const;  // WordSim-353 Spearman of a table's rows
   // The trained tables' rows: which ever had a gradient, what became of the unseen ones, the
   // norms by training frequency and the under-trained tokens found from the tables alone.
-  nlohmann::json census(nn::LanguageModel& m) const;
+  TableCensus census(nn::LanguageModel& m) const;
   nlohmann::json save_state() const;
   void load_state(const nlohmann::json& state);
 

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace tg::train::fields {
 
@@ -120,6 +121,44 @@ void read(std::span<const Field<T>> table, T& t, const nlohmann::json& j, const 
       throw std::invalid_argument(where + noun + " '" + key + "': " + e.what());
     }
   }
+}
+
+// A member that is a struct with a table of its own, written as an object; an empty
+// std::optional member is written as nothing and read back from null.
+template <class T, class Sub, class Member>
+Field<T> object(const char* key, Member member, const std::vector<Field<Sub>>& (*table)()) {
+  return {key,
+          [member, table](const T& t) -> nlohmann::json {
+            const auto& m = member(t);
+            if constexpr (requires { m.has_value(); })
+              return m ? write<Sub>(table(), *m) : nlohmann::json();
+            else
+              return write<Sub>(table(), m);
+          },
+          [member, table](T& t, const nlohmann::json& v) {
+            if constexpr (requires { member(t).has_value(); })
+              if (v.is_null()) return member(t).reset();
+            Sub sub;
+            read<Sub>(table(), sub, v, "");  // the caller's read() names this key
+            member(t) = std::move(sub);
+          }};
+}
+
+// A member that is a list of such structs, each read back naming its place ("[2]: ").
+template <class T, class Sub, class Member>
+Field<T> list(const char* key, Member member, const std::vector<Field<Sub>>& (*table)()) {
+  return {key,
+          [member, table](const T& t) {
+            nlohmann::json out = nlohmann::json::array();
+            for (const Sub& sub : member(t)) out.push_back(write<Sub>(table(), sub));
+            return out;
+          },
+          [member, table](T& t, const nlohmann::json& v) {
+            if (!v.is_array()) throw NotA("a list of objects");
+            member(t).clear();
+            for (size_t i = 0; i < v.size(); ++i)
+              read<Sub>(table(), member(t).emplace_back(), v[i], "[" + std::to_string(i) + "]: ");
+          }};
 }
 
 }  // namespace tg::train::fields

@@ -50,25 +50,6 @@ const std::vector<fields::Field<DataRecord>>& data_fields() {
   return table;
 }
 
-// A member that is a struct with a table of its own, written as an object.
-template <class Sub, class Member>
-fields::Field<RunRecord> object(const char* key, Member member,
-                                const std::vector<fields::Field<Sub>>& (*table)()) {
-  return {key,
-          [member, table](const RunRecord& r) -> json {
-            const auto& m = member(r);
-            if constexpr (requires { m.has_value(); })
-              return m ? fields::write<Sub>(table(), *m) : json();
-            else
-              return fields::write<Sub>(table(), m);
-          },
-          [member, table, key](RunRecord& r, const json& v) {
-            Sub sub;
-            fields::read<Sub>(table(), sub, v, std::string(key) + ": ");
-            member(r) = std::move(sub);
-          }};
-}
-
 // A curve: a list of objects whose numbers are numbers (a hook may add fields of its own).
 void check_curve(const json& v) {
   if (!v.is_array()) throw fields::NotA("a list of objects");
@@ -96,13 +77,13 @@ const std::vector<fields::Field<RunRecord>>& record_fields() {
       plain<R>("schema", TG_MEMBER(schema)),
       plain<R>("program", TG_MEMBER(program)),
       plain<R>("version", TG_MEMBER(version)),
-      object<Provenance>("provenance", TG_MEMBER(provenance), provenance_fields),
+      fields::object<R, Provenance>("provenance", TG_MEMBER(provenance), provenance_fields),
       {"config", [](const R& r) { return r.config; },
        [](R& r, const json& v) {
          if (!v.is_object()) throw fields::NotA("an object");
          r.config = v;
        }},
-      object<DataRecord>("data", TG_MEMBER(data), data_fields),
+      fields::object<R, DataRecord>("data", TG_MEMBER(data), data_fields),
       plain<R>("seed", TG_MEMBER(seed)),
       plain<R>("threads", TG_MEMBER(threads)),
       plain<R>("mpi_ranks", TG_MEMBER(mpi_ranks)),

@@ -9,6 +9,7 @@
 #include "autograd/io.hpp"
 #include "base/files.hpp"
 #include "base/process.hpp"
+#include "experiments/lifecycle_probe.hpp"
 #include "experiments/report/format.hpp"
 #include "experiments/significance.hpp"
 
@@ -265,22 +266,22 @@ std::string norms_plot(const json& life, const fs::path& root, const fs::path& s
   for (const auto& run : life.at("runs")) {
     const json table = run.value("table", json());
     if (table.is_null()) continue;
+    const TableCensus census = TableCensus::from_json(table, "table: ");
     // A tied table is its own output matrix: one series.
     const bool tied = run.value("tied", false);
-    for (const char* side : {"input_norm", "output_norm"}) {
-      if (tied && std::string(side) == "output_norm") continue;
-      data << "# " << run.at("name").get<std::string>() << " " << side << "\n";
-      for (const auto& b : table.at("norms_by_count")) {
-        const double lo = b.at("min_count").get<double>(), hi = b.at("max_count").get<double>();
+    for (const bool input : {true, false}) {
+      if (tied && !input) continue;
+      data << "# " << run.at("name").get<std::string>() << " "
+           << (input ? "input_norm" : "output_norm") << "\n";
+      for (const NormBin& b : census.norms_by_count) {
+        const double lo = static_cast<double>(b.min_count), hi = static_cast<double>(b.max_count);
         // The unseen rows at 1/2 on the log axis (labelled 0); a bin at its geometric middle.
         const double x = hi == 0 ? 0.5 : std::sqrt(lo * hi);
         last = std::max(last, hi);
-        const json& q = b.at(side);
-        data << x << "\t" << q.at("median").get<double>() << "\t" << q.at("q1").get<double>()
-             << "\t" << q.at("q3").get<double>() << "\n";
+        const Quartiles& q = input ? b.input_norm : b.output_norm;
+        data << x << "\t" << q.median << "\t" << q.q1 << "\t" << q.q3 << "\n";
       }
       data << "\n\n";
-      const bool input = std::string(side) == "input_norm";
       plots += std::string(index ? ", " : "") + "'norms.dat' index " + std::to_string(index) +
                " using 1:2:3:4 with yerrorlines lw 2 lc rgb '" + run_colours[run_number % 4] +
                "' pt " + (input ? "7" : "5") + " dt " + (input ? "1" : "2") + " title " +

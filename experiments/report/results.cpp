@@ -8,6 +8,7 @@
 
 #include "base/enum_names.hpp"
 #include "base/escape.hpp"
+#include "experiments/lifecycle_probe.hpp"
 #include "experiments/report/format.hpp"
 #include "experiments/test_losses.hpp"
 
@@ -124,6 +125,12 @@ void check_run_fields(const json& run, const std::string& where,
       if (run.contains(key) && !kind.holds(run.at(key)))
         throw bad("\"" + where + key + "\" is " + run.at(key).dump().substr(0, 60) + ", not " +
                   kind.name);
+  // A life cycle's census of the table, read as the probe wrote it (lifecycle_probe.hpp).
+  if (const auto table = run.find("table"); table != run.end() && !table->is_null()) try {
+      (void)TableCensus::from_json(*table, "");
+    } catch (const std::invalid_argument& e) {
+      throw bad("\"" + where + "table\": " + e.what());
+    }
   for (const char* list : {"epochs", "evals"}) {
     if (!run.contains(list)) continue;
     for (size_t i = 0; i < run.at(list).size(); ++i)

@@ -1,9 +1,11 @@
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <iomanip>
 #include <optional>
 #include <sstream>
 
+#include "experiments/lifecycle_probe.hpp"
 #include "experiments/report/format.hpp"
 #include "experiments/report/sections.hpp"
 #include "experiments/report/tables.hpp"
@@ -16,119 +18,111 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A ROC AUC of the under-trained search, or `undefined` where the file has null: a training
-// split with every token leaves nothing to detect.
-std::string auc_text(const json& auc, const std::string& undefined = "-") {
-  return auc.is_number() ? fixed(auc.get<double>(), 3) : undefined;
+// A ROC AUC of the under-trained search, or `undefined` where it is NaN (null in the file): a
+// training split with every token leaves nothing to detect.
+std::string auc_text(double auc, const std::string& undefined = "-") {
+  return std::isnan(auc) ? undefined : fixed(auc, 3);
 }
 
 // A low norm's ROC AUC as a detector; below one half the ranking is the other way round (a
 // tied table's never-seen rows grow the largest norms), which the reader is told outright.
-std::string norm_auc(const json& auc) {
-  if (!auc.is_number()) return auc_text(auc);
-  const double a = auc.get<double>();
-  return fixed(a, 3) +
-         (a < 0.5 ? ", the other way round: a high norm finds them with " + fixed(1 - a, 3) : "");
+std::string norm_auc(double auc) {
+  return auc_text(auc) +
+         (auc < 0.5 ? ", the other way round: a high norm finds them with " + fixed(1 - auc, 3)
+                    : "");
 }
 
-// What became of the table's rows (LifecycleProbe::census), if the run measured it.
-std::string table_census(const json& t) {
-  if (t.is_null()) return "";
+// A run's census (checked with its file as the summary was read), if the run measured one.
+std::optional<TableCensus> census_of(const json& run) {
+  const json t = run.value("table", json());
+  if (t.is_null()) return std::nullopt;
+  return TableCensus::from_json(t, "table: ");
+}
+
+// What became of the table's rows (LifecycleProbe::census).
+std::string table_census(const TableCensus& t) {
   std::ostringstream out;
-  const size_t rows = t.at("rows").get<size_t>(), unseen = t.at("unseen_rows").get<size_t>();
-  out << "Rows: " << rows << "; in the training split " << t.at("rows_in_training").get<size_t>()
+  out << "Rows: " << t.rows << "; in the training split " << t.rows_in_training
       << "; given a gradient at some step "
-      << (t.at("rows_with_gradient").is_null()
-              ? std::string("(not counted: resumed from an older checkpoint)")
-              : std::to_string(t.at("rows_with_gradient").get<size_t>()))
-      << ". Of the " << unseen << " rows the training split never has, "
-      << t.at("unseen_rows_unchanged").get<size_t>()
-      << " are bitwise as initialised; their mean cosine drift "
-      << fixed(t.at("unseen_rows_drift").get<double>(), 3) << ".\n\n";
+      << (t.rows_with_gradient ? std::to_string(*t.rows_with_gradient)
+                               : std::string("(not counted: resumed from an older checkpoint)"))
+      << ". Of the " << t.unseen_rows << " rows the training split never has, "
+      << t.unseen_rows_unchanged << " are bitwise as initialised; their mean cosine drift "
+      << fixed(t.unseen_rows_drift, 3) << ".\n\n";
   out << "Row norms by training count (median [quartiles]):\n\n| count | rows | input row | "
          "output row |\n|---|---:|---:|---:|\n";
-  for (const auto& b : t.at("norms_by_count")) {
-    const size_t lo = b.at("min_count").get<size_t>(), hi = b.at("max_count").get<size_t>();
-    const auto cell = [](const json& q) {
-      return fixed(q.at("median").get<double>(), 3) + " [" + fixed(q.at("q1").get<double>(), 3) +
-             ", " + fixed(q.at("q3").get<double>(), 3) + "]";
-    };
-    out << "| " << (lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi))
-        << " | " << b.at("rows").get<size_t>() << " | " << cell(b.at("input_norm")) << " | "
-        << cell(b.at("output_norm")) << " |\n";
-  }
+  const auto cell = [](const Quartiles& q) {
+    return fixed(q.median, 3) + " [" + fixed(q.q1, 3) + ", " + fixed(q.q3, 3) + "]";
+  };
+  for (const NormBin& b : t.norms_by_count)
+    out << "| "
+        << (b.min_count == b.max_count
+                ? std::to_string(b.min_count)
+                : std::to_string(b.min_count) + "-" + std::to_string(b.max_count))
+        << " | " << b.rows << " | " << cell(b.input_norm) << " | " << cell(b.output_norm) << " |\n";
   out << "\n";
-  const json& u = t.at("under_trained");
-  if (u.is_null()) return out.str();
+  if (!t.under_trained) return out.str();
+  const UnderTrained& u = *t.under_trained;
   out << "Under-trained tokens from the tables alone (Land and Bartolo 2024): each output row's "
          "cosine to the mean of the "
-      << u.at("reference").get<size_t>()
+      << u.reference
       << " unreachable tokens' rows (centred, first principal component removed). As a detector "
          "of the tokens the training split never has: ROC AUC "
-      << auc_text(u.at("auc_output_cosine"), "undefined (the training split has every token)")
-      << " (a low input-row norm: " << norm_auc(u.at("auc_low_input_norm"))
-      << "). At the reference's 10th "
-      << "percentile it flags " << u.at("flagged").get<size_t>() << " tokens, "
-      << u.at("flagged_unseen").get<size_t>() << " of them unseen (recall "
-      << fixed(100 * u.at("recall").get<double>(), 1) << "%)";
+      << auc_text(u.auc_output_cosine, "undefined (the training split has every token)")
+      << " (a low input-row norm: " << norm_auc(u.auc_low_input_norm)
+      << "). At the reference's 10th percentile it flags " << u.flagged << " tokens, "
+      << u.flagged_unseen << " of them unseen (recall " << fixed(100 * u.recall, 1) << "%)";
   std::string seen;
-  for (const auto& e : u.at("flagged_seen"))
-    seen += (seen.empty() ? "" : ", ") + markdown_text(e.at("token").get<std::string>()) + " (" +
-            std::to_string(e.at("count").get<size_t>()) + ")";
+  for (const FlaggedToken& e : u.flagged_seen)
+    seen +=
+        (seen.empty() ? "" : ", ") + markdown_text(e.token) + " (" + std::to_string(e.count) + ")";
   out << (seen.empty() ? "."
                        : "; the top flagged tokens that do occur (training count): " + seen + ".")
       << "\n\n";
   return out.str();
 }
 
-// The median input-row norm of the rows the training split never has (the count-0 band of a
-// census), if it has any.
-std::optional<double> unseen_input_norm(const json& t) {
-  for (const auto& b : t.at("norms_by_count"))
-    if (b.at("max_count").get<size_t>() == 0) return b.at("input_norm").at("median").get<double>();
-  return std::nullopt;
-}
-
 // The runs' censuses side by side, when two or more runs measured one: which rows a table's
 // training ever reaches, and what becomes of the others, untied and tied.
 std::string census_comparison(const json& runs) {
-  std::vector<const json*> with;
+  std::vector<std::pair<const json*, TableCensus>> with;
   for (const auto& run : runs)
-    if (!run.value("table", json()).is_null()) with.push_back(&run);
+    if (std::optional<TableCensus> t = census_of(run)) with.emplace_back(&run, std::move(*t));
   if (with.size() < 2) return "";
   std::ostringstream out;
   out << "The tables' rows in each run (the tied table is also the output matrix, whose softmax "
          "gives every row a gradient at every step):\n\n|";
-  for (const json* run : with) out << " | " << markdown_text(run->at("name").get<std::string>());
+  for (const auto& [run, t] : with)
+    out << " | " << markdown_text(run->at("name").get<std::string>());
   out << " |\n|---|";
   for (size_t i = 0; i < with.size(); ++i) out << "---:|";
   out << "\n";
-  const auto row = [&](const char* what, const std::function<std::string(const json&)>& cell) {
+  const auto row = [&](const char* what,
+                       const std::function<std::string(const TableCensus&)>& cell) {
     out << "| " << what << " |";
-    for (const json* run : with) out << " " << cell(run->at("table")) << " |";
+    for (const auto& [run, t] : with) out << " " << cell(t) << " |";
     out << "\n";
   };
-  const auto count = [](const json& t, const char* key) {
-    return t.at(key).is_null() ? std::string("-") : grouped(t.at(key).get<size_t>());
-  };
-  row("rows", [&](const json& t) { return count(t, "rows"); });
-  row("rows given a gradient at some step",
-      [&](const json& t) { return count(t, "rows_with_gradient"); });
-  row("rows the training split never has", [&](const json& t) { return count(t, "unseen_rows"); });
+  row("rows", [](const TableCensus& t) { return grouped(t.rows); });
+  row("rows given a gradient at some step", [](const TableCensus& t) {
+    return t.rows_with_gradient ? grouped(*t.rows_with_gradient) : std::string("-");
+  });
+  row("rows the training split never has",
+      [](const TableCensus& t) { return grouped(t.unseen_rows); });
   row("of those, bitwise as initialised",
-      [&](const json& t) { return count(t, "unseen_rows_unchanged"); });
+      [](const TableCensus& t) { return grouped(t.unseen_rows_unchanged); });
   row("their mean cosine drift from initialisation",
-      [](const json& t) { return fixed(t.at("unseen_rows_drift").get<double>(), 3); });
-  row("their median input-row norm", [](const json& t) {
-    const std::optional<double> norm = unseen_input_norm(t);
+      [](const TableCensus& t) { return fixed(t.unseen_rows_drift, 3); });
+  row("their median input-row norm", [](const TableCensus& t) {
+    const std::optional<double> norm = t.unseen_input_norm();
     return norm ? fixed(*norm, 3) : std::string("-");
   });
-  row("under-trained search: ROC AUC for them", [](const json& t) {
-    const json& u = t.at("under_trained");
-    return u.is_null() ? std::string("-") : auc_text(u.at("auc_output_cosine"));
+  row("under-trained search: ROC AUC for them", [](const TableCensus& t) {
+    return t.under_trained ? auc_text(t.under_trained->auc_output_cosine) : std::string("-");
   });
   out << "| test perplexity |";
-  for (const json* run : with) out << " " << fixed(run->at("test_ppl").get<double>(), 1) << " |";
+  for (const auto& [run, t] : with)
+    out << " " << fixed(run->at("test_ppl").get<double>(), 1) << " |";
   out << "\n\n";
   return out.str();
 }
@@ -173,7 +167,8 @@ std::string lifecycle_section(const json& s) {
     out << "\nBand sizes (rows):";
     for (const auto& [band, n] : run.at("band_sizes").items())
       out << " " << band << " " << n.get<size_t>() << ";";
-    out << "\n\n" << table_census(run.value("table", json()));
+    out << "\n\n";
+    if (const std::optional<TableCensus> census = census_of(run)) out << table_census(*census);
     out << "Nearest neighbours of probe words (input embeddings):\n\n| word | before training "
            "| after training | word2vec |\n|---|---|---|---|\n";
     for (const auto& p : run.at("neighbours")) {
@@ -198,22 +193,19 @@ std::string census_conclusion(const json& life) {
   if (life.is_null() || !life.contains("runs")) return "";
   std::string lines;
   for (const auto& run : life.at("runs")) {
-    const json t = run.value("table", json());
-    if (t.is_null() || t.at("rows_with_gradient").is_null()) continue;
-    const size_t rows = t.at("rows").get<size_t>(), unseen = t.at("unseen_rows").get<size_t>();
-    const size_t unchanged = t.at("unseen_rows_unchanged").get<size_t>();
-    const std::optional<double> norm = unseen_input_norm(t);
+    const std::optional<TableCensus> t = census_of(run);
+    if (!t || !t->rows_with_gradient) continue;
+    const std::optional<double> norm = t->unseen_input_norm();
     lines += "  - " + markdown_text(run.at("name").get<std::string>()) + ": " +
-             grouped(t.at("rows_with_gradient").get<size_t>()) + " of " + grouped(rows) +
-             " rows given a gradient; of the " + grouped(unseen) + " never in training, " +
-             (unchanged == unseen ? std::string("all") : grouped(unchanged)) +
-             " bitwise as initialised (mean drift " +
-             fixed(t.at("unseen_rows_drift").get<double>(), 3) +
+             grouped(*t->rows_with_gradient) + " of " + grouped(t->rows) +
+             " rows given a gradient; of the " + grouped(t->unseen_rows) + " never in training, " +
+             (t->unseen_rows_unchanged == t->unseen_rows ? std::string("all")
+                                                         : grouped(t->unseen_rows_unchanged)) +
+             " bitwise as initialised (mean drift " + fixed(t->unseen_rows_drift, 3) +
              (norm ? ", median input-row norm " + fixed(*norm, 3) : "") + ")";
-    if (const json& u = t.at("under_trained");
-        !u.is_null() && u.at("auc_output_cosine").is_number())
+    if (t->under_trained && !std::isnan(t->under_trained->auc_output_cosine))
       lines += "; the under-trained search finds them with ROC AUC " +
-               auc_text(u.at("auc_output_cosine"));
+               auc_text(t->under_trained->auc_output_cosine);
     lines += "\n";
   }
   if (lines.empty()) return "";

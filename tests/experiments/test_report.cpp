@@ -10,6 +10,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "experiments/lifecycle_probe.hpp"
 #include "experiments/report/analysis.hpp"
 #include "experiments/report/format.hpp"
 #include "experiments/report/plots.hpp"
@@ -1116,6 +1117,31 @@ BOOST_FIXTURE_TEST_CASE(report_shows_the_census_of_a_table, ResultsFolder) {
     BOOST_TEST_MESSAGE("gnuplot absent: the norms plot is not drawn");
   // One run alone gets no side-by-side table.
   BOOST_TEST(md.find("The tables' rows in each run") == std::string::npos, md);
+
+  // The census is read as the probe wrote it (experiments::TableCensus, one field table each
+  // way): the numbers back, and a value of the wrong kind refused, naming the file and field.
+  const json written = table_census(60, 39, 0.0, 0.09, 0.91);
+  const experiments::TableCensus census = experiments::TableCensus::from_json(written, "x: ");
+  BOOST_TEST(census.rows_with_gradient.value() == 60u);
+  BOOST_TEST(census.unseen_input_norm().value() == 0.09);
+  BOOST_TEST(census.under_trained->auc_output_cosine == 0.91);
+  BOOST_TEST(census.under_trained->flagged_seen.at(0).token == "Ġzebra");
+  BOOST_TEST(census.to_json() == written);
+  json unknown = written;
+  unknown["rows_with_gradient"] = nullptr;
+  unknown["under_trained"] = nullptr;
+  BOOST_TEST(!experiments::TableCensus::from_json(unknown, "x: ").rows_with_gradient);
+  BOOST_TEST(experiments::TableCensus::from_json(unknown, "x: ").to_json() == unknown);
+  json damaged = summary;
+  damaged["runs"][0]["table"]["norms_by_count"][1]["input_norm"]["median"] = "big";
+  std::ofstream(dir / "lifecycle" / "summary.json") << damaged.dump();
+  BOOST_CHECK_EXCEPTION(experiments::report::render_report(dir.string(), false), std::runtime_error,
+                        [](const std::runtime_error& e) {
+                          return std::string(e.what()).find(
+                                     "lifecycle/summary.json: \"runs[0].table\": field "
+                                     "'norms_by_count': [1]: field 'input_norm': field 'median' "
+                                     "is \"big\", not a number") != std::string::npos;
+                        });
 
   // A tokenizer whose every token occurs in training: no unseen row, so no detector to score
   // (the probe writes its ROC AUCs as null); the report says so instead of failing.

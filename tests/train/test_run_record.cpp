@@ -100,7 +100,7 @@ BOOST_AUTO_TEST_CASE(a_bad_field_is_refused_naming_the_file_and_the_field) {
   BOOST_TEST(with("schema", 7) ==
              "runs/x.json: field 'schema' is 7, not a schema this build reads (1 to 2)");
   BOOST_TEST(with("provenance", {{"commit", 5}}) ==
-             "runs/x.json: field 'provenance': provenance: field 'commit' is 5, not a string");
+             "runs/x.json: field 'provenance': field 'commit' is 5, not a string");
   BOOST_TEST(with("epochs", json::array({{{"valid_ppl", "x"}}})) ==
              "runs/x.json: field 'epochs': [0].valid_ppl is \"x\", not a number");
   json config = good;
