@@ -174,19 +174,28 @@ std::string trend_sentence(const Trend& t, double lo, double hi, double alpha, c
   const LineFit& f = t.fit;
   const double mean =
       std::accumulate(t.y.begin(), t.y.end(), 0.0) / static_cast<double>(t.y.size());
-  std::string s = t.holm_p >= alpha ? "no trend detected (the slope's interval, Holm included, "
-                                      "does not exclude zero): the effect holds as far as these "
-                                      "seeds can tell"
-                  : (f.slope > 0) == (mean < 0)
-                      ? std::string("the effect shrinks toward zero ") + axis.grows
-                      : std::string("the effect grows ") + axis.grows;
   bool band_has_zero = false;
   for (int k = 0; k <= 50; ++k) {
     const double x = lo + (hi - lo) * k / 50.0;
     if (std::abs(f.at(x)) <= f.band_half_width(x)) band_has_zero = true;
   }
-  s += band_has_zero ? "; the fit's 95% band includes zero somewhere in the measured range"
-                     : "; the fit's 95% band excludes zero over the whole measured range";
+  const char* band = band_has_zero
+                         ? "the fit's 95% band includes zero somewhere in the measured range"
+                         : "the fit's 95% band excludes zero over the whole measured range";
+  std::string s;
+  if (t.holm_p >= alpha)
+    // Without a trend, the effect itself is claimed only where the band keeps clear of zero.
+    s = std::string(
+            "no trend detected (the slope's interval, Holm included, does not exclude "
+            "zero); ") +
+        band +
+        (band_has_zero ? ": neither a trend nor the effect itself is established"
+                       : ": the effect holds over the measured range as far as these seeds can "
+                         "tell");
+  else
+    s = ((f.slope > 0) == (mean < 0) ? std::string("the effect shrinks toward zero ") + axis.grows
+                                     : std::string("the effect grows ") + axis.grows) +
+        "; " + band;
   if (f.slope != 0) {
     const double x0 = -f.intercept / f.slope;
     if (x0 > hi)

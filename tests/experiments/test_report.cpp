@@ -1948,6 +1948,59 @@ BOOST_AUTO_TEST_CASE(the_scaling_section_fits_each_effect_against_size) {
                         });
 }
 
+// Without a trend, the line's words claim the effect only where its band keeps clear of zero:
+// tying at a steady -5% holds; fine-tuning, scattered about zero, establishes nothing.
+BOOST_AUTO_TEST_CASE(a_flat_line_claims_the_effect_only_where_its_band_excludes_zero) {
+  const ResultsFolder folder;
+  const fs::path scaling = folder.dir / "scaling";
+  const double noise[] = {-0.01, 0.0, 0.01};
+  std::vector<std::string> names;
+  for (int s = 0; s < 2; ++s) {
+    const std::string name = "gpt_s" + std::to_string(s);
+    names.push_back(name);
+    std::vector<json> list;
+    for (size_t seed = 1; seed <= 3; ++seed) {
+      const double learned = 300 + 10.0 * static_cast<double>(seed);
+      json a = run("gpt", "learned", learned, learned);
+      json b = run("gpt", "learned-tied", learned, learned * (0.95 + noise[seed - 1]));
+      json c = run("gpt", "finetune-pretrained", learned, learned * (1 + noise[(seed + s) % 3]));
+      for (json* r : {&a, &b, &c}) {
+        (*r)["seed"] = seed;
+        (*r)["total_params"] = (s == 0 ? 1e5 : 1e6) + 2 * 100 * 16;
+        list.push_back(*r);
+      }
+    }
+    fs::create_directories(scaling / name);
+    std::ofstream(scaling / name / "summary.json") << json{
+        {"rows", experiments::aggregate(list, {"model", "mode"}, kMetrics)},
+        {"runs", list},
+        {"vocab", 100},
+        {"base_config",
+         {{"model", "gpt"}, {"d_model", 16}}}}.dump();
+  }
+  std::ofstream(scaling / "trends.json") << json{
+      {"schema", 1},
+      {"reference", "learned"},
+      {"effects", {"learned-tied", "finetune-pretrained"}},
+      {"folders", names}}.dump();
+  const std::string md = experiments::report::scaling_section(folder.dir, false);
+  const auto line_of = [&](const std::string& effect) {
+    const size_t at = md.find("| " + effect + " | 2 (6) |");
+    BOOST_TEST_REQUIRE(at != std::string::npos, md);
+    return md.substr(at, md.find('\n', at) - at);
+  };
+  const std::string tied = line_of("learned-tied"), tuned = line_of("finetune-pretrained");
+  BOOST_TEST(tied.find("no trend detected") != std::string::npos, tied);
+  BOOST_TEST(tied.find("excludes zero over the whole measured range: the effect holds") !=
+                 std::string::npos,
+             tied);
+  BOOST_TEST(tuned.find("no trend detected") != std::string::npos, tuned);
+  BOOST_TEST(tuned.find("includes zero somewhere in the measured range: neither a trend nor the "
+                        "effect itself is established") != std::string::npos,
+             tuned);
+  BOOST_TEST(tuned.find("the effect holds") == std::string::npos, tuned);
+}
+
 // The data sweep (trends_data.json): at one size, shares of 100 and 1,000 training tokens and
 // the whole split's 10,000 (from the size's own folder, read from its run file), tying helping
 // by 15%, 10% and 5%: a slope of exactly +5 points per tenfold data, which would reach zero at
