@@ -106,6 +106,16 @@ void write_block_study(const fs::path& runs, const json& base,
       {"runs", list},
       {"base_config", base}}.dump();
 }
+// One size's folder of the study across scale: a d16 GPT's runs over a 100-word vocabulary.
+void write_size_summary(const fs::path& dir, const std::vector<json>& runs) {
+  fs::create_directories(dir);
+  std::ofstream(dir / "summary.json") << json{
+      {"rows", experiments::aggregate(runs, {"model", "mode"}, kMetrics)},
+      {"runs", runs},
+      {"vocab", 100},
+      {"base_config",
+       {{"model", "gpt"}, {"d_model", 16}}}}.dump();
+}
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(experiments_report)
@@ -1877,13 +1887,7 @@ BOOST_AUTO_TEST_CASE(the_scaling_section_fits_each_effect_against_size) {
       list.push_back(a);
       list.push_back(b);
     }
-    fs::create_directories(scaling / name);
-    std::ofstream(scaling / name / "summary.json") << json{
-        {"rows", experiments::aggregate(list, {"model", "mode"}, kMetrics)},
-        {"runs", list},
-        {"vocab", 100},
-        {"base_config",
-         {{"model", "gpt"}, {"d_model", 16}}}}.dump();
+    write_size_summary(scaling / name, list);
   }
   std::ofstream(scaling / "trends.json") << json{
       {"schema", 1},
@@ -1970,13 +1974,7 @@ BOOST_AUTO_TEST_CASE(a_flat_line_claims_the_effect_only_where_its_band_excludes_
         list.push_back(*r);
       }
     }
-    fs::create_directories(scaling / name);
-    std::ofstream(scaling / name / "summary.json") << json{
-        {"rows", experiments::aggregate(list, {"model", "mode"}, kMetrics)},
-        {"runs", list},
-        {"vocab", 100},
-        {"base_config",
-         {{"model", "gpt"}, {"d_model", 16}}}}.dump();
+    write_size_summary(scaling / name, list);
   }
   std::ofstream(scaling / "trends.json") << json{
       {"schema", 1},
@@ -2009,15 +2007,6 @@ BOOST_AUTO_TEST_CASE(the_data_sweep_fits_each_effect_against_training_tokens) {
   const ResultsFolder folder;
   const fs::path scaling = folder.dir / "scaling";
   const double noise[] = {-0.005, 0.0, 0.005};
-  const auto write_summary = [](const fs::path& dir, const std::vector<json>& runs) {
-    fs::create_directories(dir);
-    std::ofstream(dir / "summary.json") << json{
-        {"rows", experiments::aggregate(runs, {"model", "mode"}, kMetrics)},
-        {"runs", runs},
-        {"vocab", 100},
-        {"base_config",
-         {{"model", "gpt"}, {"d_model", 16}}}}.dump();
-  };
   // Each seed's pair at one point: learned, and tied `effect` better or worse.
   const auto pair = [&](size_t seed, double effect) {
     const double learned = 300 + 10.0 * static_cast<double>(seed);
@@ -2041,10 +2030,10 @@ BOOST_AUTO_TEST_CASE(the_data_sweep_fits_each_effect_against_training_tokens) {
       whole.push_back(r);
     }
   }
-  write_summary(scaling / "gpt_d16", whole);
+  write_size_summary(scaling / "gpt_d16", whole);
   for (const json& r : whole)
     std::ofstream(scaling / "gpt_d16" / r["file"].get<std::string>()) << r.dump();
-  write_summary(scaling / "data_d16", shares);
+  write_size_summary(scaling / "data_d16", shares);
   std::ofstream(scaling / "trends.json") << json{
       {"reference", "learned"},
       {"effects", {"learned-tied"}},
