@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -306,6 +307,24 @@ FileLock::~FileLock() {
 void FileLock::write(const std::string& text) const {
   if (fd_ < 0 || ::ftruncate(fd_, 0) != 0) return;
   [[maybe_unused]] const ssize_t written = ::pwrite(fd_, text.data(), text.size(), 0);
+}
+
+std::vector<std::filesystem::path> folders_inside(const std::filesystem::path& root) {
+  std::vector<std::filesystem::path> folders;
+  // The iterator does not descend through a link unless told to (follow_directory_symlink).
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root))
+    if (!entry.is_symlink() && entry.is_directory()) folders.push_back(entry.path());
+  std::sort(folders.begin(), folders.end());
+  return folders;
+}
+
+bool behind_link(const std::filesystem::path& root, const std::filesystem::path& inside) {
+  std::filesystem::path at = root;
+  for (const auto& component : inside) {
+    at /= component;
+    if (std::filesystem::is_symlink(at)) return true;
+  }
+  return false;
 }
 
 }  // namespace tg::base

@@ -2,11 +2,13 @@
 // a long run rather than after it.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <ostream>
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace tg::base {
 
@@ -32,6 +34,15 @@ void require_regular_file(const std::string& path);
 // "gpt2" -> "gpt2". How a study names the files it was given, so that a folder moved or cloned
 // elsewhere is the same study.
 std::string last_path_component(const std::string& path);
+
+// The folders inside `root` at any depth, sorted, `root` itself not among them. A link is not
+// followed, neither a linked folder nor anything below it: every folder found lies inside
+// `root`, so what a program writes there stays inside it.
+std::vector<std::filesystem::path> folders_inside(const std::filesystem::path& root);
+
+// Whether some component of `inside` (a path relative to `root`) is a link: a file written at
+// root / inside would then land outside `root`. Components that do not exist yet are no link.
+bool behind_link(const std::filesystem::path& root, const std::filesystem::path& inside);
 
 // A file a program was given, by its flag: {"--results", "run.json"}. An empty path is unused.
 struct FileFlag {

@@ -620,12 +620,10 @@ std::vector<std::filesystem::path> declare_finished_studies(const std::filesyste
                                                             const std::string& reference) {
   std::vector<std::filesystem::path> written;
   // A link is not followed: a study file is written only inside `results`.
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(results))
-    if (!entry.is_symlink() && entry.is_directory() &&
-        std::filesystem::exists(entry.path() / "summary.json") &&
-        declare_finished_study(entry.path(), reference))
-      written.push_back(entry.path() / "study.json");
-  std::sort(written.begin(), written.end());
+  for (const std::filesystem::path& folder : base::folders_inside(results))
+    if (std::filesystem::exists(folder / "summary.json") &&
+        declare_finished_study(folder, reference))
+      written.push_back(folder / "study.json");
   return written;
 }
 

@@ -75,6 +75,11 @@ const char* kPlotHeader =
 // root, links the picture as sub/NAME.png.
 std::string plot(const fs::path& root, const fs::path& sub, const std::string& name,
                  const std::string& data, const std::string& script, int height = 600) {
+  // A folder named by a section (converged/gpt) may be a link: drawing there would write
+  // outside the results folder.
+  if (base::behind_link(root, sub))
+    throw std::runtime_error((root / sub).string() +
+                             ": a link; the report draws its plots only inside --results");
   const fs::path dir = root / sub;
   const fs::path dat = dir / (name + ".dat"), gp = dir / (name + ".gp"),
                  png = dir / (name + ".png");

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "base/files.hpp"
 #include "experiments/report/results.hpp"
 
 namespace tg::experiments::report {
@@ -86,11 +87,8 @@ void add_rows(const fs::path& folder, const std::string& study, std::ostream& ou
 std::string runs_csv(const std::string& results_dir) {
   const fs::path root(results_dir);
   if (!fs::is_directory(root)) throw std::runtime_error(results_dir + ": not a folder");
-  std::vector<fs::path> folders = {root};
-  for (const auto& entry : fs::recursive_directory_iterator(root))
-    if (!entry.is_symlink() && entry.is_directory())  // the folders inside it, as the report
-      folders.push_back(entry.path());
-  std::sort(folders.begin(), folders.end());
+  std::vector<fs::path> folders = base::folders_inside(root);  // no link followed, as the report
+  folders.insert(folders.begin(), root);
   std::ostringstream out;
   out << kColumns << "\n";
   for (const fs::path& folder : folders)

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "base/enum_names.hpp"
+#include "base/files.hpp"
 #include "experiments/report/format.hpp"
 #include "experiments/report/sections.hpp"
 #include "experiments/report/tables.hpp"
@@ -31,13 +32,11 @@ bool rendered_by_name(const fs::path& relative) {
 std::string declared_studies_section(const fs::path& dir, bool plots) {
   std::vector<fs::path> folders;
   if (fs::is_directory(dir))
-    for (const auto& entry : fs::recursive_directory_iterator(dir))
-      // A folder behind a link is passed over: its plots would be drawn at the link's target,
-      // outside `dir`.
-      if (!entry.is_symlink() && entry.is_directory() && fs::exists(entry.path() / "study.json") &&
-          !rendered_by_name(fs::relative(entry.path(), dir)))
-        folders.push_back(entry.path());
-  std::sort(folders.begin(), folders.end());
+    // A folder behind a link is passed over: its plots would be drawn at the link's target,
+    // outside `dir`.
+    for (const fs::path& folder : base::folders_inside(dir))
+      if (fs::exists(folder / "study.json") && !rendered_by_name(fs::relative(folder, dir)))
+        folders.push_back(folder);
   std::string blocks;
   for (const fs::path& folder : folders) {
     // Only what the study declared before its runs is tested (load_study reads its

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "base/files.hpp"
 #include "experiments/lifecycle_probe.hpp"
 #include "experiments/report/analysis.hpp"
 #include "experiments/report/format.hpp"
@@ -1697,6 +1698,31 @@ BOOST_FIXTURE_TEST_CASE(a_linked_study_folder_is_passed_over, ResultsFolder) {
   const std::string csv = experiments::report::runs_csv((dir / "results").string());
   BOOST_TEST(csv.find("\"mine\",") != std::string::npos, csv);
   BOOST_TEST(csv.find("linked") == std::string::npos, csv);
+}
+
+// A folder the report renders by name may be a link too: its plots would land at the link's
+// target, so the report stops, naming it, and draws nothing there.
+BOOST_FIXTURE_TEST_CASE(a_linked_named_folder_gets_no_plots, ResultsFolder) {
+  const fs::path outside = dir / "outside", results = dir / "results";
+  write_block_study(outside, {{"model", "gpt"}, {"d_model", 128}, {"epochs", 12}},
+                    {{"learned", 0}, {"learned-tied", -0.05}});
+  fs::create_directories(results / "converged");
+  fs::create_directory_symlink(outside, results / "converged" / "gpt");
+  BOOST_TEST(base::behind_link(results, "converged/gpt/valid_curves.png"));
+  BOOST_TEST(!base::behind_link(results, "converged/new/valid_curves.png"));
+  if (!experiments::report::have_gnuplot()) {
+    BOOST_TEST_MESSAGE("SKIPPED: gnuplot is not installed; no plot is drawn either way");
+    return;
+  }
+  BOOST_CHECK_EXCEPTION(
+      experiments::report::render_report(results.string(), true), std::runtime_error,
+      [](const std::runtime_error& e) {
+        return std::string(e.what()).find(
+                   "converged/gpt: a link; the report draws its plots only inside --results") !=
+               std::string::npos;
+      });
+  for (const auto& entry : fs::directory_iterator(outside))
+    BOOST_TEST(entry.path().extension() != ".png", entry.path());
 }
 
 // A field of the wrong type in a run file is an error naming the file and the field, not a raw
