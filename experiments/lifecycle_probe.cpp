@@ -417,6 +417,12 @@ TableCensus TableCensus::from_json(const json& j, const std::string& where) {
   return c;
 }
 
+std::optional<TableCensus> TableCensus::of_run(const json& run, const std::string& where) {
+  const auto table = run.find("table");
+  if (table == run.end() || table->is_null()) return std::nullopt;
+  return from_json(*table, where);
+}
+
 std::vector<double> undertrained_indicator(const Tensor& table,
                                            const std::vector<int32_t>& reference) {
   if (table.dim() != 2 || table.size(0) == 0)

@@ -56,6 +56,9 @@ struct TableCensus {
   std::optional<double> unseen_input_norm() const;
   nlohmann::json to_json() const;
   static TableCensus from_json(const nlohmann::json& j, const std::string& where);
+  // A life cycle run's census (its "table"), if it measured one; throws like from_json, `where`
+  // naming the table.
+  static std::optional<TableCensus> of_run(const nlohmann::json& run, const std::string& where);
 };
 
 class LifecycleProbe {

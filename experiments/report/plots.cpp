@@ -269,16 +269,15 @@ std::string norms_plot(const json& life, const fs::path& root, const fs::path& s
   double last = 1;
   std::string plots;
   for (const auto& run : life.at("runs")) {
-    const json table = run.value("table", json());
-    if (table.is_null()) continue;
-    const TableCensus census = TableCensus::from_json(table, "table: ");
+    const std::optional<TableCensus> census = TableCensus::of_run(run, "table: ");
+    if (!census) continue;
     // A tied table is its own output matrix: one series.
     const bool tied = run.value("tied", false);
     for (const bool input : {true, false}) {
       if (tied && !input) continue;
       data << "# " << run.at("name").get<std::string>() << " "
            << (input ? "input_norm" : "output_norm") << "\n";
-      for (const NormBin& b : census.norms_by_count) {
+      for (const NormBin& b : census->norms_by_count) {
         const double lo = static_cast<double>(b.min_count), hi = static_cast<double>(b.max_count);
         // The unseen rows at 1/2 on the log axis (labelled 0); a bin at its geometric middle.
         const double x = hi == 0 ? 0.5 : std::sqrt(lo * hi);

@@ -126,11 +126,11 @@ void check_run_fields(const json& run, const std::string& where,
         throw bad("\"" + where + key + "\" is " + run.at(key).dump().substr(0, 60) + ", not " +
                   kind.name);
   // A life cycle's census of the table, read as the probe wrote it (lifecycle_probe.hpp).
-  if (const auto table = run.find("table"); table != run.end() && !table->is_null()) try {
-      (void)TableCensus::from_json(*table, "");
-    } catch (const std::invalid_argument& e) {
-      throw bad("\"" + where + "table\": " + e.what());
-    }
+  try {
+    (void)TableCensus::of_run(run, "");
+  } catch (const std::invalid_argument& e) {
+    throw bad("\"" + where + "table\": " + e.what());
+  }
   for (const char* list : {"epochs", "evals"}) {
     if (!run.contains(list)) continue;
     for (size_t i = 0; i < run.at(list).size(); ++i)

@@ -32,13 +32,6 @@ std::string norm_auc(double auc) {
                     : "");
 }
 
-// A run's census (checked with its file as the summary was read), if the run measured one.
-std::optional<TableCensus> census_of(const json& run) {
-  const json t = run.value("table", json());
-  if (t.is_null()) return std::nullopt;
-  return TableCensus::from_json(t, "table: ");
-}
-
 // What became of the table's rows (LifecycleProbe::census).
 std::string table_census(const TableCensus& t) {
   std::ostringstream out;
@@ -87,7 +80,8 @@ std::string table_census(const TableCensus& t) {
 std::string census_comparison(const json& runs) {
   std::vector<std::pair<const json*, TableCensus>> with;
   for (const auto& run : runs)
-    if (std::optional<TableCensus> t = census_of(run)) with.emplace_back(&run, std::move(*t));
+    if (std::optional<TableCensus> t = TableCensus::of_run(run, "table: "))
+      with.emplace_back(&run, std::move(*t));
   if (with.size() < 2) return "";
   std::ostringstream out;
   out << "The tables' rows in each run (the tied table is also the output matrix, whose softmax "
@@ -168,7 +162,8 @@ std::string lifecycle_section(const json& s) {
     for (const auto& [band, n] : run.at("band_sizes").items())
       out << " " << band << " " << n.get<size_t>() << ";";
     out << "\n\n";
-    if (const std::optional<TableCensus> census = census_of(run)) out << table_census(*census);
+    if (const std::optional<TableCensus> census = TableCensus::of_run(run, "table: "))
+      out << table_census(*census);
     out << "Nearest neighbours of probe words (input embeddings):\n\n| word | before training "
            "| after training | word2vec |\n|---|---|---|---|\n";
     for (const auto& p : run.at("neighbours")) {
@@ -193,7 +188,7 @@ std::string census_conclusion(const json& life) {
   if (life.is_null() || !life.contains("runs")) return "";
   std::string lines;
   for (const auto& run : life.at("runs")) {
-    const std::optional<TableCensus> t = census_of(run);
+    const std::optional<TableCensus> t = TableCensus::of_run(run, "table: ");
     if (!t || !t->rows_with_gradient) continue;
     const std::optional<double> norm = t->unseen_input_norm();
     lines += "  - " + markdown_text(run.at("name").get<std::string>()) + ": " +
