@@ -321,9 +321,10 @@ std::string movement_section(const std::vector<OptimizerRows>& rows) {
         << " | " << fixed(r.test_ppl, 1) << " |\n";
   }
   if (out.str().empty()) return "";
-  return "## 3c. How far a step moves the rows, by optimizer\n\n"
+  // Part of 3b: the same optimizers, measured by how much a step moves a row, not by bits.
+  return "### How far a step moves the rows, by optimizer\n\n"
          "`lifecycle_movement/` (`scripts/lifecycle_optimizers.sh --out "
-         "results/lifecycle_movement`): the runs of section 3b again, the probe also measuring "
+         "results/lifecycle_movement`): the runs above again, the probe also measuring "
          "the size of each row's update: per step, the share of the input table's squared "
          "update (the sum over rows of |new row - old row|^2) that falls on the rows with a "
          "gradient, and the mean update of such a row and of any other row, each over its norm "

@@ -1,5 +1,6 @@
 // Aggregation over seeds and the Markdown renderer, on fixed JSON input.
 #include <boost/test/unit_test.hpp>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -1572,6 +1573,13 @@ BOOST_FIXTURE_TEST_CASE(a_results_folder_is_untrusted_input, ResultsFolder) {
   // Still a report: its sections and their numbers (converged/gpt/'s learned-tied row).
   BOOST_TEST(md.find("## 1. ") != std::string::npos);
   BOOST_TEST(md.find("| gpt | learned-tied |") != std::string::npos);
+  // Each section number once: the conclusions and docs cite sections by number ("## 3c. ...").
+  std::istringstream lines(md);
+  std::set<std::string> numbers;
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with("## ") && std::isdigit(static_cast<unsigned char>(line[3])))
+      BOOST_TEST(numbers.insert(line.substr(3, line.find(' ', 3) - 3)).second, line);
+  BOOST_TEST(numbers.contains("3c."));
   // The payload shows as text: no tag, link, table row or escape sequence of its own.
   const std::string prose = outside_code_spans(md);
   BOOST_TEST(prose.find("<b>") == std::string::npos);
