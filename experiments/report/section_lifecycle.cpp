@@ -121,6 +121,48 @@ std::string census_comparison(const json& runs) {
   return out.str();
 }
 
+// A run's cosine drift from initialisation, epoch by epoch and frequency band by band.
+std::string drift_table(const json& run) {
+  std::ostringstream out;
+  out << "Cosine drift of each row from its initial value (mean of 1 - cos), by training-set "
+         "frequency:\n\n| epoch |";
+  std::vector<std::string> bands;
+  for (const auto& [band, _] : run.at("drift").at(0).at("bands").items()) bands.push_back(band);
+  for (const auto& b : bands) out << " " << b << " |";
+  out << "\n|---:|";
+  for (size_t i = 0; i < bands.size(); ++i) out << "---:|";
+  out << "\n";
+  for (const auto& d : run.at("drift")) {
+    out << "| " << d.at("epoch").get<size_t>() << " |";
+    for (const auto& b : bands) out << " " << fixed(d.at("bands").at(b).get<double>(), 3) << " |";
+    out << "\n";
+  }
+  out << "\nBand sizes (rows):";
+  for (const auto& [band, n] : run.at("band_sizes").items())
+    out << " " << band << " " << n.get<size_t>() << ";";
+  out << "\n\n";
+  return out.str();
+}
+
+// The probe words' nearest neighbours before and after training, and in word2vec's vectors.
+std::string neighbours_table(const json& run) {
+  std::ostringstream out;
+  out << "Nearest neighbours of probe words (input embeddings):\n\n| word | before training "
+         "| after training | word2vec |\n|---|---|---|---|\n";
+  for (const auto& p : run.at("neighbours")) {
+    auto list = [](const json& words) {
+      std::string s;
+      for (const auto& w : words)
+        s += (s.empty() ? "" : ", ") + markdown_text(w.get<std::string>());
+      return s.empty() ? std::string("(not in vocabulary)") : s;
+    };
+    out << "| " << markdown_text(p.at("word").get<std::string>()) << " | " << list(p.at("before"))
+        << " | " << list(p.at("after")) << " | " << list(p.at("word2vec")) << " |\n";
+  }
+  out << "\n";
+  return out.str();
+}
+
 }  // namespace
 
 std::string lifecycle_section(const json& s) {
@@ -145,38 +187,10 @@ std::string lifecycle_section(const json& s) {
           << "; test perplexity " << fixed(run.at("test_ppl").get<double>(), 1) << "\n";
     out << "- WordSim-353 Spearman of the input embeddings " << score(run.at("wordsim_input"))
         << ", of the output (unembedding) rows " << score(run.at("wordsim_output")) << "\n\n";
-    out << "Cosine drift of each row from its initial value (mean of 1 - cos), by training-set "
-           "frequency:\n\n| epoch |";
-    std::vector<std::string> bands;
-    for (const auto& [band, _] : run.at("drift").at(0).at("bands").items()) bands.push_back(band);
-    for (const auto& b : bands) out << " " << b << " |";
-    out << "\n|---:|";
-    for (size_t i = 0; i < bands.size(); ++i) out << "---:|";
-    out << "\n";
-    for (const auto& d : run.at("drift")) {
-      out << "| " << d.at("epoch").get<size_t>() << " |";
-      for (const auto& b : bands) out << " " << fixed(d.at("bands").at(b).get<double>(), 3) << " |";
-      out << "\n";
-    }
-    out << "\nBand sizes (rows):";
-    for (const auto& [band, n] : run.at("band_sizes").items())
-      out << " " << band << " " << n.get<size_t>() << ";";
-    out << "\n\n";
+    out << drift_table(run);
     if (const std::optional<TableCensus> census = TableCensus::of_run(run, "table: "))
       out << table_census(*census);
-    out << "Nearest neighbours of probe words (input embeddings):\n\n| word | before training "
-           "| after training | word2vec |\n|---|---|---|---|\n";
-    for (const auto& p : run.at("neighbours")) {
-      auto list = [](const json& words) {
-        std::string s;
-        for (const auto& w : words)
-          s += (s.empty() ? "" : ", ") + markdown_text(w.get<std::string>());
-        return s.empty() ? std::string("(not in vocabulary)") : s;
-      };
-      out << "| " << markdown_text(p.at("word").get<std::string>()) << " | " << list(p.at("before"))
-          << " | " << list(p.at("after")) << " | " << list(p.at("word2vec")) << " |\n";
-    }
-    out << "\n";
+    out << neighbours_table(run);
   }
   if (s.contains("word2vec_wordsim"))
     out << "word2vec vectors on the same training tokens: WordSim-353 Spearman "
