@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "autograd/io.hpp"
@@ -308,24 +309,28 @@ std::string norms_plot(const json& life, const fs::path& root, const fs::path& s
 std::string effect_vs_size_plot(const std::vector<EffectSeries>& series, const fs::path& root,
                                 const fs::path& sub, const EffectAxis& axis) {
   std::ostringstream data, script;
-  double lo = 0, hi = 0;
+  std::set<double> measured;
   for (const EffectSeries& e : series)
-    for (const auto& p : e.points) {
-      lo = lo == 0 ? p[0] : std::min(lo, p[0]);
-      hi = std::max(hi, p[0]);
-    }
-  if (series.empty() || lo <= 0) return "";
+    for (const auto& p : e.points) measured.insert(p[0]);
+  if (series.empty() || measured.empty() || *measured.begin() <= 0) return "";
+  // A tick at each measured size, labelled as the tables name it (104.2k), not only at decades.
+  std::string ticks;
+  for (const double x : measured)
+    ticks += (ticks.empty() ? "" : ", ") + gnuplot_string(thousands(x)) + " " + std::to_string(x);
   script << "set xlabel " << gnuplot_string(axis.label) << "\n"
          << "set ylabel 'test perplexity against the reference (%, mean and 95% t interval)'\n"
-         << "set logscale x\nset format x '%.1s%c'\nset format y '%+g'\n"
-         << "set xrange [" << lo / 1.3 << ":" << hi * 1.3
+         << "set logscale x\nset xtics (" << ticks << ")\nset format y '%+g'\n"
+         << "set xrange [" << *measured.begin() / 1.3 << ":" << *measured.rbegin() * 1.3
          << "]\nplot 0 with lines lc rgb '#999999' "
          << "dt 2 notitle";
   int index = 0;
   for (const EffectSeries& e : series) {
     data << "# " << printable(e.effect) << "\n";
+    // Each series a little to the side of the others at a shared x, so that error bars at one
+    // size do not hide each other (2% apart on the log axis; the fitted lines stay in place).
+    const double dodge = std::pow(1.02, index - (static_cast<double>(series.size()) - 1) / 2);
     for (const auto& p : e.points)
-      data << p[0] << "\t" << p[1] << "\t" << p[2] << "\t" << p[3] << "\n";
+      data << p[0] * dodge << "\t" << p[1] << "\t" << p[2] << "\t" << p[3] << "\n";
     data << "\n\n";
     // Points and dashes tell the groups apart (the data sweep's sizes), colours the modes.
     constexpr std::pair<int, int> groups[] = {{7, 1}, {5, 2}, {9, 3}, {11, 4}, {13, 5}};
