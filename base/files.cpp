@@ -311,6 +311,7 @@ void FileLock::write(const std::string& text) const {
 
 std::vector<std::filesystem::path> folders_inside(const std::filesystem::path& root) {
   std::vector<std::filesystem::path> folders;
+  if (!std::filesystem::is_directory(root)) return folders;
   // The iterator does not descend through a link unless told to (follow_directory_symlink).
   for (const auto& entry : std::filesystem::recursive_directory_iterator(root))
     if (!entry.is_symlink() && entry.is_directory()) folders.push_back(entry.path());

@@ -37,7 +37,7 @@ std::string last_path_component(const std::string& path);
 
 // The folders inside `root` at any depth, sorted, `root` itself not among them. A link is not
 // followed, neither a linked folder nor anything below it: every folder found lies inside
-// `root`, so what a program writes there stays inside it.
+// `root`, so what a program writes there stays inside it. None when `root` is not a folder.
 std::vector<std::filesystem::path> folders_inside(const std::filesystem::path& root);
 
 // Whether some component of `inside` (a path relative to `root`) is a link: a file written at

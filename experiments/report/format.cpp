@@ -1,6 +1,7 @@
 #include "experiments/report/format.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <stdexcept>
 
@@ -16,6 +17,12 @@ std::string fixed(double v, int decimals) {
 
 std::string signed_percent(double share) {
   return (share > 0 ? "+" : "") + fixed(100 * share, 2) + "%";
+}
+
+std::string shortest_float(float value) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+  return std::string(text, end);
 }
 
 std::string thousands(double v) {

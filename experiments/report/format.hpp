@@ -14,6 +14,9 @@ std::string grouped(size_t n);              // 50257 -> "50,257": an exact count
 std::string duration(double seconds);       // "45 s", "12.5 min", "3.5 h"
 std::string p_value(double p);              // "0.004", "<0.001"
 std::string signed_percent(double share);   // 0.0123 -> "+1.23%", -0.004 -> "-0.40%"
+// The shortest text that reads back as the float (a configuration's learning rate is a float:
+// "0.001", not the double nearest it).
+std::string shortest_float(float value);
 
 // Text read from a results file is untrusted (docs/errors.md, "What the report trusts"): it
 // reaches REPORT.md and gnuplot only through these.

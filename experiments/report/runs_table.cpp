@@ -1,13 +1,13 @@
 #include "experiments/report/runs_table.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
 
 #include "base/files.hpp"
+#include "experiments/report/format.hpp"
 #include "experiments/report/results.hpp"
 
 namespace tg::experiments::report {
@@ -46,14 +46,6 @@ std::string value_cell(const json& object, const char* key) {
   return "";
 }
 
-// A float as the shortest text that reads back as it (the configuration's learning rate is a
-// float: "0.001", not the double nearest it).
-std::string shortest(float value) {
-  char text[32];
-  const auto end = std::to_chars(text, text + sizeof text, value).ptr;
-  return std::string(text, end);
-}
-
 void add_rows(const fs::path& folder, const std::string& study, std::ostream& out) {
   const FolderFiles files = read_folder(folder);  // each run file read and checked once
   const json summary = load_summary(folder / "summary.json", &files);
@@ -73,8 +65,8 @@ void add_rows(const fs::path& folder, const std::string& study, std::ostream& ou
     out << text_cell(study) << ',' << text_cell(entry.value("model", c.model.name)) << ','
         << text_cell(entry.value("mode", std::string())) << ',' << c.model.d_model << ','
         << c.model.layers << ',' << c.data.train_fraction << ',' << text_cell(c.optimizer) << ','
-        << shortest(c.lr) << ',' << text_cell(base::name_of(kPrecisionNames, c.precision)) << ','
-        << value_cell(run, "seed") << ',' << value_cell(run, "test_ppl") << ','
+        << shortest_float(c.lr) << ',' << text_cell(base::name_of(kPrecisionNames, c.precision))
+        << ',' << value_cell(run, "seed") << ',' << value_cell(run, "test_ppl") << ','
         << value_cell(run, "valid_ppl") << ',' << value_cell(run, "test_ppl_per_word") << ','
         << value_cell(run, "valid_ppl_per_word") << ',' << value_cell(run, "best_epoch") << ','
         << value_cell(run, "stopped_early") << ',' << value_cell(run, "cpu_s") << ','

@@ -24,7 +24,10 @@ bool rendered_by_name(const fs::path& relative) {
       "embeddings", "embeddings_gpt", "embeddings_nplm",     "data_size",
       "lifecycle",  "converged",      "paper_nplm",          "target",
       "ngram",      "quick",          "lifecycle_optimizers"};
-  return named.contains(relative.begin()->string());
+  auto part = relative.begin();
+  if (named.contains(part->string())) return true;
+  // scaling/lr/: the learning-rate search, one table of the study across scale.
+  return part->string() == "scaling" && ++part != relative.end() && part->string() == "lr";
 }
 
 }  // namespace

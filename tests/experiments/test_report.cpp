@@ -2033,6 +2033,62 @@ BOOST_AUTO_TEST_CASE(a_flat_line_claims_the_effect_only_where_its_band_excludes_
   BOOST_TEST(tuned.find("the effect holds") == std::string::npos, tuned);
 }
 
+// The learning-rate search (scaling/lr/): one table in the study across scale, per size the
+// rate whose arms have the lowest mean validation perplexity in bold, a rate with an arm still
+// to run without a mean; its folders are not rendered again as studies of their own.
+BOOST_AUTO_TEST_CASE(the_learning_rate_search_is_one_table_with_each_sizes_rate) {
+  const ResultsFolder folder;
+  const fs::path scaling = folder.dir / "scaling";
+  std::vector<json> sweep;
+  for (size_t seed = 1; seed <= 2; ++seed)
+    for (const char* mode : {"learned", "learned-tied"}) {
+      json r = run("gpt", mode, 300, 280);
+      r["seed"] = seed;
+      r["total_params"] = 1e5 + 2 * 100 * 16;
+      sweep.push_back(r);
+    }
+  write_size_summary(scaling / "gpt_s0", sweep);
+  std::ofstream(scaling / "trends.json") << json{
+      {"reference", "learned"},
+      {"effects", {"learned-tied"}},
+      {"folders", {"gpt_s0"}}}.dump();
+  // d16: 1e-3 (mean 295) beats 2e-3 (mean 302.5); d32: 1e-3 has only its learned run.
+  const auto search = [&](const std::string& name, size_t d, double lr,
+                          std::vector<std::pair<std::string, double>> arms) {
+    std::vector<json> runs;
+    for (const auto& [mode, valid] : arms) {
+      json r = run("gpt", mode, valid, valid - 20);
+      r["best_epoch"] = 2;
+      runs.push_back(r);
+    }
+    fs::create_directories(scaling / "lr" / name);
+    std::ofstream(scaling / "lr" / name / "summary.json")
+        << json{{"runs", runs},
+                {"base_config",
+                 {{"model", "gpt"}, {"d_model", d}, {"layers", 2}, {"lr", lr}, {"epochs", 2}}}}
+               .dump();
+    std::ofstream(scaling / "lr" / name / "study.json") << declares_tying().dump();
+  };
+  search("d16_lr1e-3", 16, 1e-3, {{"learned", 300}, {"learned-tied", 290}});
+  search("d16_lr2e-3", 16, 2e-3, {{"learned", 310}, {"learned-tied", 295}});
+  search("d32_lr1e-3", 32, 1e-3, {{"learned", 280}});
+  const std::string md = experiments::report::render_report(folder.dir.string(), false);
+  BOOST_TEST(
+      md.find("| size | lr | learned | learned-tied | mean valid ppl |") != std::string::npos, md);
+  BOOST_TEST(
+      md.find("| d16, 2 layers | 0.001 | 300.0 / 280.0 (2 of 2, cap) | 290.0 / 270.0 (2 of 2, "
+              "cap) | **295.0** |") != std::string::npos,
+      md);
+  BOOST_TEST(
+      md.find("| d16, 2 layers | 0.002 | 310.0 / 290.0 (2 of 2, cap) | 295.0 / 275.0 (2 of 2, "
+              "cap) | 302.5 |") != std::string::npos,
+      md);
+  BOOST_TEST(md.find("| d32, 2 layers | 0.001 | 280.0 / 260.0 (2 of 2, cap) | - | - |") !=
+                 std::string::npos,
+             md);
+  BOOST_TEST(md.find("`scaling/lr/d16_lr1e-3/`") == std::string::npos, md);
+}
+
 // The data sweep (trends_data.json): at one size, shares of 100 and 1,000 training tokens and
 // the whole split's 10,000 (from the size's own folder, read from its run file), tying helping
 // by 15%, 10% and 5%: a slope of exactly +5 points per tenfold data, which would reach zero at
