@@ -453,8 +453,7 @@ std::string scaling_section(const fs::path& dir, bool plots) {
      << fitted.size() << " effects that `scaling/trends.json` declared before the sweep's runs ("
      << markdown_text(trends.value("declared", std::string("no date"))) << ", commit "
      << markdown_code(trends.value("commit", std::string("unknown"))) << "):\n\n"
-     << trend_table(fitted, std::log10(lo.x), std::log10(hi.x), alpha, kBodyAxis) << "\n"
-     << search_section(dir / "scaling" / "lr");
+     << trend_table(fitted, std::log10(lo.x), std::log10(hi.x), alpha, kBodyAxis) << "\n";
   if (plots) {
     std::vector<EffectSeries> series;
     for (const Trend& t : fitted) add_series(series, sizes, t);
@@ -462,7 +461,7 @@ std::string scaling_section(const fs::path& dir, bool plots) {
         series, dir, "scaling",
         {"body parameters (all but the vocabulary matrices)", "effects_by_size"});
   }
-  return md.str() + data_trends_section(dir, plots);
+  return md.str() + search_section(dir / "scaling" / "lr") + data_trends_section(dir, plots);
 }
 
 }  // namespace tg::experiments::report
