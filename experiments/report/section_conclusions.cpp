@@ -73,7 +73,9 @@ std::string in_short(const std::vector<ConvergedStudy>& converged, const Study& 
   if (shares.empty()) return "";
   std::string out =
       "- **In short** (GPT; each embedding mode against learned embeddings, the language model "
-      "trained on the same share; -full: its word2vec trained on the whole split):\n";
+      "trained on the same share; -full: its word2vec trained on the whole split, 1 / share "
+      "times the text the language model saw, so a -full row measures that extra text, not "
+      "word2vec against a table learned end to end):\n";
   for (const auto& [share, rows] : shares) {
     std::string better, worse, undecided;
     for (const Comparison* c : rows) {

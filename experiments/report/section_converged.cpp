@@ -319,8 +319,13 @@ std::string converged_data_size(const fs::path& root, const Study& sweep, const 
                           : "Each share's cap on epochs and its patience, both in passes over "
                             "the share: " +
                                 budgets + ". ") +
-         "word2vec is trained on the same share, or on the full split for the -full rows. The "
-         "100% column is section 1's runs.\n\n" +
+         "word2vec is trained on the same share, or on the full split for the -full rows. A "
+         "-full row's word2vec saw 1 / share times the text its language model saw (20 times for a "
+         "share of 5%): its gain is that of the extra text, and which makes better use of the same "
+         "text, "
+         "word2vec or a table learned end to end, is for a control that gives the end-to-end "
+         "table that text too (`scripts/converged.sh --parts same-text`), not for these rows. "
+         "The 100% column is section 1's runs.\n\n" +
          data_size_table(size) + "\n" + significance_rows(sweep.comparisons, "learned") +
          epochs_table(sweep.files, run_clock(sweep.files)) + "\n" +
          (plots ? data_size_plot(size, root, sub) : "");

@@ -1033,6 +1033,13 @@ BOOST_FIXTURE_TEST_CASE(report_adds_the_converged_runs_as_the_full_share_of_the_
   BOOST_TEST(five < quarter, md);
   BOOST_TEST(quarter < whole, md);
   BOOST_TEST(whole < md.find("## 1. At convergence"), md);
+  // A -full row's gain is that of more text: both places that name the rows say so.
+  BOOST_TEST(md.find("so a -full row measures that extra text, not word2vec against a table "
+                     "learned end to end") < md.find("## 1. At convergence"),
+             md);
+  const size_t caveat = md.find("A -full row's word2vec saw 1 / share times the text");
+  BOOST_TEST(caveat != std::string::npos, md);
+  BOOST_TEST(caveat > md.find("## 2. How much data"), md);
 }
 
 // The converged life cycle comes first, as section 3, with how each run ended; the short one
