@@ -7,14 +7,12 @@
 #include <cstdio>
 #include <map>
 #include <numeric>
-#include <optional>
-#include <set>
 #include <sstream>
 
-#include "base/files.hpp"
 #include "experiments/report/format.hpp"
 #include "experiments/report/plots.hpp"
 #include "experiments/report/sections.hpp"
+#include "experiments/report/tables.hpp"
 
 namespace tg::experiments::report {
 
@@ -357,72 +355,6 @@ DataTrends data_trends(const fs::path& dir) {
   return out;
 }
 
-namespace {
-
-// One run of the learning-rate search: "291.0 / 264.3 (6 of 8)", "(12 of 12, cap)" at the cap.
-std::string search_cell(const json& run, size_t cap) {
-  const size_t epochs = run.at("epochs").size();
-  return fixed(run.at("valid_ppl").get<double>(), 1) + " / " +
-         fixed(run.at("test_ppl").get<double>(), 1) + " (" +
-         std::to_string(run.at("best_epoch").get<size_t>()) + " of " + std::to_string(epochs) +
-         (epochs >= cap ? ", cap)" : ")");
-}
-
-// The learning-rate search (scaling/lr/, one folder a size and rate, seed 1 of each arm):
-// each run's validation / test perplexity, and per size the rate whose arms have the lowest
-// mean validation perplexity, the rule scripts/scaling.sh chooses a size's rate by.
-std::string search_section(const fs::path& lr_dir) {
-  struct Rate {
-    std::map<std::string, std::string> cells;  // arm -> its run
-    double valid_sum = 0;
-  };
-  // (d_model, layers) -> rate -> its runs
-  std::map<std::pair<size_t, size_t>, std::map<float, Rate>> sizes;
-  std::set<std::string> arms;
-  for (const fs::path& folder : base::folders_inside(lr_dir)) {
-    const json summary = load_summary(folder / "summary.json");
-    if (summary.is_null()) continue;
-    const train::TrainConfig c = config_of(summary.at("base_config"));
-    Rate& rate = sizes[{c.model.d_model, c.model.layers}][c.lr];
-    for (const auto& run : summary.at("runs")) {
-      const std::string arm = run.at("mode").get<std::string>();
-      arms.insert(arm);
-      rate.cells[arm] = search_cell(run, c.epochs);
-      rate.valid_sum += run.at("valid_ppl").get<double>();
-    }
-  }
-  if (sizes.empty()) return "";
-  std::ostringstream md;
-  md << "The search for each size's learning rate (`scaling/lr/`, `scripts/scaling.sh --parts "
-        "lr`): seed 1 of each arm at each rate, validation / test perplexity (best epoch of the "
-        "epochs run; cap: the run used all its epochs). The rate whose arms have the lowest "
-        "mean validation perplexity is the size's rate (bold), among the rates where every "
-        "arm has run:\n\n| size | lr |";
-  for (const std::string& arm : arms) md << " " << markdown_text(arm) << " |";
-  md << " mean valid ppl |\n|---|---:|";
-  for (size_t i = 0; i < arms.size(); ++i) md << "---|";
-  md << "---:|\n";
-  for (const auto& [shape, rates] : sizes) {
-    const auto complete = [&](const Rate& r) { return r.cells.size() == arms.size(); };
-    std::optional<float> lowest;
-    for (const auto& [lr, r] : rates)
-      if (complete(r) && (!lowest || r.valid_sum < rates.at(*lowest).valid_sum)) lowest = lr;
-    for (const auto& [lr, r] : rates) {
-      char rate[32];
-      std::snprintf(rate, sizeof rate, "%g", static_cast<double>(lr));  // 0.0005, not 5e-04
-      md << "| d" << shape.first << ", " << shape.second << " layers | " << rate << " |";
-      for (const std::string& arm : arms)
-        md << " " << (r.cells.contains(arm) ? r.cells.at(arm) : "-") << " |";
-      const std::string mean = fixed(r.valid_sum / static_cast<double>(r.cells.size()), 1);
-      const std::string cell = !complete(r) ? "-" : lowest == lr ? "**" + mean + "**" : mean;
-      md << " " << cell << " |\n";
-    }
-  }
-  return md.str() + "\n";
-}
-
-}  // namespace
-
 std::string scaling_section(const fs::path& dir, bool plots) {
   const SizeTrends found = size_trends(dir);
   if (found.sizes.empty()) return "";
@@ -461,7 +393,8 @@ std::string scaling_section(const fs::path& dir, bool plots) {
         series, dir, "scaling",
         {"body parameters (all but the vocabulary matrices)", "effects_by_size"});
   }
-  return md.str() + search_section(dir / "scaling" / "lr") + data_trends_section(dir, plots);
+  return md.str() + search_table(dir, "scaling/lr", "size", "scripts/scaling.sh --parts lr") +
+         data_trends_section(dir, plots);
 }
 
 }  // namespace tg::experiments::report

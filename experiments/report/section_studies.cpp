@@ -26,8 +26,10 @@ bool rendered_by_name(const fs::path& relative) {
       "ngram",      "quick",          "lifecycle_optimizers"};
   auto part = relative.begin();
   if (named.contains(part->string())) return true;
-  // scaling/lr/: the learning-rate search, one table of the study across scale.
-  return part->string() == "scaling" && ++part != relative.end() && part->string() == "lr";
+  // scaling/lr/, subwords/lr/: a learning-rate search, one table of its study's section.
+  const std::string study = part->string();
+  return (study == "scaling" || study == "subwords") && ++part != relative.end() &&
+         part->string() == "lr";
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "experiments/report/format.hpp"
 #include "experiments/report/sections.hpp"
+#include "experiments/report/tables.hpp"
 #include "experiments/significance.hpp"
 
 namespace tg::experiments::report {
@@ -87,7 +88,9 @@ std::string subwords_section(const fs::path& dir) {
       rows.push_back(std::move(r));
     }
   }
-  if (!any_subwords) return "";
+  const std::string search =
+      search_table(dir, "subwords/lr", "tokenization", "scripts/subwords.sh --parts lr");
+  if (!any_subwords) return search.empty() ? "" : "## Words against subwords, fairly\n\n" + search;
   std::vector<double> p;
   for (const Row& r : rows) p.push_back(r.test.p);
   p.resize(std::max<size_t>(p.size(), declared.value("family", p.size())), 1.0);
@@ -116,7 +119,7 @@ std::string subwords_section(const fs::path& dir) {
        << (tested ? p_value(r.test.p) + " | " + p_value(r.holm_p) : std::string("- | -")) << " | "
        << verdict(r, alpha) << " |\n";
   }
-  return md.str() + "\n";
+  return md.str() + "\n" + search;
 }
 
 }  // namespace tg::experiments::report

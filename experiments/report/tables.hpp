@@ -1,6 +1,7 @@
 // The report's building blocks: the tables and sentences several sections share.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -26,6 +27,15 @@ std::string epochs_table(const RunFiles& files, RunClock clock);
 // Test perplexity by frequency band of the target (the runs' test_bands), row by row: mean ±
 // sample standard deviation over the seeds that recorded it; "" when no run did.
 std::string band_table(const RunFiles& files);
+
+// A learning-rate search as one table: the folders NAME_lr<rate>/ in results/`search` (seed 1
+// of each arm at one rate), grouped by NAME (a size, a tokenization: the `group` column) in
+// order of the model's width, each run's validation / test perplexity (per word where the runs
+// have it) and best epoch, and per group, in bold, the rate whose arms have the lowest mean
+// validation perplexity (the rule the search's script, `made_by`, chooses by). "" without such
+// folders.
+std::string search_table(const std::filesystem::path& results, const std::filesystem::path& search,
+                         const std::string& group, const std::string& made_by);
 // The frequency bands, frequent to never seen in training, then the words outside the
 // vocabulary.
 inline constexpr const char* kBands[] = {"frequent (100+)", "middle (10-99)", "rare (1-9)",

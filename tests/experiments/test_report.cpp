@@ -2040,10 +2040,11 @@ BOOST_AUTO_TEST_CASE(a_flat_line_claims_the_effect_only_where_its_band_excludes_
   BOOST_TEST(tuned.find("the effect holds") == std::string::npos, tuned);
 }
 
-// The learning-rate search (scaling/lr/): one table in the study across scale, per size the
-// rate whose arms have the lowest mean validation perplexity in bold, a rate with an arm still
-// to run without a mean; its folders are not rendered again as studies of their own.
-BOOST_AUTO_TEST_CASE(the_learning_rate_search_is_one_table_with_each_sizes_rate) {
+// A learning-rate search (scaling/lr/, subwords/lr/): one table in its study's section, groups
+// in order of width, per group the rate whose arms have the lowest mean validation perplexity
+// in bold, a rate with an arm still to run without a mean; per word where the runs have it; its
+// folders are not rendered again as studies of their own.
+BOOST_AUTO_TEST_CASE(a_learning_rate_search_is_one_table_with_each_groups_rate) {
   const ResultsFolder folder;
   const fs::path scaling = folder.dir / "scaling";
   std::vector<json> sweep;
@@ -2059,41 +2060,57 @@ BOOST_AUTO_TEST_CASE(the_learning_rate_search_is_one_table_with_each_sizes_rate)
       {"reference", "learned"},
       {"effects", {"learned-tied"}},
       {"folders", {"gpt_s0"}}}.dump();
-  // d16: 1e-3 (mean 295) beats 2e-3 (mean 302.5); d32: 1e-3 has only its learned run.
-  const auto search = [&](const std::string& name, size_t d, double lr,
-                          std::vector<std::pair<std::string, double>> arms) {
+  const auto search = [&](const fs::path& dir, size_t d, double lr,
+                          std::vector<std::pair<std::string, double>> arms, double per_word = 0) {
     std::vector<json> runs;
     for (const auto& [mode, valid] : arms) {
       json r = run("gpt", mode, valid, valid - 20);
       r["best_epoch"] = 2;
+      if (per_word > 0)
+        r["valid_ppl_per_word"] = per_word * valid,
+        r["test_ppl_per_word"] = per_word * (valid - 20);
       runs.push_back(r);
     }
-    fs::create_directories(scaling / "lr" / name);
-    std::ofstream(scaling / "lr" / name / "summary.json")
+    fs::create_directories(dir);
+    std::ofstream(dir / "summary.json")
         << json{{"runs", runs},
                 {"base_config",
                  {{"model", "gpt"}, {"d_model", d}, {"layers", 2}, {"lr", lr}, {"epochs", 2}}}}
                .dump();
-    std::ofstream(scaling / "lr" / name / "study.json") << declares_tying().dump();
+    std::ofstream(dir / "study.json") << declares_tying().dump();
   };
-  search("d16_lr1e-3", 16, 1e-3, {{"learned", 300}, {"learned-tied", 290}});
-  search("d16_lr2e-3", 16, 2e-3, {{"learned", 310}, {"learned-tied", 295}});
-  search("d32_lr1e-3", 32, 1e-3, {{"learned", 280}});
+  // d16: 1e-3 (mean 295) beats 2e-3 (mean 302.5); d128: 1e-3 has only its learned run.
+  search(scaling / "lr" / "d16_lr1e-3", 16, 1e-3, {{"learned", 300}, {"learned-tied", 290}});
+  search(scaling / "lr" / "d16_lr2e-3", 16, 2e-3, {{"learned", 310}, {"learned-tied", 295}});
+  search(scaling / "lr" / "d128_lr1e-3", 128, 1e-3, {{"learned", 280}});
+  search(folder.dir / "subwords" / "lr" / "bpe8k_lr5e-4", 128, 5e-4, {{"learned", 400}}, 2.0);
+  std::ofstream(folder.dir / "subwords" / "comparisons.json") << json{
+      {"words", "converged/gpt"},
+      {"tokenizations", {{"bpe8k", "subwords/bpe8k"}}},
+      {"arms", {"learned"}}}.dump();
   const std::string md = experiments::report::render_report(folder.dir.string(), false);
   BOOST_TEST(
       md.find("| size | lr | learned | learned-tied | mean valid ppl |") != std::string::npos, md);
-  BOOST_TEST(
-      md.find("| d16, 2 layers | 0.001 | 300.0 / 280.0 (2 of 2, cap) | 290.0 / 270.0 (2 of 2, "
-              "cap) | **295.0** |") != std::string::npos,
-      md);
-  BOOST_TEST(
-      md.find("| d16, 2 layers | 0.002 | 310.0 / 290.0 (2 of 2, cap) | 295.0 / 275.0 (2 of 2, "
-              "cap) | 302.5 |") != std::string::npos,
-      md);
-  BOOST_TEST(md.find("| d32, 2 layers | 0.001 | 280.0 / 260.0 (2 of 2, cap) | - | - |") !=
-                 std::string::npos,
+  const size_t d16 = md.find(
+      "| d16 | 0.001 | 300.0 / 280.0 (2 of 2, cap) | 290.0 / 270.0 (2 of 2, cap) | **295.0** |");
+  BOOST_TEST(d16 != std::string::npos, md);
+  BOOST_TEST(md.find("| d16 | 0.002 | 310.0 / 290.0 (2 of 2, cap) | 295.0 / 275.0 (2 of 2, cap) | "
+                     "302.5 |") != std::string::npos,
              md);
+  const size_t d128 = md.find("| d128 | 0.001 | 280.0 / 260.0 (2 of 2, cap) | - | - |");
+  BOOST_TEST(d128 != std::string::npos, md);
+  BOOST_TEST(d16 < d128, md);
+  // Subwords: per word, under their own section before any sweep run.
+  const size_t words = md.find("## Words against subwords, fairly");
+  BOOST_TEST(words != std::string::npos, md);
+  BOOST_TEST(md.find("(`subwords/lr/`, `scripts/subwords.sh --parts lr`): seed 1 of each arm at "
+                     "each rate, validation / test perplexity per word") > words,
+             md);
+  BOOST_TEST(
+      md.find("| bpe8k | 0.0005 | 800.0 / 760.0 (2 of 2, cap) | **800.0** |") != std::string::npos,
+      md);
   BOOST_TEST(md.find("`scaling/lr/d16_lr1e-3/`") == std::string::npos, md);
+  BOOST_TEST(md.find("`subwords/lr/bpe8k_lr5e-4/`") == std::string::npos, md);
 }
 
 // The data sweep (trends_data.json): at one size, shares of 100 and 1,000 training tokens and
