@@ -413,6 +413,7 @@ std::string verdict_lines(const std::vector<Comparison>& rows, bool with_model) 
            "): " + verdict_text(c) + "\n";
   return out;
 }
+
 namespace {
 
 // One run of a search: "291.0 / 264.3 (6 of 8)", "(12 of 12, cap)" at the cap.
@@ -423,53 +424,62 @@ std::string search_cell(const json& run, size_t cap, const char* valid, const ch
          std::to_string(epochs) + (epochs >= cap ? ", cap)" : ")");
 }
 
-}  // namespace
-
-std::string search_table(const fs::path& results, const fs::path& search, const std::string& group,
-                         const std::string& made_by) {
+// A search's runs: its groups (width, NAME of NAME_lr<rate>) -> rate -> each arm's cell and the
+// sum of the arms' validation perplexities.
+struct Search {
   struct Rate {
     std::map<std::string, std::string> cells;  // arm -> its run
     double valid_sum = 0;
   };
-  std::vector<std::pair<std::string, json>> searched;  // folder name, summary
-  for (const fs::path& folder : base::folders_inside(results / search))
-    if (json summary = load_summary(folder / "summary.json"); !summary.is_null())
-      searched.emplace_back(folder.filename().string(), std::move(summary));
-  // Per word where every run has it: a tokenization's rates compared on the words' scale.
-  bool per_word = true;
-  for (const auto& [name, summary] : searched)
-    for (const auto& run : summary.at("runs"))
-      per_word = per_word && run.contains("valid_ppl_per_word");
-  const char* valid = per_word ? "valid_ppl_per_word" : "valid_ppl";
-  // (width, NAME of NAME_lr<rate>) -> rate -> runs
   std::map<std::pair<size_t, std::string>, std::map<float, Rate>> groups;
   std::set<std::string> arms;
+  bool per_word = true;  // where every run has it: a tokenization's rates on the words' scale
+};
+
+Search load_search(const fs::path& folder) {
+  std::vector<std::pair<std::string, json>> searched;  // folder name, summary
+  for (const fs::path& f : base::folders_inside(folder))
+    if (json summary = load_summary(f / "summary.json"); !summary.is_null())
+      searched.emplace_back(f.filename().string(), std::move(summary));
+  Search s;
+  for (const auto& [name, summary] : searched)
+    for (const auto& run : summary.at("runs"))
+      s.per_word = s.per_word && run.contains("valid_ppl_per_word");
+  const char* valid = s.per_word ? "valid_ppl_per_word" : "valid_ppl";
   for (const auto& [name, summary] : searched) {
     const train::TrainConfig c = config_of(summary.at("base_config"));
-    Rate& rate = groups[{c.model.d_model, name.substr(0, name.rfind("_lr"))}][c.lr];
+    Search::Rate& rate = s.groups[{c.model.d_model, name.substr(0, name.rfind("_lr"))}][c.lr];
     for (const auto& run : summary.at("runs")) {
       const std::string arm = run.at("mode").get<std::string>();
-      arms.insert(arm);
+      s.arms.insert(arm);
       rate.cells[arm] =
-          search_cell(run, c.epochs, valid, per_word ? "test_ppl_per_word" : "test_ppl");
+          search_cell(run, c.epochs, valid, s.per_word ? "test_ppl_per_word" : "test_ppl");
       rate.valid_sum += run.at(valid).get<double>();
     }
   }
-  if (groups.empty()) return "";
+  return s;
+}
+
+}  // namespace
+
+std::string search_table(const fs::path& results, const fs::path& search, const std::string& group,
+                         const std::string& made_by) {
+  const Search s = load_search(results / search);
+  if (s.groups.empty()) return "";
   std::ostringstream md;
   md << "The search for the learning rate (" << markdown_code(search.generic_string() + "/") << ", "
      << markdown_code(made_by) << "): seed 1 of each arm at each rate, validation / test "
-     << (per_word ? "perplexity per word" : "perplexity")
+     << (s.per_word ? "perplexity per word" : "perplexity")
      << " (best epoch of the epochs run; cap: the run used all its epochs). The rate whose "
         "arms have the lowest mean validation perplexity is the rate chosen (bold), among the "
         "rates where every arm has run:\n\n| "
      << group << " | lr |";
-  for (const std::string& arm : arms) md << " " << markdown_text(arm) << " |";
+  for (const std::string& arm : s.arms) md << " " << markdown_text(arm) << " |";
   md << " mean valid ppl |\n|---|---:|";
-  for (size_t i = 0; i < arms.size(); ++i) md << "---|";
+  for (size_t i = 0; i < s.arms.size(); ++i) md << "---|";
   md << "---:|\n";
-  for (const auto& [key, rates] : groups) {
-    const auto complete = [&](const Rate& r) { return r.cells.size() == arms.size(); };
+  const auto complete = [&](const Search::Rate& r) { return r.cells.size() == s.arms.size(); };
+  for (const auto& [key, rates] : s.groups) {
     std::optional<float> lowest;
     for (const auto& [lr, r] : rates)
       if (complete(r) && (!lowest || r.valid_sum < rates.at(*lowest).valid_sum)) lowest = lr;
@@ -477,7 +487,7 @@ std::string search_table(const fs::path& results, const fs::path& search, const 
       char rate[32];
       std::snprintf(rate, sizeof rate, "%g", static_cast<double>(lr));  // 0.0005, not 5e-04
       md << "| " << markdown_text(key.second) << " | " << rate << " |";
-      for (const std::string& arm : arms)
+      for (const std::string& arm : s.arms)
         md << " " << (r.cells.contains(arm) ? r.cells.at(arm) : "-") << " |";
       const std::string mean = fixed(r.valid_sum / static_cast<double>(r.cells.size()), 1);
       const std::string cell = !complete(r) ? "-" : lowest == lr ? "**" + mean + "**" : mean;
